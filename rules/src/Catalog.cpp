@@ -1,0 +1,311 @@
+#include "afunix/Catalog.h"
+
+#include "afunix/KernelVersion.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace afunix::rules {
+
+std::string CatalogError::str() const {
+  std::ostringstream out;
+  out << file;
+  if (line > 0) {
+    out << ':' << line;
+    if (column > 0)
+      out << ':' << column;
+  }
+  out << ": ";
+  if (!field.empty())
+    out << "field '" << field << "': ";
+  out << message;
+  return out.str();
+}
+
+std::vector<std::string> placeholders(const std::string &message) {
+  std::vector<std::string> names;
+  static const std::regex pattern(R"(\{([a-z_]+)\})");
+  for (auto it = std::sregex_iterator(message.begin(), message.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1].str();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  }
+  return names;
+}
+
+namespace {
+
+class Validator {
+public:
+  Validator(std::string file, std::vector<CatalogError> &errors)
+      : file_(std::move(file)), errors_(errors) {}
+
+  void error(const YAML::Node &at, const std::string &field, const std::string &message) {
+    CatalogError e;
+    e.file = file_;
+    if (at.IsDefined() && !at.Mark().is_null()) {
+      e.line = at.Mark().line + 1;
+      e.column = at.Mark().column + 1;
+    }
+    e.field = field;
+    e.message = message;
+    errors_.push_back(std::move(e));
+    ++count_;
+  }
+
+  // Fields of a mapping must be known: a typo ("severty") is an error, not a silent default.
+  bool expectMap(const YAML::Node &node, const std::string &field,
+                 const std::set<std::string> &allowed) {
+    if (!node.IsMap()) {
+      error(node, field, "must be a mapping");
+      return false;
+    }
+    for (const auto &kv : node) {
+      std::string key = kv.first.Scalar();
+      if (!allowed.count(key))
+        error(kv.first, field.empty() ? key : field + "." + key, "unknown field");
+    }
+    return true;
+  }
+
+  std::string scalar(const YAML::Node &parent, const std::string &key, const std::string &field,
+                     bool required) {
+    YAML::Node node = parent[key];
+    if (!node.IsDefined() || node.IsNull()) {
+      if (required)
+        error(parent, field, "is required");
+      return {};
+    }
+    if (!node.IsScalar()) {
+      error(node, field, "must be a string");
+      return {};
+    }
+    std::string value = node.Scalar();
+    if (required && value.empty())
+      error(node, field, "must not be empty");
+    return value;
+  }
+
+  std::string version(const YAML::Node &parent, const std::string &key, const std::string &field,
+                      bool required) {
+    std::string value = scalar(parent, key, field, required);
+    KernelVersion parsed;
+    if (!value.empty() && !KernelVersion::parse(value, parsed))
+      error(parent[key], field, "'" + value + "' is not a kernel version (X.Y or X.Y.Z)");
+    return value;
+  }
+
+  void oneOf(const YAML::Node &parent, const std::string &key, const std::string &field,
+             const std::string &value, const std::set<std::string> &allowed) {
+    if (value.empty() || allowed.count(value))
+      return;
+    std::string list;
+    for (const auto &a : allowed)
+      list += (list.empty() ? "" : ", ") + a;
+    error(parent[key], field, "'" + value + "' is not one of: " + list);
+  }
+
+  int count() const { return count_; }
+
+private:
+  std::string file_;
+  std::vector<CatalogError> &errors_;
+  int count_ = 0;
+};
+
+std::string baseName(const std::string &path) {
+  auto slash = path.rfind('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &rule,
+                   Validator &v) {
+  if (!v.expectMap(root, "",
+                   {"id", "title", "severity", "category", "kernel", "variants", "what_breaks",
+                    "fix", "detectors", "doc"}))
+    return;
+  rule.id = v.scalar(root, "id", "id", true);
+  static const std::regex idPattern("^afunix-[a-z0-9]+(-[a-z0-9]+)*$");
+  if (!rule.id.empty() && !std::regex_match(rule.id, idPattern))
+    v.error(root["id"], "id", "'" + rule.id + "' must look like afunix-word-word");
+  if (!rule.id.empty() && baseName(fileName) != rule.id)
+    v.error(root["id"], "id",
+            "'" + rule.id + "' does not match the file name '" + baseName(fileName) + "'");
+  rule.title = v.scalar(root, "title", "title", true);
+  rule.severity = v.scalar(root, "severity", "severity", true);
+  v.oneOf(root, "severity", "severity", rule.severity, {"error", "warning", "note"});
+  rule.category = v.scalar(root, "category", "category", true);
+  v.oneOf(root, "category", "category", rule.category,
+          {"credentials", "fd-passing", "memory-init"});
+  rule.whatBreaks = v.scalar(root, "what_breaks", "what_breaks", true);
+  rule.fix = v.scalar(root, "fix", "fix", true);
+  rule.doc = v.scalar(root, "doc", "doc", true);
+  if (!rule.id.empty() && !rule.doc.empty() && rule.doc != "docs/rules/" + rule.id + ".md")
+    v.error(root["doc"], "doc", "must be docs/rules/" + rule.id + ".md");
+
+  YAML::Node kernel = root["kernel"];
+  if (!kernel.IsDefined()) {
+    v.error(root, "kernel", "is required");
+  } else if (v.expectMap(kernel, "kernel",
+                         {"change", "commit", "first_version", "affects_from", "later"})) {
+    rule.change = v.scalar(kernel, "change", "kernel.change", true);
+    rule.commit = v.scalar(kernel, "commit", "kernel.commit", true);
+    static const std::regex commitPattern("^[0-9a-f]{12,40}$");
+    if (!rule.commit.empty() && !std::regex_match(rule.commit, commitPattern))
+      v.error(kernel["commit"], "kernel.commit", "must be 12 to 40 lowercase hex digits");
+    rule.firstVersion = v.version(kernel, "first_version", "kernel.first_version", true);
+    rule.affectsFrom = v.version(kernel, "affects_from", "kernel.affects_from", true);
+    YAML::Node later = kernel["later"];
+    if (later.IsDefined() && !later.IsNull()) {
+      if (!later.IsSequence()) {
+        v.error(later, "kernel.later", "must be a list");
+      } else {
+        for (std::size_t i = 0; i < later.size(); ++i) {
+          std::string field = "kernel.later[" + std::to_string(i) + "]";
+          if (!v.expectMap(later[i], field, {"version", "commit", "change"}))
+            continue;
+          LaterChange change;
+          change.version = v.version(later[i], "version", field + ".version", true);
+          change.commit = v.scalar(later[i], "commit", field + ".commit", false);
+          change.change = v.scalar(later[i], "change", field + ".change", true);
+          rule.later.push_back(std::move(change));
+        }
+      }
+    }
+  }
+
+  YAML::Node variants = root["variants"];
+  if (!variants.IsDefined()) {
+    v.error(root, "variants", "is required");
+  } else if (!variants.IsSequence() || variants.size() == 0) {
+    v.error(variants, "variants", "must be a non-empty list");
+  } else {
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      std::string field = "variants[" + std::to_string(i) + "]";
+      if (!v.expectMap(variants[i], field, {"id", "since", "until", "message"}))
+        continue;
+      Variant variant;
+      variant.id = v.scalar(variants[i], "id", field + ".id", true);
+      if (!variant.id.empty() && !seen.insert(variant.id).second)
+        v.error(variants[i]["id"], field + ".id", "duplicate variant id '" + variant.id + "'");
+      variant.since = v.version(variants[i], "since", field + ".since", false);
+      variant.until = v.version(variants[i], "until", field + ".until", false);
+      KernelVersion a, b;
+      if (!variant.since.empty() && !variant.until.empty() &&
+          KernelVersion::parse(variant.since, a) && KernelVersion::parse(variant.until, b) &&
+          !(a < b))
+        v.error(variants[i]["until"], field + ".until", "must be later than since");
+      variant.message = v.scalar(variants[i], "message", field + ".message", true);
+      int depth = 0;
+      for (char c : variant.message) {
+        depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+        if (depth < 0 || depth > 1)
+          break;
+      }
+      if (depth != 0)
+        v.error(variants[i]["message"], field + ".message", "unbalanced '{' '}' placeholder");
+      rule.variants.push_back(std::move(variant));
+    }
+  }
+
+  YAML::Node detectors = root["detectors"];
+  if (!detectors.IsDefined()) {
+    v.error(root, "detectors", "is required");
+  } else if (v.expectMap(detectors, "detectors", {"static", "runtime"})) {
+    rule.staticDetector = v.scalar(detectors, "static", "detectors.static", false);
+    rule.runtimeDetector = v.scalar(detectors, "runtime", "detectors.runtime", false);
+    if (rule.staticDetector.empty() && rule.runtimeDetector.empty())
+      v.error(detectors, "detectors", "needs a static or a runtime detector");
+  }
+}
+
+} // namespace
+
+bool parseRule(const std::string &yamlText, const std::string &fileName, Rule &out,
+               std::vector<CatalogError> &errors) {
+  Validator v(fileName, errors);
+  out = Rule{};
+  out.sourceFile = fileName;
+  try {
+    YAML::Node root = YAML::Load(yamlText);
+    if (!root.IsDefined() || root.IsNull()) {
+      v.error(root, "", "the file holds no rule");
+      return false;
+    }
+    parseRuleNode(root, fileName, out, v);
+  } catch (const YAML::Exception &e) {
+    CatalogError err;
+    err.file = fileName;
+    if (!e.mark.is_null()) {
+      err.line = e.mark.line + 1;
+      err.column = e.mark.column + 1;
+    }
+    err.message = "invalid YAML: " + e.msg;
+    errors.push_back(std::move(err));
+    return false;
+  }
+  return v.count() == 0;
+}
+
+bool loadRuleFile(const std::string &path, Rule &out, std::vector<CatalogError> &errors) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    errors.push_back({path, 0, 0, "", "cannot open the file"});
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parseRule(text.str(), path, out, errors);
+}
+
+bool loadCatalogDir(const std::string &dir, std::vector<Rule> &out,
+                    std::vector<CatalogError> &errors) {
+  DIR *d = opendir(dir.c_str());
+  if (!d) {
+    errors.push_back({dir, 0, 0, "", "cannot open the rules directory"});
+    return false;
+  }
+  std::vector<std::string> files;
+  while (dirent *entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".yaml") == 0)
+      files.push_back(dir + "/" + name);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    errors.push_back({dir, 0, 0, "", "no *.yaml rule files"});
+    return false;
+  }
+  bool ok = true;
+  std::map<std::string, std::string> ids;
+  for (const auto &file : files) {
+    Rule rule;
+    if (!loadRuleFile(file, rule, errors)) {
+      ok = false;
+      continue;
+    }
+    auto [it, inserted] = ids.emplace(rule.id, file);
+    if (!inserted) {
+      errors.push_back({file, 0, 0, "id", "duplicate rule id, also in " + it->second});
+      ok = false;
+      continue;
+    }
+    out.push_back(std::move(rule));
+  }
+  std::sort(out.begin(), out.end(), [](const Rule &a, const Rule &b) { return a.id < b.id; });
+  return ok;
+}
+
+} // namespace afunix::rules

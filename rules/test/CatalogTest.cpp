@@ -1,0 +1,262 @@
+// The rule catalog: the shipped rules load and validate, the compiled-in copy matches them, every
+// schema error names file, line and field, and every rule has its doc page and testdata.
+#include "afunix/Catalog.h"
+#include "afunix/RuleCatalog.h"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+
+using namespace afunix::rules;
+
+namespace {
+
+std::vector<Rule> shippedRules() {
+  std::vector<Rule> rules;
+  std::vector<CatalogError> errors;
+  EXPECT_TRUE(loadCatalogDir(AFUNIX_RULES_DIR, rules, errors));
+  for (const auto &e : errors)
+    ADD_FAILURE() << e.str();
+  return rules;
+}
+
+std::vector<CatalogError> errorsFor(const std::string &yaml, const std::string &name) {
+  Rule rule;
+  std::vector<CatalogError> errors;
+  EXPECT_FALSE(parseRule(yaml, name, rule, errors));
+  return errors;
+}
+
+const char *kValid = R"(id: afunix-example-rule
+title: An example
+severity: warning
+category: credentials
+kernel:
+  change: "something"
+  commit: 16e5726269611b71c930054ffe9b858c1cea88eb
+  first_version: "3.2"
+  affects_from: "3.2"
+variants:
+  - id: default
+    message: "socket '{socket}' is wrong"
+what_breaks: it breaks
+fix: fix it
+detectors:
+  static: a check
+doc: docs/rules/afunix-example-rule.md
+)";
+
+std::string withLine(std::string text, const std::string &from, const std::string &to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> listDir(const std::string &dir) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      if (e->d_name[0] != '.')
+        names.push_back(e->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+} // namespace
+
+TEST(Catalog, ShippedRulesLoad) {
+  auto rules = shippedRules();
+  ASSERT_EQ(rules.size(), 6u);
+  std::vector<std::string> ids;
+  for (const auto &r : rules)
+    ids.push_back(r.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{
+                     "afunix-creds-without-passcred", "afunix-fd-cycle", "afunix-fd-flood",
+                     "afunix-fd-limit", "afunix-passcred-too-late",
+                     "afunix-passcred-wrong-family"}));
+}
+
+TEST(Catalog, CompiledInCopyMatchesYaml) {
+  auto rules = shippedRules();
+  ASSERT_EQ(rules.size(), afunix::catalog::kRuleCount);
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto &compiled = afunix::catalog::kRules[i];
+    EXPECT_EQ(rules[i].id, compiled.id);
+    EXPECT_EQ(rules[i].severity, compiled.severity);
+    EXPECT_EQ(rules[i].fix, compiled.fix);
+    ASSERT_EQ(rules[i].variants.size(), compiled.variantCount);
+    for (std::size_t v = 0; v < compiled.variantCount; ++v)
+      EXPECT_EQ(rules[i].variants[v].message, compiled.variants[v].message);
+  }
+}
+
+TEST(Catalog, KernelRangesSelectVariants) {
+  using afunix::KernelVersion;
+  const auto *flood = afunix::catalog::findRule("afunix-fd-flood");
+  ASSERT_NE(flood, nullptr);
+  auto variantFor = [&](const char *kernel) -> std::string {
+    KernelVersion k;
+    EXPECT_TRUE(KernelVersion::parse(kernel, k));
+    std::string found;
+    for (std::size_t i = 0; i < flood->variantCount; ++i)
+      if (afunix::catalog::appliesTo(flood->variants[i], k))
+        found += (found.empty() ? "" : ",") + std::string(flood->variants[i].id);
+    return found;
+  };
+  EXPECT_EQ(variantFor("6.7"), "before-6.8");
+  EXPECT_EQ(variantFor("6.8"), "since-6.8");
+  EXPECT_EQ(variantFor("6.18.44-fc-v595"), "since-6.8");
+  EXPECT_EQ(variantFor("6.19"), "since-6.19");
+
+  const auto *family = afunix::catalog::findRule("afunix-passcred-wrong-family");
+  ASSERT_NE(family, nullptr);
+  KernelVersion k615, k616;
+  ASSERT_TRUE(KernelVersion::parse("6.15", k615));
+  ASSERT_TRUE(KernelVersion::parse("6.16", k616));
+  EXPECT_FALSE(afunix::catalog::appliesTo(*family, k615));
+  EXPECT_TRUE(afunix::catalog::appliesTo(*family, k616));
+}
+
+TEST(Catalog, KernelVersionParsing) {
+  afunix::KernelVersion v;
+  EXPECT_TRUE(afunix::KernelVersion::parse("6.1.141", v));
+  EXPECT_EQ(v.major, 6);
+  EXPECT_EQ(v.minor, 1);
+  EXPECT_EQ(v.patch, 141);
+  EXPECT_TRUE(afunix::KernelVersion::parse("6", v));
+  EXPECT_FALSE(afunix::KernelVersion::parse("", v));
+  EXPECT_FALSE(afunix::KernelVersion::parse("six", v));
+  EXPECT_FALSE(afunix::KernelVersion::parse("6.", v));
+  EXPECT_FALSE(afunix::KernelVersion::parse("6.1.2.3", v));
+  EXPECT_FALSE(afunix::KernelVersion::parse("99999999", v));
+}
+
+TEST(CatalogErrors, ValidExampleParses) {
+  Rule rule;
+  std::vector<CatalogError> errors;
+  EXPECT_TRUE(parseRule(kValid, "rules/afunix-example-rule.yaml", rule, errors));
+  EXPECT_TRUE(errors.empty());
+  EXPECT_EQ(placeholders(rule.variants[0].message), std::vector<std::string>{"socket"});
+}
+
+TEST(CatalogErrors, BrokenYamlNamesLine) {
+  auto errors = errorsFor(withLine(kValid, "fix: fix it", "fix: [unclosed"),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_GT(errors[0].line, 0);
+  EXPECT_NE(errors[0].str().find("rules/afunix-example-rule.yaml:"), std::string::npos);
+  EXPECT_NE(errors[0].message.find("invalid YAML"), std::string::npos);
+}
+
+TEST(CatalogErrors, MissingFieldNamesField) {
+  auto errors = errorsFor(withLine(kValid, "title: An example\n", ""),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "title");
+  EXPECT_EQ(errors[0].message, "is required");
+}
+
+TEST(CatalogErrors, BadSeverityNamesLineAndField) {
+  auto errors = errorsFor(withLine(kValid, "severity: warning", "severity: fatal"),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "severity");
+  EXPECT_EQ(errors[0].line, 3);
+  EXPECT_EQ(errors[0].str(),
+            "rules/afunix-example-rule.yaml:3:11: field 'severity': 'fatal' is not one of: "
+            "error, note, warning");
+}
+
+TEST(CatalogErrors, UnknownFieldIsATypo) {
+  auto errors = errorsFor(withLine(kValid, "fix: fix it", "fixx: fix it"),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 2u); // the typo, and the missing 'fix'
+  EXPECT_EQ(errors[0].field, "fixx");
+  EXPECT_EQ(errors[0].message, "unknown field");
+  EXPECT_EQ(errors[1].field, "fix");
+}
+
+TEST(CatalogErrors, BadVersionAndCommit) {
+  auto yaml = withLine(kValid, "first_version: \"3.2\"", "first_version: \"three\"");
+  yaml = withLine(yaml, "commit: 16e5726269611b71c930054ffe9b858c1cea88eb", "commit: xyz");
+  auto errors = errorsFor(yaml, "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].field, "kernel.commit");
+  EXPECT_EQ(errors[1].field, "kernel.first_version");
+}
+
+TEST(CatalogErrors, IdMustMatchFileName) {
+  auto errors = errorsFor(kValid, "rules/afunix-other.yaml");
+  ASSERT_GE(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "id");
+}
+
+TEST(CatalogErrors, VariantProblems) {
+  auto yaml = withLine(kValid, "    message: \"socket '{socket}' is wrong\"",
+                       "    message: \"socket '{socket' is wrong\"\n"
+                       "  - id: default\n"
+                       "    since: \"6.16\"\n"
+                       "    until: \"6.8\"\n"
+                       "    message: ok");
+  auto errors = errorsFor(yaml, "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].field, "variants[0].message");
+  EXPECT_EQ(errors[1].field, "variants[1].id");
+  EXPECT_EQ(errors[2].field, "variants[1].until");
+}
+
+TEST(CatalogErrors, EmptyAndMissingFiles) {
+  auto errors = errorsFor("", "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  Rule rule;
+  std::vector<CatalogError> fileErrors;
+  EXPECT_FALSE(loadRuleFile("/nonexistent/afunix-x.yaml", rule, fileErrors));
+  ASSERT_EQ(fileErrors.size(), 1u);
+  EXPECT_EQ(fileErrors[0].str(), "/nonexistent/afunix-x.yaml: cannot open the file");
+}
+
+// Every rule ships with its doc page and, for each detector it claims, testdata.
+TEST(CatalogCompleteness, EveryRuleHasDocsAndTestdata) {
+  const std::string root = AFUNIX_SOURCE_DIR;
+  for (const auto &rule : shippedRules()) {
+    SCOPED_TRACE(rule.id);
+    EXPECT_TRUE(exists(root + "/" + rule.doc)) << "missing doc page " << rule.doc;
+    if (!rule.staticDetector.empty()) {
+      int positiveC = 0, positiveCxx = 0, negativeC = 0, negativeCxx = 0;
+      for (const auto &name : listDir(root + "/testdata/checker/" + rule.id)) {
+        bool cxx = name.size() > 3 && name.substr(name.size() - 3) == ".cc";
+        bool c = name.size() > 2 && name.substr(name.size() - 2) == ".c";
+        if (name.rfind("pos_", 0) == 0)
+          (cxx ? positiveCxx : c ? positiveC : positiveC) += (c || cxx);
+        if (name.rfind("neg_", 0) == 0)
+          (cxx ? negativeCxx : negativeC) += (c || cxx);
+      }
+      EXPECT_GT(positiveC, 0) << "no testdata/checker/" << rule.id << "/pos_*.c";
+      EXPECT_GT(positiveCxx, 0) << "no testdata/checker/" << rule.id << "/pos_*.cc";
+      EXPECT_GT(negativeC, 0) << "no testdata/checker/" << rule.id << "/neg_*.c";
+      EXPECT_GT(negativeCxx, 0) << "no testdata/checker/" << rule.id << "/neg_*.cc";
+    }
+    if (!rule.runtimeDetector.empty()) {
+      // A probe testdata program declares the rules it must trigger with "PROBE-EXPECT: <id>".
+      bool covered = false;
+      for (const auto &name : listDir(root + "/testdata/probe")) {
+        std::ifstream in(root + "/testdata/probe/" + name);
+        std::stringstream text;
+        text << in.rdbuf();
+        if (text.str().find("PROBE-EXPECT: " + rule.id) != std::string::npos)
+          covered = true;
+      }
+      EXPECT_TRUE(covered) << "no testdata/probe program says PROBE-EXPECT: " << rule.id;
+    }
+  }
+}

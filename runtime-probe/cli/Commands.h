@@ -1,0 +1,10 @@
+// Sub-commands of afunix-probe, each in its own file. Each returns the process exit status.
+#pragma once
+
+namespace afunix::probe {
+
+int runCommand(int argc, char **argv);    // afunix-probe run ... -- CMD ARGS  (Run.cpp)
+int kernelCommand(int argc, char **argv); // afunix-probe kernel ...          (Kernel.cpp)
+int benchCommand(int argc, char **argv);  // afunix-probe bench NAME ...      (Bench.cpp)
+
+} // namespace afunix::probe

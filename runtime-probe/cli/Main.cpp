@@ -1,0 +1,43 @@
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+constexpr const char *kUsage =
+    "usage: afunix-probe COMMAND [OPTIONS]\n"
+    "\n"
+    "Commands:\n"
+    "  run [--out DIR] [--format text|json] [--fix passcred] -- CMD ARGS...\n"
+    "      run a program with libafunix-probe.so preloaded and report what its AF_UNIX\n"
+    "      calls really did (credentials delivered, fds in flight, call latency)\n"
+    "  kernel [--format text|json] [--quick]\n"
+    "      test the running kernel's AF_UNIX behaviour with real sockets\n"
+    "  bench hackbench|gc|meminit [OPTIONS]\n"
+    "      reproduce the kernel patches' measurements on this kernel\n"
+    "\n"
+    "Run 'afunix-probe COMMAND --help' for a command's options.\n"
+    "Exit status: the program's status for 'run'; 0 success, 2 usage error otherwise.\n";
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("afunix-probe %s\n", AFUNIX_VERSION);
+    return 0;
+  }
+  const char *command = argv[1];
+  if (!std::strcmp(command, "run"))
+    return afunix::probe::runCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "kernel"))
+    return afunix::probe::kernelCommand(argc - 1, argv + 1);
+  if (!std::strcmp(command, "bench"))
+    return afunix::probe::benchCommand(argc - 1, argv + 1);
+  std::fprintf(stderr, "afunix-probe: unknown command '%s'\n\n%s", command, kUsage);
+  return 2;
+}
