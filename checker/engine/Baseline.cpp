@@ -1,0 +1,144 @@
+// Baseline files: JSON, one entry per known finding, matched by the same line-independent
+// fingerprint SARIF's partialFingerprints carry (rule, relative path, normalised line text,
+// occurrence index). Line numbers and messages are stored for people reading diffs, never matched.
+#include "Baseline.h"
+
+#include "Sarif.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+namespace afunix::check {
+
+namespace json = llvm::json;
+
+namespace {
+
+constexpr int64_t kFormatVersion = 1;
+
+// Keys are relative to `root`; with no root, to the current directory, so a baseline written
+// at the top of a checkout matches in any other clone of it.
+std::string effectiveRoot(const std::string &root) {
+  if (!root.empty())
+    return root;
+  llvm::SmallString<256> cwd;
+  if (llvm::sys::fs::current_path(cwd))
+    return "";
+  return std::string(cwd.str());
+}
+
+// Writes through a temporary file in the same directory and renames it, so an interrupted run
+// never leaves half a baseline behind.
+bool writeAtomically(const std::string &path, llvm::StringRef contents, std::string &error) {
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  llvm::SmallString<256> model(path);
+  model += ".tmp-%%%%%%";
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
+    error = "cannot write baseline '" + path + "': " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << contents;
+    out.flush();
+    if (out.has_error()) {
+      error = "cannot write baseline '" + path + "': " + out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(temp);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    error = "cannot write baseline '" + path + "': " + ec.message();
+    llvm::sys::fs::remove(temp);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool writeBaseline(const std::string &path, const RunResult &result, const std::string &root,
+                   std::string &error) {
+  std::string base = effectiveRoot(root);
+  std::vector<std::string> prints = fingerprints(result, base);
+  json::Array entries;
+  for (std::size_t i = 0; i < result.findings.size(); ++i) {
+    const Finding &finding = result.findings[i];
+    entries.push_back(json::Object{{"fingerprint", prints[i]},
+                                   {"rule", finding.rule},
+                                   {"file", relativePath(finding.where.file, base)},
+                                   {"line", finding.where.line},
+                                   {"code", normaliseLineText(finding.lineText)},
+                                   {"message", finding.message}});
+  }
+  json::Value document = json::Object{{"afunixBaseline", kFormatVersion},
+                                      {"tool", "afunix-check"},
+                                      {"findings", std::move(entries)}};
+  return writeAtomically(path, llvm::formatv("{0:2}", document).str() + "\n", error);
+}
+
+bool applyBaseline(const std::string &path, RunResult &result, const std::string &root,
+                   unsigned &suppressed, std::string &error) {
+  suppressed = 0;
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) {
+    error = "cannot read baseline '" + path + "': " + buffer.getError().message();
+    return false;
+  }
+  llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    error = "baseline '" + path + "' is not valid JSON: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const json::Object *document = parsed->getAsObject();
+  auto malformed = [&](const std::string &what) {
+    error = "baseline '" + path + "' is not an afunix-check baseline: " + what +
+            " (write one with --write-baseline)";
+    return false;
+  };
+  if (!document)
+    return malformed("the top level is not an object");
+  std::optional<int64_t> version = document->getInteger("afunixBaseline");
+  if (!version)
+    return malformed("missing \"afunixBaseline\" format version");
+  if (*version != kFormatVersion)
+    return malformed(llvm::formatv("format version {0}, this afunix-check reads {1}", *version,
+                                   kFormatVersion)
+                         .str());
+  const json::Array *entries = document->getArray("findings");
+  if (!entries)
+    return malformed("missing \"findings\" array");
+
+  std::map<std::string, unsigned> known; // fingerprint -> how many times the baseline has it
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const json::Object *entry = (*entries)[i].getAsObject();
+    std::optional<llvm::StringRef> print = entry ? entry->getString("fingerprint") : std::nullopt;
+    if (!print || print->empty())
+      return malformed(llvm::formatv("findings[{0}] has no \"fingerprint\" string", i).str());
+    ++known[print->str()];
+  }
+
+  std::vector<std::string> prints = fingerprints(result, effectiveRoot(root));
+  std::vector<Finding> kept;
+  for (std::size_t i = 0; i < result.findings.size(); ++i) {
+    auto it = known.find(prints[i]);
+    if (it != known.end() && it->second > 0) {
+      --it->second;
+      ++suppressed;
+      continue;
+    }
+    kept.push_back(std::move(result.findings[i]));
+  }
+  result.findings = std::move(kept);
+  return true;
+}
+
+} // namespace afunix::check

@@ -1,0 +1,348 @@
+// SARIF 2.1.0 writer. Shaped for GitHub code scanning: rules with help and helpUri, results with
+// ruleIndex, %SRCROOT%-relative locations, partialFingerprints, related locations and fixes.
+#include "Sarif.h"
+
+#include "afunix/RuleCatalog.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA1.h"
+
+#include <map>
+#include <tuple>
+
+namespace afunix::check {
+
+namespace json = llvm::json;
+
+namespace {
+
+constexpr const char *kSchemaUri =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+constexpr const char *kSrcRoot = "%SRCROOT%";
+
+std::string cleanAbsolute(const std::string &path) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::fs::make_absolute(p);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p.str());
+}
+
+// `file` below `root`, or "" when it is not.
+std::string stripRoot(const std::string &file, const std::string &root) {
+  llvm::StringRef f(file), r(root);
+  r = r.rtrim('/');
+  if (r.empty()) // root is "/"
+    return f.ltrim('/').str();
+  if (f.consume_front(r) && f.starts_with("/"))
+    return f.drop_front().str();
+  return "";
+}
+
+// RFC 3986 path characters stay; everything else (spaces, '%', '#', non-ASCII) is escaped.
+std::string uriEscapePath(llvm::StringRef path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (llvm::isAlnum(c) || llvm::StringRef("-._~/!$&'()*+,;=:@").contains(c))
+      out += static_cast<char>(c);
+    else
+      out += llvm::formatv("%{0:X-2}", static_cast<unsigned>(c)).str();
+  }
+  return out;
+}
+
+std::string levelOf(llvm::StringRef severity) {
+  if (severity == "error" || severity == "warning" || severity == "note")
+    return severity.str();
+  return "warning"; // an unknown override still shows up rather than vanishing as "none"
+}
+
+// File contents, read once, for converting clang's byte columns and offsets to the UTF-16 code
+// units SARIF counts by default (columnKind "utf16CodeUnits").
+class SourceCache {
+public:
+  const llvm::MemoryBuffer *get(const std::string &file) {
+    auto [it, inserted] = files_.try_emplace(file);
+    if (inserted) {
+      auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/false);
+      if (buffer)
+        it->second = std::move(*buffer);
+    }
+    return it->second.get();
+  }
+
+  // UTF-16 units in bytes [begin, end) of `file`; `end - begin` when the file is unreadable or
+  // the bytes are not valid UTF-8.
+  unsigned utf16Units(const std::string &file, unsigned begin, unsigned end) {
+    const llvm::MemoryBuffer *buffer = get(file);
+    if (!buffer || end > buffer->getBufferSize() || begin > end)
+      return end - begin;
+    llvm::StringRef bytes = buffer->getBuffer().slice(begin, end);
+    unsigned units = 0;
+    for (size_t i = 0; i < bytes.size();) {
+      unsigned char c = bytes[i];
+      unsigned length = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      if (i + length > bytes.size())
+        return end - begin;
+      units += length == 4 ? 2 : 1; // astral code points are surrogate pairs
+      i += length;
+    }
+    return units;
+  }
+
+  // Byte offset of the start of `line` (1-based), or -1.
+  long lineStart(const std::string &file, unsigned line) {
+    const llvm::MemoryBuffer *buffer = get(file);
+    if (!buffer || line == 0)
+      return -1;
+    llvm::StringRef text = buffer->getBuffer();
+    size_t offset = 0;
+    for (unsigned l = 1; l < line; ++l) {
+      size_t nl = text.find('\n', offset);
+      if (nl == llvm::StringRef::npos)
+        return -1;
+      offset = nl + 1;
+    }
+    return static_cast<long>(offset);
+  }
+
+  unsigned column(const SourcePoint &point) {
+    long start = lineStart(point.file, point.line);
+    if (start < 0 || point.column == 0)
+      return point.column;
+    return 1 + utf16Units(point.file, static_cast<unsigned>(start),
+                          static_cast<unsigned>(start) + point.column - 1);
+  }
+
+private:
+  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files_;
+};
+
+json::Object artifactLocation(const std::string &file, const std::string &root) {
+  std::string relative = root.empty() ? "" : relativePath(file, root);
+  if (!relative.empty() && !llvm::sys::path::is_absolute(relative))
+    return json::Object{{"uri", uriEscapePath(relative)}, {"uriBaseId", kSrcRoot}};
+  return json::Object{{"uri", "file://" + uriEscapePath(cleanAbsolute(file))}};
+}
+
+json::Object physicalLocation(const SourcePoint &where, const std::string &root,
+                              SourceCache &sources) {
+  json::Object region{{"startLine", where.line ? where.line : 1}};
+  if (where.column)
+    region["startColumn"] = sources.column(where);
+  return json::Object{{"artifactLocation", artifactLocation(where.file, root)},
+                      {"region", std::move(region)}};
+}
+
+json::Object ruleDescriptor(const afunix::catalog::Rule &rule, const SarifOptions &options) {
+  std::string helpUri = options.docsBaseUrl + "/rules/" + rule.id + ".md";
+  std::string fix = llvm::StringRef(rule.fix).trim().str();
+  std::string markdown = llvm::formatv("**{0}**\n\n{1}\n\n**Fix:** {2}\n\nSee [{3}]({4}).",
+                                       rule.title, llvm::StringRef(rule.whatBreaks).trim(), fix,
+                                       rule.id, helpUri)
+                             .str();
+  json::Array tags{"af_unix", "linux-compat", rule.category};
+  return json::Object{
+      {"id", rule.id},
+      {"name", rule.id},
+      {"shortDescription", json::Object{{"text", rule.title}}},
+      {"fullDescription", json::Object{{"text", llvm::StringRef(rule.whatBreaks).trim()}}},
+      {"help", json::Object{{"text", fix}, {"markdown", std::move(markdown)}}},
+      {"helpUri", std::move(helpUri)},
+      {"defaultConfiguration", json::Object{{"level", levelOf(rule.severity)}}},
+      {"properties",
+       json::Object{{"tags", std::move(tags)},
+                    {"kernelChange", rule.change},
+                    {"kernelFirstVersion", rule.firstVersion},
+                    {"kernelCommit", rule.commit}}},
+  };
+}
+
+json::Array fixesOf(const Finding &finding, const std::string &root, SourceCache &sources) {
+  // One artifactChange per file, edits in offset order, as the schema's "replacements" expects.
+  std::map<std::string, std::vector<const Edit *>> byFile;
+  for (const Edit &edit : finding.fixes)
+    byFile[edit.file].push_back(&edit);
+  json::Array changes;
+  for (auto &[file, edits] : byFile) {
+    std::sort(edits.begin(), edits.end(), [](const Edit *a, const Edit *b) {
+      return std::tie(a->offset, a->length) < std::tie(b->offset, b->length);
+    });
+    json::Array replacements;
+    for (const Edit *edit : edits) {
+      // Byte and character forms of the same region; readers use the one they understand.
+      json::Object deleted{
+          {"byteOffset", edit->offset},
+          {"byteLength", edit->length},
+          {"charOffset", sources.utf16Units(file, 0, edit->offset)},
+          {"charLength", sources.utf16Units(file, edit->offset, edit->offset + edit->length)}};
+      json::Object replacement{{"deletedRegion", std::move(deleted)}};
+      if (!edit->text.empty())
+        replacement["insertedContent"] = json::Object{{"text", edit->text}};
+      replacements.push_back(std::move(replacement));
+    }
+    changes.push_back(json::Object{{"artifactLocation", artifactLocation(file, root)},
+                                   {"replacements", std::move(replacements)}});
+  }
+  json::Array fixes;
+  if (!changes.empty())
+    fixes.push_back(json::Object{
+        {"description", json::Object{{"text", "apply the afunix-check fix-it"}}},
+        {"artifactChanges", std::move(changes)}});
+  return fixes;
+}
+
+} // namespace
+
+std::string normaliseLineText(const std::string &text) {
+  std::string out;
+  bool pendingSpace = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
+      pendingSpace = !out.empty();
+      continue;
+    }
+    if (pendingSpace)
+      out += ' ';
+    pendingSpace = false;
+    out += c;
+  }
+  return out;
+}
+
+std::string relativePath(const std::string &file, const std::string &root) {
+  if (root.empty())
+    return file;
+  std::string absFile = cleanAbsolute(file), absRoot = cleanAbsolute(root);
+  std::string relative = stripRoot(absFile, absRoot);
+  if (relative.empty()) {
+    // /tmp vs /private/tmp, a build dir reached through a symlink: compare the real paths.
+    llvm::SmallString<256> realFile, realRoot;
+    if (!llvm::sys::fs::real_path(absFile, realFile) &&
+        !llvm::sys::fs::real_path(absRoot, realRoot))
+      relative = stripRoot(std::string(realFile.str()), std::string(realRoot.str()));
+  }
+  return relative.empty() ? file : relative;
+}
+
+std::string fingerprint(const Finding &finding, const std::string &root, unsigned occurrence) {
+  std::string key = finding.rule;
+  key += '\0';
+  key += relativePath(finding.where.file, root);
+  key += '\0';
+  key += normaliseLineText(finding.lineText);
+  std::array<uint8_t, 20> digest = llvm::SHA1::hash(llvm::arrayRefFromStringRef(key));
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest).take_front(12), /*LowerCase=*/true) + ":" +
+         std::to_string(occurrence);
+}
+
+std::vector<std::string> fingerprints(const RunResult &result, const std::string &root) {
+  std::map<std::tuple<std::string, std::string, std::string>, unsigned> seen;
+  std::vector<std::string> out;
+  out.reserve(result.findings.size());
+  for (const Finding &finding : result.findings) {
+    unsigned &count = seen[{finding.rule, relativePath(finding.where.file, root),
+                            normaliseLineText(finding.lineText)}];
+    out.push_back(fingerprint(finding, root, count++));
+  }
+  return out;
+}
+
+std::string renderSarif(const RunResult &result, const SarifOptions &options) {
+  using afunix::catalog::kRuleCount;
+  using afunix::catalog::kRules;
+  SourceCache sources;
+  SarifOptions opts = options;
+#ifdef AFUNIX_DOCS_URL
+  if (opts.docsBaseUrl.empty())
+    opts.docsBaseUrl = AFUNIX_DOCS_URL;
+#endif
+
+  json::Array rules;
+  for (std::size_t i = 0; i < kRuleCount; ++i)
+    rules.push_back(ruleDescriptor(kRules[i], opts));
+
+  std::vector<std::string> prints = fingerprints(result, options.root);
+  json::Array results;
+  for (std::size_t i = 0; i < result.findings.size(); ++i) {
+    const Finding &finding = result.findings[i];
+    json::Object item{
+        {"ruleId", finding.rule},
+        {"level", levelOf(finding.severity)},
+        {"message", json::Object{{"text", finding.message}}},
+        {"locations",
+         json::Array{json::Object{
+             {"physicalLocation", physicalLocation(finding.where, options.root, sources)}}}},
+        {"partialFingerprints", json::Object{{"afunixFingerprint/v1", prints[i]}}},
+    };
+    for (std::size_t r = 0; r < kRuleCount; ++r)
+      if (finding.rule == kRules[r].id)
+        item["ruleIndex"] = static_cast<int64_t>(r);
+    if (!finding.notes.empty()) {
+      json::Array related;
+      int id = 1;
+      for (const Note &note : finding.notes)
+        related.push_back(json::Object{
+            {"id", id++},
+            {"physicalLocation", physicalLocation(note.where, options.root, sources)},
+            {"message", json::Object{{"text", note.message}}}});
+      item["relatedLocations"] = std::move(related);
+    }
+    json::Array fixes = fixesOf(finding, options.root, sources);
+    if (!fixes.empty())
+      item["fixes"] = std::move(fixes);
+    results.push_back(std::move(item));
+  }
+
+  bool allParsed = true;
+  json::Array notifications;
+  for (const FileOutcome &file : result.files) {
+    allParsed = allParsed && file.parsed;
+    for (const std::string &error : file.errors)
+      notifications.push_back(json::Object{
+          {"level", "error"},
+          {"message", json::Object{{"text", error}}},
+          {"locations", json::Array{json::Object{
+                            {"physicalLocation",
+                             json::Object{{"artifactLocation",
+                                           artifactLocation(file.file, options.root)}}}}}}});
+  }
+  json::Object invocation{{"executionSuccessful", allParsed}};
+  if (!notifications.empty())
+    invocation["toolExecutionNotifications"] = std::move(notifications);
+
+  std::string version = options.toolVersion.empty() ? "0.0.0" : options.toolVersion;
+  json::Object driver{
+      {"name", "afunix-check"},
+      {"version", version},
+      {"semanticVersion", version},
+      {"informationUri", opts.docsBaseUrl + "/"},
+      {"rules", std::move(rules)},
+  };
+  json::Object run{
+      {"tool", json::Object{{"driver", std::move(driver)}}},
+      {"invocations", json::Array{std::move(invocation)}},
+      {"columnKind", "utf16CodeUnits"},
+      {"results", std::move(results)},
+  };
+  if (!options.root.empty()) {
+    std::string rootUri = "file://" + uriEscapePath(cleanAbsolute(options.root));
+    if (!llvm::StringRef(rootUri).ends_with("/"))
+      rootUri += '/';
+    run["originalUriBaseIds"] = json::Object{{kSrcRoot, json::Object{{"uri", rootUri}}}};
+  }
+  json::Value log = json::Object{
+      {"$schema", kSchemaUri},
+      {"version", "2.1.0"},
+      {"runs", json::Array{std::move(run)}},
+  };
+  return llvm::formatv("{0:2}", log).str() + "\n";
+}
+
+} // namespace afunix::check
