@@ -1,0 +1,216 @@
+#include "CompileDb.h"
+
+#include "clang/Driver/Options.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
+#include "llvm/Option/Option.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <set>
+
+namespace afunix::check {
+
+using clang::tooling::CommandLineArguments;
+
+std::string absolutePath(const std::string &path, const std::string &base) {
+  llvm::SmallString<256> result(path);
+  if (!llvm::sys::path::is_absolute(result)) {
+    llvm::SmallString<256> dir(base);
+    if (dir.empty())
+      llvm::sys::fs::current_path(dir);
+    llvm::sys::path::append(dir, result);
+    result = dir;
+  }
+  llvm::sys::path::remove_dots(result, /*remove_dot_dot=*/true);
+  return std::string(result);
+}
+
+namespace {
+
+bool isLauncher(llvm::StringRef argv0) {
+  llvm::StringRef name = llvm::sys::path::filename(argv0);
+  return name == "ccache" || name == "sccache" || name == "distcc" || name == "icecc";
+}
+
+bool isClangCl(llvm::StringRef argv0) {
+  llvm::StringRef name = llvm::sys::path::stem(llvm::sys::path::filename(argv0));
+  return name.equals_insensitive("cl") || name.ends_with_insensitive("clang-cl");
+}
+
+// Keeps only the arguments clang's driver knows, as the driver itself would classify them: an
+// unknown option (gcc's -fanalyzer, -fno-tree-loop-distribute-patterns is known and ignored) or
+// one marked unsupported would make the driver fail before any parsing.
+CommandLineArguments dropUnknownOptions(const CommandLineArguments &args) {
+  if (args.size() < 2 || isClangCl(args[0]))
+    return args;
+  std::vector<const char *> raw;
+  for (std::size_t i = 1; i < args.size(); ++i)
+    raw.push_back(args[i].c_str());
+  llvm::opt::InputArgList list(raw.data(), raw.data() + raw.size());
+  const llvm::opt::OptTable &table = clang::driver::getDriverOptTable();
+  CommandLineArguments kept{args[0]};
+  unsigned index = 0;
+  while (index < raw.size()) {
+    unsigned start = index;
+    std::unique_ptr<llvm::opt::Arg> arg =
+        table.ParseOneArg(list, index, llvm::opt::Visibility(clang::driver::options::ClangOption));
+    if (!arg) { // an option missing its value at the end: leave it to the driver
+      for (unsigned i = start; i < raw.size(); ++i)
+        kept.push_back(raw[i]);
+      break;
+    }
+    if (index <= start) // never loop: ParseOneArg consumed nothing
+      index = start + 1;
+    const llvm::opt::Option &option = arg->getOption();
+    bool drop = option.getID() == clang::driver::options::OPT_UNKNOWN ||
+                option.hasFlag(clang::driver::options::Unsupported);
+    if (!drop)
+      for (unsigned i = start; i < index; ++i)
+        kept.push_back(raw[i]);
+  }
+  return kept;
+}
+
+CommandLineArguments dropWarningOptions(const CommandLineArguments &args) {
+  CommandLineArguments kept;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef a = args[i];
+    // -Werror would turn warnings this tool does not show into parse failures.
+    if (i > 0 && (a == "-Werror" || a.starts_with("-Werror=") || a == "-pedantic-errors" ||
+                  a.starts_with("-resource-dir")))
+      continue;
+    kept.push_back(args[i]);
+  }
+  return kept;
+}
+
+} // namespace
+
+std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std::string &file) {
+  using namespace clang::tooling;
+  while (argv.size() > 1 && isLauncher(argv[0]))
+    argv.erase(argv.begin());
+  if (argv.empty())
+    argv.push_back("clang");
+  for (const ArgumentsAdjuster &adjust :
+       {getClangStripOutputAdjuster(), getClangSyntaxOnlyAdjuster(),
+        getClangStripDependencyFileAdjuster(), getStripPluginsAdjuster()})
+    argv = adjust(argv, file);
+  argv = dropUnknownOptions(argv);
+  argv = dropWarningOptions(argv);
+  // -resource-dir right after the compiler: stddef.h and friends from the clang we link.
+  argv.insert(argv.begin() + 1, "-resource-dir=" AFUNIX_CLANG_RESOURCE_DIR);
+  // Before the `--` that may separate the input files, or at the end.
+  auto end = std::find(argv.begin(), argv.end(), "--");
+  argv.insert(end, {"-Wno-unknown-warning-option", "-w", "-fno-caret-diagnostics"});
+  return argv;
+}
+
+namespace {
+
+bool fileExists(const std::string &path) {
+  return llvm::sys::fs::is_regular_file(path);
+}
+
+std::string databasePath(const std::string &buildPath) {
+  if (llvm::sys::fs::is_directory(buildPath)) {
+    llvm::SmallString<256> json(buildPath);
+    llvm::sys::path::append(json, "compile_commands.json");
+    return std::string(json);
+  }
+  return buildPath;
+}
+
+} // namespace
+
+bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
+                 std::string &error) {
+  using namespace clang::tooling;
+  jobs.clear();
+  std::vector<std::string> files;
+  for (const std::string &f : request.files) {
+    std::string abs = absolutePath(f);
+    if (!fileExists(abs)) {
+      error = f + ": no such file" + (llvm::sys::fs::is_directory(abs) ? " (it is a directory)" : "");
+      return false;
+    }
+    files.push_back(abs);
+  }
+
+  if (request.buildPath.empty()) {
+    if (files.empty()) {
+      error = "no input files (give FILE... or -p BUILD_DIR)";
+      return false;
+    }
+    llvm::SmallString<256> cwd;
+    llvm::sys::fs::current_path(cwd);
+    FixedCompilationDatabase db(cwd, request.extraArgs);
+    std::set<std::string> seen;
+    for (const std::string &f : files) {
+      if (!seen.insert(f).second)
+        continue;
+      std::vector<CompileCommand> commands = db.getCompileCommands(f);
+      if (commands.empty())
+        continue;
+      jobs.push_back({f, commands[0].Directory, adjustCommand(commands[0].CommandLine, f)});
+    }
+    return true;
+  }
+
+  std::string jsonPath = databasePath(request.buildPath);
+  if (!llvm::sys::fs::exists(jsonPath)) {
+    error = jsonPath + ": no compile database here (-p expects a build directory holding "
+                       "compile_commands.json, or the file itself)";
+    return false;
+  }
+  std::string loadError;
+  std::unique_ptr<JSONCompilationDatabase> db =
+      JSONCompilationDatabase::loadFromFile(jsonPath, loadError, JSONCommandLineSyntax::AutoDetect);
+  if (!db) {
+    llvm::StringRef message(loadError);
+    message.consume_front("Error while parsing JSON.");
+    error = jsonPath + ": broken compile database: " + message.trim().str();
+    return false;
+  }
+  if (files.empty()) {
+    files = db->getAllFiles();
+    if (files.empty()) {
+      error = jsonPath + ": the compile database lists no files";
+      return false;
+    }
+    for (const std::string &f : files)
+      if (!fileExists(f)) {
+        error = jsonPath + ": lists " + f + ", which does not exist (build the project first?)";
+        return false;
+      }
+  }
+  std::set<std::string> seen;
+  for (const std::string &f : files) {
+    if (!seen.insert(f).second)
+      continue;
+    std::vector<CompileCommand> commands = db->getCompileCommands(f);
+    if (commands.empty()) {
+      error = f + ": not in the compile database " + jsonPath;
+      return false;
+    }
+    // A file compiled several ways is checked once, with its first command.
+    const CompileCommand &command = commands.front();
+    if (!llvm::sys::fs::is_directory(command.Directory)) {
+      error = jsonPath + ": the directory of " + f + " (" + command.Directory + ") does not exist";
+      return false;
+    }
+    std::vector<std::string> argv = command.CommandLine;
+    if (request.haveDashDash) {
+      auto end = std::find(argv.begin(), argv.end(), "--");
+      argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
+    }
+    jobs.push_back({absolutePath(f, command.Directory), command.Directory, adjustCommand(argv, f)});
+  }
+  return true;
+}
+
+} // namespace afunix::check

@@ -1,0 +1,37 @@
+// Where the compile commands come from (compile_commands.json, or fixed arguments after `--`),
+// and how a command written for gcc or another clang becomes one this clang 19 accepts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace afunix::check {
+
+// One file to check and the command line that compiles it, already adjusted.
+struct CompileJob {
+  std::string file;      // absolute, normalised
+  std::string directory; // the command's working directory
+  std::vector<std::string> argv;
+};
+
+struct CompileRequest {
+  std::string buildPath;               // -p: a directory holding compile_commands.json, or the file
+  std::vector<std::string> files;      // empty with -p: every file of the database
+  std::vector<std::string> extraArgs;  // after `--`: the whole command without -p, appended with -p
+  bool haveDashDash = false;
+};
+
+// Builds one job per file. On failure `error` says what is wrong with which input (missing file,
+// unreadable or malformed database, file not in the database): the caller exits 2.
+bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs, std::string &error);
+
+// Makes a command line from a compile database fit for a syntax-only parse by clang 19: drops the
+// compiler launcher, output and dependency-file options, plugins, -Werror, and every option clang's
+// driver does not know (gcc-only flags such as -fanalyzer); sets the resource dir; silences
+// warnings, which no rule reads. Exposed for tests.
+std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std::string &file);
+
+// Absolute, dot-free form of `path` (relative paths are taken from `base`, or the cwd when empty).
+std::string absolutePath(const std::string &path, const std::string &base = "");
+
+} // namespace afunix::check

@@ -1,0 +1,214 @@
+#include "Config.h"
+
+#include "afunix/KernelVersion.h"
+#include "afunix/RuleCatalog.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace afunix::check {
+namespace {
+
+std::string where(const std::string &name, const YAML::Mark &mark) {
+  if (mark.is_null())
+    return name;
+  return name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+std::string fieldError(const std::string &name, const YAML::Node &node, const std::string &field,
+                       const std::string &what) {
+  return where(name, node.Mark()) + ": field '" + field + "': " + what;
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty())
+    return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    bool digit = c >= '0' && c <= '9';
+    // C++ qualified names (ns::fn) are allowed; the checks match them against qualified names.
+    bool colon = c == ':' && i > 0;
+    if (!alpha && !(digit && i > 0) && !colon)
+      return false;
+  }
+  return s.back() != ':';
+}
+
+bool readScalar(const std::string &name, const YAML::Node &node, const std::string &field,
+                std::string &out, std::string &error) {
+  if (!node.IsScalar()) {
+    error = fieldError(name, node, field, "expected a single value");
+    return false;
+  }
+  out = node.Scalar();
+  return true;
+}
+
+bool readNameList(const std::string &name, const YAML::Node &node, const std::string &field,
+                  std::vector<std::string> &out, std::string &error) {
+  if (node.IsNull())
+    return true;
+  if (!node.IsSequence()) {
+    error = fieldError(name, node, field, "expected a list of function names");
+    return false;
+  }
+  for (const YAML::Node &item : node) {
+    std::string value;
+    if (!readScalar(name, item, field, value, error))
+      return false;
+    if (!isIdentifier(value)) {
+      error = fieldError(name, item, field, "'" + value + "' is not a function name");
+      return false;
+    }
+    out.push_back(value);
+  }
+  return true;
+}
+
+bool knownRule(const std::string &name, const YAML::Node &node, const std::string &field,
+               const std::string &id, std::string &error) {
+  if (afunix::catalog::findRule(id))
+    return true;
+  error = fieldError(name, node, field, "unknown rule id '" + id + "' (see afunix-check --list-rules)");
+  return false;
+}
+
+bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
+                   std::string &error) {
+  if (root.IsNull())
+    return true; // an empty file configures nothing
+  if (!root.IsMap()) {
+    error = where(name, root.Mark()) + ": expected a mapping of settings at the top level";
+    return false;
+  }
+  for (const auto &entry : root) {
+    const YAML::Node &keyNode = entry.first;
+    const YAML::Node &value = entry.second;
+    std::string key = keyNode.IsScalar() ? keyNode.Scalar() : std::string();
+    if (key == "wrappers") {
+      if (!readNameList(name, value, key, out.wrappers, error))
+        return false;
+    } else if (key == "socket_producers") {
+      if (!readNameList(name, value, key, out.socketProducers, error))
+        return false;
+    } else if (key == "external_sockets") {
+      if (!readNameList(name, value, key, out.externalSockets, error))
+        return false;
+    } else if (key == "severity") {
+      if (value.IsNull())
+        continue;
+      if (!value.IsMap()) {
+        error = fieldError(name, value, key, "expected a mapping rule-id: error|warning|note");
+        return false;
+      }
+      for (const auto &item : value) {
+        std::string id, level;
+        if (!readScalar(name, item.first, key, id, error) ||
+            !knownRule(name, item.first, key, id, error) ||
+            !readScalar(name, item.second, key + "." + id, level, error))
+          return false;
+        if (level != "error" && level != "warning" && level != "note") {
+          error = fieldError(name, item.second, key + "." + id,
+                             "'" + level + "' is not one of error, warning, note");
+          return false;
+        }
+        out.severity[id] = level;
+      }
+    } else if (key == "disable") {
+      if (value.IsNull())
+        continue;
+      if (!value.IsSequence()) {
+        error = fieldError(name, value, key, "expected a list of rule ids");
+        return false;
+      }
+      for (const YAML::Node &item : value) {
+        std::string id;
+        if (!readScalar(name, item, key, id, error) || !knownRule(name, item, key, id, error))
+          return false;
+        out.disable.push_back(id);
+      }
+    } else if (key == "pedantic") {
+      std::string text;
+      if (!readScalar(name, value, key, text, error))
+        return false;
+      if (text == "true" || text == "yes" || text == "on")
+        out.pedantic = true;
+      else if (text == "false" || text == "no" || text == "off")
+        out.pedantic = false;
+      else {
+        error = fieldError(name, value, key, "'" + text + "' is not true or false");
+        return false;
+      }
+    } else if (key == "target_kernel") {
+      std::string text;
+      if (!readScalar(name, value, key, text, error))
+        return false;
+      if (!validKernelVersion(text)) {
+        error = fieldError(name, value, key, "'" + text + "' is not a kernel version like \"6.16\"");
+        return false;
+      }
+      out.targetKernel = text;
+    } else {
+      error = fieldError(name, keyNode, key.empty() ? "?" : key,
+                         "unknown setting (known: wrappers, socket_producers, external_sockets, "
+                         "severity, disable, pedantic, target_kernel)");
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool validKernelVersion(const std::string &text) {
+  afunix::KernelVersion version;
+  // Two or three numeric parts and nothing else: a uname suffix is no target.
+  std::size_t dots = 0;
+  for (char c : text) {
+    if (c == '.')
+      ++dots;
+    else if (c < '0' || c > '9')
+      return false;
+  }
+  return (dots == 1 || dots == 2) && afunix::KernelVersion::parse(text, version) &&
+         version.major >= 2 && version.major < 100;
+}
+
+bool parseConfig(const std::string &text, const std::string &name, Config &out,
+                 std::string &error) {
+  // yaml-cpp reports problems by throwing; nothing may unwind past this function.
+  try {
+    YAML::Node root = YAML::Load(text);
+    Config parsed;
+    if (!parseDocument(root, name, parsed, error))
+      return false;
+    out = std::move(parsed);
+    return true;
+  } catch (const YAML::Exception &e) {
+    error = where(name, e.mark) + ": invalid YAML: " + e.msg;
+    return false;
+  } catch (const std::exception &e) {
+    error = name + ": " + e.what();
+    return false;
+  }
+}
+
+bool loadConfig(const std::string &path, Config &out, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot read the config file";
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    error = path + ": cannot read the config file";
+    return false;
+  }
+  return parseConfig(text.str(), path, out, error);
+}
+
+} // namespace afunix::check

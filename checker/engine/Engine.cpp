@@ -1,0 +1,297 @@
+#include "Engine.h"
+
+#include "afunix/RuleCatalog.h"
+
+#include "ClangTidy.h"
+#include "ClangTidyCheck.h"
+#include "ClangTidyDiagnosticConsumer.h"
+#include "ClangTidyModuleRegistry.h"
+#include "ClangTidyOptions.h"
+#include "GlobList.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+
+// Defined in checker/lib/AfunixTidyModule.cpp; referencing it keeps the module registration.
+extern volatile int AfunixModuleAnchorSource;
+[[maybe_unused]] static int AfunixModuleAnchorDestination = AfunixModuleAnchorSource;
+
+namespace afunix::check {
+
+using clang::tidy::ClangTidyError;
+
+namespace {
+
+// Source text by path, to turn clang-tidy's byte offsets into lines and columns.
+class SourceCache {
+public:
+  struct Position {
+    unsigned line = 0, column = 0;
+    std::string lineText;
+  };
+
+  Position locate(const std::string &path, unsigned offset) {
+    Position pos;
+    const std::string *text = get(path);
+    if (!text)
+      return pos;
+    offset = std::min<std::size_t>(offset, text->size());
+    std::size_t lineStart = 0;
+    if (offset > 0) {
+      std::size_t newline = text->rfind('\n', offset - 1);
+      if (newline != std::string::npos)
+        lineStart = newline + 1;
+    }
+    pos.line = 1 + static_cast<unsigned>(std::count(text->begin(), text->begin() + lineStart, '\n'));
+    pos.column = static_cast<unsigned>(offset - lineStart) + 1;
+    std::size_t lineEnd = text->find('\n', lineStart);
+    llvm::StringRef line(text->data() + lineStart,
+                         (lineEnd == std::string::npos ? text->size() : lineEnd) - lineStart);
+    pos.lineText = line.trim().str();
+    return pos;
+  }
+
+private:
+  const std::string *get(const std::string &path) {
+    auto it = files_.find(path);
+    if (it != files_.end())
+      return it->second.get();
+    std::unique_ptr<std::string> text;
+    if (auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                                  /*RequiresNullTerminator=*/false))
+      text = std::make_unique<std::string>((*buffer)->getBuffer().str());
+    return files_.emplace(path, std::move(text)).first->second.get();
+  }
+  std::unordered_map<std::string, std::unique_ptr<std::string>> files_;
+};
+
+std::string resolve(llvm::StringRef path, const std::string &buildDir) {
+  if (path.empty())
+    return std::string();
+  return absolutePath(path.str(), buildDir);
+}
+
+class Action : public clang::ASTFrontendAction {
+public:
+  explicit Action(clang::tidy::ClangTidyASTConsumerFactory &factory) : factory_(factory) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
+                                                        llvm::StringRef file) override {
+    return factory_.createASTConsumer(compiler, file);
+  }
+
+private:
+  clang::tidy::ClangTidyASTConsumerFactory &factory_;
+};
+
+struct FileResult {
+  std::vector<Finding> findings;
+  FileOutcome outcome;
+};
+
+// One per thread: clang-tidy's context holds the state of the file being checked.
+class Worker {
+public:
+  explicit Worker(const EngineOptions &options) : options_(options) { reset(); }
+
+  FileResult check(const CompileJob &job) {
+    FileResult result;
+    result.outcome.file = job.file;
+    std::vector<ClangTidyError> errors;
+    bool ran = false;
+    clang::tidy::ClangTidyDiagnosticConsumer *consumer = nullptr;
+    llvm::CrashRecoveryContext recovery;
+    bool survived = recovery.RunSafely([&] {
+      consumer = new clang::tidy::ClangTidyDiagnosticConsumer(*context_);
+      auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+      clang::DiagnosticsEngine engine(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
+                                      &*diagOptions, consumer, /*ShouldOwnClient=*/false);
+      context_->setDiagnosticsEngine(&engine);
+      // A file system of our own: its working directory is the command's, not the process's,
+      // so workers never chdir under each other.
+      llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(
+          llvm::vfs::createPhysicalFileSystem().release());
+      fs->setCurrentWorkingDirectory(job.directory);
+      auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
+      clang::tooling::ToolInvocation invocation(job.argv, std::make_unique<Action>(*factory_),
+                                                files.get(),
+                                                std::make_shared<clang::PCHContainerOperations>());
+      invocation.setDiagnosticConsumer(consumer);
+      ran = invocation.run();
+      errors = consumer->take();
+      context_->setDiagnosticsEngine(nullptr);
+      delete consumer;
+      consumer = nullptr;
+    });
+    if (!survived) {
+      // What the checks reported before the crash is still worth having, if it can be read.
+      if (consumer) {
+        llvm::CrashRecoveryContext salvage;
+        salvage.RunSafely([&] { errors = consumer->take(); });
+      }
+      result.outcome.parsed = false;
+      result.outcome.errors.push_back(job.file + ": error: clang crashed while checking this file");
+      reset(); // the context may be half-way through the crashed file
+    }
+    convert(errors, result);
+    if (!ran && result.outcome.parsed) {
+      result.outcome.parsed = false;
+      result.outcome.errors.push_back(job.file + ": error: clang could not process this file");
+    }
+    return result;
+  }
+
+private:
+  void reset() {
+    clang::tidy::ClangTidyOptions tidy = clang::tidy::ClangTidyOptions::getDefaults();
+    tidy.Checks = options_.checks;
+    tidy.WarningsAsErrors = "";
+    if (!options_.headerFilter.empty())
+      tidy.HeaderFilterRegex = options_.headerFilter;
+    tidy.SystemHeaders = false;
+    for (const auto &[name, value] : options_.checkOptions)
+      tidy.CheckOptions[name] = clang::tidy::ClangTidyOptions::ClangTidyValue(value);
+    // Leaked on purpose after a crash: the old objects may be inconsistent.
+    context_.release();
+    factory_.release();
+    context_ = std::make_unique<clang::tidy::ClangTidyContext>(
+        std::make_unique<clang::tidy::DefaultOptionsProvider>(clang::tidy::ClangTidyGlobalOptions(),
+                                                              tidy));
+    factory_ = std::make_unique<clang::tidy::ClangTidyASTConsumerFactory>(*context_);
+  }
+
+  std::string severityOf(const std::string &rule) const {
+    auto it = options_.severity.find(rule);
+    if (it != options_.severity.end())
+      return it->second;
+    if (const auto *entry = afunix::catalog::findRule(rule))
+      return entry->severity;
+    return "warning";
+  }
+
+  void convert(const std::vector<ClangTidyError> &errors, FileResult &result) {
+    for (const ClangTidyError &error : errors) {
+      const std::string &name = error.DiagnosticName;
+      const auto &message = error.Message;
+      std::string file = resolve(message.FilePath, error.BuildDirectory);
+      SourceCache::Position pos = file.empty() ? SourceCache::Position()
+                                               : sources_.locate(file, message.FileOffset);
+      bool isCheck = llvm::StringRef(name).starts_with("afunix-");
+      if (!isCheck) {
+        // Compiler errors (and malformed NOLINTBEGIN blocks): the file was not parsed as written.
+        if (error.DiagLevel != clang::tooling::Diagnostic::Error)
+          continue;
+        std::string text = file.empty() ? result.outcome.file + ": error: " + message.Message
+                                        : file + ":" + std::to_string(pos.line) + ":" +
+                                              std::to_string(pos.column) + ": error: " +
+                                              message.Message;
+        result.outcome.parsed = false;
+        result.outcome.errors.push_back(text);
+        continue;
+      }
+      Finding finding;
+      finding.rule = name;
+      finding.severity = severityOf(name);
+      finding.where = {file, pos.line, pos.column};
+      finding.message = message.Message;
+      finding.lineText = pos.lineText;
+      for (const auto &note : error.Notes) {
+        std::string noteFile = resolve(note.FilePath, error.BuildDirectory);
+        SourceCache::Position p =
+            noteFile.empty() ? SourceCache::Position() : sources_.locate(noteFile, note.FileOffset);
+        finding.notes.push_back({{noteFile, p.line, p.column}, note.Message});
+      }
+      for (const auto &[fixFile, replacements] : message.Fix)
+        for (const clang::tooling::Replacement &r : replacements)
+          finding.fixes.push_back({resolve(r.getFilePath(), error.BuildDirectory), r.getOffset(),
+                                   r.getLength(), r.getReplacementText().str()});
+      result.findings.push_back(std::move(finding));
+    }
+  }
+
+  const EngineOptions &options_;
+  std::unique_ptr<clang::tidy::ClangTidyContext> context_;
+  std::unique_ptr<clang::tidy::ClangTidyASTConsumerFactory> factory_;
+  SourceCache sources_;
+};
+
+} // namespace
+
+void enableCrashRecovery() { llvm::CrashRecoveryContext::Enable(); }
+
+void sortFindings(std::vector<Finding> &findings) {
+  auto key = [](const Finding &f) {
+    return std::tie(f.where.file, f.where.line, f.where.column, f.rule, f.message);
+  };
+  std::sort(findings.begin(), findings.end(),
+                   [&](const Finding &a, const Finding &b) { return key(a) < key(b); });
+  findings.erase(std::unique(findings.begin(), findings.end(),
+                             [&](const Finding &a, const Finding &b) { return key(a) == key(b); }),
+                 findings.end());
+}
+
+RunResult runChecks(const std::vector<CompileJob> &jobs, const EngineOptions &options) {
+  std::vector<FileResult> results(jobs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    Worker worker(options);
+    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
+      results[i] = worker.check(jobs[i]);
+  };
+  unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, jobs.size()));
+  if (threads == 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(work);
+    for (std::thread &t : pool)
+      t.join();
+  }
+  RunResult run;
+  for (FileResult &r : results) {
+    for (Finding &f : r.findings)
+      run.findings.push_back(std::move(f));
+    run.files.push_back(std::move(r.outcome));
+  }
+  sortFindings(run.findings);
+  return run;
+}
+
+std::vector<std::string> registeredChecks() {
+  clang::tidy::ClangTidyCheckFactories factories;
+  for (const auto &module : clang::tidy::ClangTidyModuleRegistry::entries())
+    module.instantiate()->addCheckFactories(factories);
+  std::vector<std::string> names;
+  for (const auto &entry : factories)
+    if (llvm::StringRef(entry.getKey()).starts_with("afunix-"))
+      names.push_back(entry.getKey().str());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> enabledChecks(const std::string &glob) {
+  clang::tidy::CachedGlobList filter(glob);
+  std::vector<std::string> names;
+  for (const std::string &name : registeredChecks())
+    if (filter.contains(name))
+      names.push_back(name);
+  return names;
+}
+
+} // namespace afunix::check
