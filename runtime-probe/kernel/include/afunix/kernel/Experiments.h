@@ -1,0 +1,103 @@
+// The kernel behaviours afunix-probe measures, each an experiment on real sockets. Every function
+// creates what it needs, closes all of it before returning, and never looks at the version string.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "afunix/kernel/Experiment.h"
+
+// Kernel ABI values (include/uapi/asm-generic/socket.h, used by x86, arm and most architectures)
+// for headers that predate them.
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
+namespace afunix::kernel {
+
+// --- credentials (kernel-behaviour.md section A) ---------------------------------------------
+
+// When SO_PASSCRED is set relative to the send: on the Receiver before, on the Sender only, on
+// Neither, on the receiver Late (after the message was queued), on Both before.
+enum class PasscredTiming { Receiver, Sender, Neither, Late, Both };
+enum class SendMethod { Write, Sendmsg, SendmsgExplicitCreds };
+
+// What one recvmsg() delivered: "creds" (the sender's real pid/uid/gid), "pid0" (pid 0: the
+// kernel attached no credentials), "none" (no SCM_CREDENTIALS cmsg), "other" or "error: ...".
+std::string credentialsDelivered(int socketType, SendMethod method, PasscredTiming timing);
+// The same through a listener: connect, send to the not-yet-accepted socket, accept, enable
+// SO_PASSCRED on the accepted socket, read.
+std::string credentialsDeliveredToEmbryo(int socketType, SendMethod method);
+
+Observation credentialsExperiment();      // creds.table.*, default_attach, late_passcred, ...
+Observation listenerInheritExperiment();  // creds.listener_inherit
+Observation featuresExperiment();         // features.so_passpidfd / so_peerpidfd / so_passrights
+Observation passcredInetExperiment();     // passcred.inet
+
+// --- fd passing (section B) ------------------------------------------------------------------
+
+// Whether one SCM_RIGHTS message with `count` fds is accepted; errno of the refusal otherwise.
+int sendFdsOnce(int count); // 0 on success, errno on failure
+Observation fdLimitExperiment();          // fds.max_per_message
+// ETOOMANYREFS as an unprivileged user whose RLIMIT_NOFILE is `rlimit`.
+Observation tooManyRefsExperiment(int nofile = 64); // fds.etoomanyrefs_at
+
+struct GcOptions {
+  int inflight = 17000;  // AF_UNIX socket references to keep in flight (GC is queued past 16000)
+  int samples = 4096;    // sendmsg() calls per block
+  bool withoutCycles = true;
+  bool withCycles = true;
+  double timeBudgetSeconds = 20;
+};
+struct LatencyBlock {
+  std::vector<std::uint64_t> ns; // one entry per sendmsg()
+  std::uint64_t median() const;
+  std::uint64_t percentile(double p) const;
+};
+struct GcMeasurement {
+  int inflightRequested = 0;
+  int inflightReached = 0;
+  std::string limitNote; // why fewer sockets than requested were put in flight
+  LatencyBlock idleNoFd, idleUnixFd;       // nothing in flight
+  LatencyBlock noFd, unixFd;               // in flight, no reference cycles
+  LatencyBlock noFdCycles, unixFdCycles;   // in flight, with reference cycles
+  bool ranWithout = false, ranWith = false;
+  bool outOfTime = false;
+  std::string error;
+};
+// The 2024 measurement: one-byte sendmsg() with no fd and with one AF_UNIX fd, with nothing in
+// flight, then with `inflight` sockets in flight without and with reference cycles.
+GcMeasurement measureGcWait(const GcOptions &options);
+Observation gcExperiment(const GcOptions &options); // gc.unix_fd_wait
+// funclatency-style "nsecs : count distribution" log2 histogram.
+std::string log2Histogram(const LatencyBlock &block);
+
+// --- memory auto-init (section C) ------------------------------------------------------------
+
+struct MeminitState {
+  int initOnAlloc = -1; // 1 on, 0 off, -1 unknown
+  int initOnFree = -1;
+  std::string source;   // which evidence decided
+  std::vector<std::string> evidence;
+};
+// Parsers, separate so that tests can feed them known text.
+bool parseCmdlineFlag(const std::string &cmdline, const std::string &name, int &value);
+bool parseConfigFlag(const std::string &config, const std::string &symbol, int &value);
+bool parseAutoInitLine(const std::string &log, int &alloc, int &free);
+MeminitState detectMeminit();
+Observation meminitExperiment(); // meminit.init_on_alloc / init_on_free / source
+
+// True when this process holds CAP_SYS_RESOURCE or CAP_SYS_ADMIN (exempt from ETOOMANYREFS).
+bool hasResourceOverride();
+
+} // namespace afunix::kernel

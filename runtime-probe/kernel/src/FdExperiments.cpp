@@ -1,0 +1,492 @@
+// Section B of kernel-behaviour.md, measured: SCM_MAX_FD, ETOOMANYREFS and the unix GC's cost.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <fstream>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "Sockets.h"
+#include "afunix/kernel/Experiments.h"
+
+namespace afunix::kernel {
+
+namespace {
+
+constexpr int kCapSysAdmin = 21;
+constexpr int kCapSysResource = 24;
+
+std::uint64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+} // namespace
+
+bool hasResourceOverride() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("CapEff:", 0) == 0) {
+      unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+      return (caps >> kCapSysResource & 1) || (caps >> kCapSysAdmin & 1);
+    }
+  return false;
+}
+
+int sendFdsOnce(int count) {
+  Pair p = unixPair(SOCK_STREAM);
+  if (!p.a)
+    return errno;
+  // One open fd may be listed many times; /dev/null keeps sockets (and the GC) out of it.
+  Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull)
+    return errno;
+  std::vector<int> fds(static_cast<std::size_t>(count), devnull.get());
+  ssize_t n = sendWithFds(p.a.get(), fds.data(), count, MSG_DONTWAIT);
+  return n == 1 ? 0 : errno;
+}
+
+Observation fdLimitExperiment() {
+  Observation o;
+  o.experiment = "fd_limit";
+  int low = 1, high = 4096;
+  int lowErr = sendFdsOnce(low), highErr = sendFdsOnce(high);
+  if (lowErr != 0 || highErr == 0) {
+    o.fail("expected 1 fd to pass and 4096 to be refused; got " +
+           (lowErr ? errnoName(lowErr) : std::string("ok")) + " and " +
+           (highErr ? errnoName(highErr) : std::string("ok")));
+    o.set("fds.max_per_message", Value::null());
+    return o;
+  }
+  int trials = 2;
+  while (high - low > 1) { // invariant: low fds pass, high fds are refused
+    int mid = low + (high - low) / 2;
+    if (sendFdsOnce(mid) == 0)
+      low = mid;
+    else
+      high = mid;
+    ++trials;
+  }
+  int refusal = sendFdsOnce(low + 1);
+  o.set("fds.max_per_message", Value::of(low));
+  o.set("fds.over_limit_errno", Value::of(errnoName(refusal)));
+  o.note("bisection over one-message SCM_RIGHTS sends (" + std::to_string(trials) + " trials): " +
+         std::to_string(low) + " fds pass, " + std::to_string(low + 1) + " fail with " +
+         errnoName(refusal));
+  o.implies("At most " + std::to_string(low) + " fds fit in one SCM_RIGHTS message; more fail "
+            "with " + errnoName(refusal) + " and nothing is sent: split into chunks.",
+            {"afunix-fd-limit"});
+  return o;
+}
+
+Observation tooManyRefsExperiment(int nofile) {
+  Observation o;
+  o.experiment = "etoomanyrefs";
+  o.set("fds.etoomanyrefs_at", Value::null());
+  o.set("fds.etoomanyrefs_rlimit", Value::of(nofile));
+  const bool root = geteuid() == 0;
+  if (!root && hasResourceOverride()) {
+    o.skip("this process has CAP_SYS_RESOURCE/CAP_SYS_ADMIN (exempt from ETOOMANYREFS) and is "
+           "not root, so it cannot switch to an unprivileged user");
+    return o;
+  }
+  uid_t uid = 65534;
+  gid_t gid = 65534;
+  if (root) {
+    if (passwd *pw = getpwnam("nobody")) {
+      uid = pw->pw_uid;
+      gid = pw->pw_gid;
+    }
+  }
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    o.fail("pipe2: " + errnoName(errno));
+    return o;
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    o.fail("fork: " + errnoName(errno));
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return o;
+  }
+  if (child == 0) {
+    close(pipefd[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char result[128];
+    auto finish = [&](const char *fmt, long a, long b) {
+      int len = std::snprintf(result, sizeof result, fmt, a, b);
+      (void)!write(pipefd[1], result, static_cast<std::size_t>(len));
+      _exit(0);
+    };
+    struct rlimit lim{static_cast<rlim_t>(nofile), static_cast<rlim_t>(nofile)};
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+      finish("fail setrlimit %ld %ld", errno, 0);
+    if (root && (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0))
+      finish("fail drop-privileges %ld %ld", errno, 0);
+    Pair carrier = unixPair(SOCK_STREAM);
+    Pair payload = unixPair(SOCK_STREAM); // an AF_UNIX fd counts on every kernel version
+    if (!carrier.a || !payload.a)
+      finish("fail socketpair %ld %ld", errno, 0);
+    int fd = payload.a.get();
+    for (long sent = 0; sent < 100000; ++sent) {
+      if (sendWithFds(carrier.a.get(), &fd, 1, MSG_DONTWAIT) == 1)
+        continue;
+      if (errno == ETOOMANYREFS)
+        finish("at %ld %ld", sent, 0);
+      finish("stopped %ld %ld", sent, errno);
+    }
+    finish("stopped %ld %ld", 100000, 0);
+  }
+  close(pipefd[1]);
+  char buf[128] = {};
+  std::size_t got = 0;
+  for (;;) {
+    ssize_t n = read(pipefd[0], buf + got, sizeof buf - 1 - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    got += static_cast<std::size_t>(n);
+  }
+  close(pipefd[0]);
+  int status;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  long a = 0, b = 0;
+  char word[32] = {}, what[32] = {};
+  std::string user = root ? "uid " + std::to_string(uid) + " (nobody)"
+                          : "uid " + std::to_string(getuid()) + " (this user)";
+  if (std::sscanf(buf, "at %ld %ld", &a, &b) == 2) {
+    o.set("fds.etoomanyrefs_at", Value::of(static_cast<long long>(a)));
+    o.note("as " + user + " with RLIMIT_NOFILE=" + std::to_string(nofile) + ": " +
+           std::to_string(a) + " one-fd messages sent without receiving, the next sendmsg() "
+           "failed with ETOOMANYREFS (the count includes fds this user already had in flight "
+           "elsewhere)");
+    o.implies("A user's fds in flight (sent, not yet received, over all its processes) may not "
+              "exceed the sender's RLIMIT_NOFILE: past it sendmsg() fails with ETOOMANYREFS. "
+              "Bound the fds in flight: have the peer receive or acknowledge.",
+              {"afunix-fd-flood"});
+  } else if (std::sscanf(buf, "stopped %ld %ld", &a, &b) == 2) {
+    o.note("as " + user + ": " + std::to_string(a) + " messages sent, then " +
+           (b ? errnoName(static_cast<int>(b)) : std::string("gave up")) +
+           " before any ETOOMANYREFS");
+    o.skip("ETOOMANYREFS not reached: " + (b ? errnoName(static_cast<int>(b)) : "limit") +
+           " after " + std::to_string(a) + " fds in flight");
+  } else if (std::sscanf(buf, "fail %31s %ld", what, &a) == 2) {
+    o.skip(std::string("cannot run as an unprivileged user: ") + what + " " +
+           errnoName(static_cast<int>(a)));
+  } else {
+    (void)word;
+    o.fail("helper process ended without a result");
+  }
+  return o;
+}
+
+// --- the GC -----------------------------------------------------------------------------------
+
+std::uint64_t LatencyBlock::median() const { return percentile(0.5); }
+
+std::uint64_t LatencyBlock::percentile(double p) const {
+  if (ns.empty())
+    return 0;
+  std::vector<std::uint64_t> sorted = ns;
+  std::size_t k = std::min(sorted.size() - 1, static_cast<std::size_t>(p * sorted.size()));
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(k), sorted.end());
+  return sorted[k];
+}
+
+std::string log2Histogram(const LatencyBlock &block) {
+  std::vector<std::uint64_t> buckets(64, 0);
+  for (std::uint64_t v : block.ns) {
+    int b = v == 0 ? 0 : 64 - __builtin_clzll(v);
+    buckets[static_cast<std::size_t>(b)]++;
+  }
+  int first = 64, last = -1;
+  std::uint64_t peak = 0;
+  for (int i = 0; i < 64; ++i)
+    if (buckets[static_cast<std::size_t>(i)]) {
+      first = std::min(first, i);
+      last = i;
+      peak = std::max(peak, buckets[static_cast<std::size_t>(i)]);
+    }
+  std::string out = "     nsecs               : count     distribution\n";
+  for (int i = first; i <= last; ++i) {
+    std::uint64_t lo = i == 0 ? 0 : 1ull << (i - 1), hi = (1ull << i) - 1;
+    std::uint64_t count = buckets[static_cast<std::size_t>(i)];
+    int stars = peak ? static_cast<int>(count * 40 / peak) : 0;
+    char line[160];
+    std::snprintf(line, sizeof line, "%10llu -> %-10llu : %-8llu |%-40s|\n",
+                  static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi),
+                  static_cast<unsigned long long>(count), std::string(stars, '*').c_str());
+    out += line;
+  }
+  return out;
+}
+
+namespace {
+
+struct GcRig {
+  Pair measure;  // dgram pair the timed sendmsg() calls go through
+  Pair payload;  // payload.a is the AF_UNIX fd the fd-carrying sends pass
+  std::uint64_t deadlineNs = 0;
+  bool outOfTime = false;
+
+  bool measureBlock(LatencyBlock &block, int samples, bool withFd) {
+    block.ns.reserve(static_cast<std::size_t>(samples));
+    int fd = payload.a.get();
+    char byte;
+    for (int i = 0; i < samples; ++i) {
+      std::uint64_t t0 = nowNs();
+      ssize_t n = sendWithFds(measure.a.get(), &fd, withFd ? 1 : 0);
+      std::uint64_t t1 = nowNs();
+      if (n != 1)
+        return false;
+      block.ns.push_back(t1 - t0);
+      if (recvAndCloseFds(measure.b.get(), &byte, 1) != 1)
+        return false;
+      if ((i & 63) == 0 && t1 > deadlineNs) {
+        outOfTime = true;
+        return true;
+      }
+    }
+    return true;
+  }
+};
+
+// Puts `target` AF_UNIX socket references in flight on carrier.b's receive queue (reachable, so
+// not garbage). With `cycles`, each pair x,y is first sent over itself (x in y's queue, y in x's
+// queue): a reference cycle among in-flight sockets, which makes every GC run walk the graph.
+// Returns the references put in flight.
+int fillInflight(const Pair &carrier, int target, bool cycles, std::uint64_t deadlineNs,
+                 std::string &note) {
+  int inflight = 0;
+  std::vector<int> batch;
+  std::vector<Fd> holders;
+  auto flush = [&]() -> bool {
+    if (batch.empty())
+      return true;
+    ssize_t n = sendWithFds(carrier.a.get(), batch.data(), static_cast<int>(batch.size()));
+    if (n != 1) {
+      note = "carrier sendmsg: " + errnoName(errno);
+      return false;
+    }
+    inflight += static_cast<int>(batch.size());
+    batch.clear();
+    holders.clear();
+    return true;
+  };
+  while (inflight + static_cast<int>(batch.size()) + (cycles ? 2 : 0) < target) {
+    if (nowNs() > deadlineNs) {
+      note = "time budget spent while filling";
+      break;
+    }
+    Pair p = unixPair(SOCK_STREAM);
+    if (!p.a) {
+      note = "socketpair: " + errnoName(errno);
+      break;
+    }
+    if (cycles) {
+      int x = p.a.get(), y = p.b.get();
+      if (sendWithFds(y, &y, 1) != 1 || sendWithFds(x, &x, 1) != 1) {
+        note = "cycle sendmsg: " + errnoName(errno);
+        break;
+      }
+      inflight += 2;
+      batch.push_back(x);
+      holders.push_back(std::move(p.a));
+    } else {
+      batch.push_back(p.a.get());
+      batch.push_back(p.b.get());
+      holders.push_back(std::move(p.a));
+      holders.push_back(std::move(p.b));
+    }
+    if (batch.size() >= 252 && !flush())
+      break;
+  }
+  flush();
+  return inflight;
+}
+
+} // namespace
+
+GcMeasurement measureGcWait(const GcOptions &options) {
+  GcMeasurement m;
+  m.inflightRequested = options.inflight;
+  const std::uint64_t deadline =
+      nowNs() + static_cast<std::uint64_t>(options.timeBudgetSeconds * 1e9);
+  // Holding a batch needs few fds, but a user without CAP_SYS_RESOURCE may have at most
+  // RLIMIT_NOFILE fds in flight: raise the soft limit and stay below it.
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  int allowed = options.inflight;
+  if (!hasResourceOverride()) {
+    long cap = lim.rlim_cur == RLIM_INFINITY ? 1L << 20 : static_cast<long>(lim.rlim_cur) - 16;
+    if (cap < allowed) {
+      allowed = static_cast<int>(std::max(0L, cap));
+      m.limitNote = "capped at RLIMIT_NOFILE " + std::to_string(lim.rlim_cur) +
+                    " - 16 (no CAP_SYS_RESOURCE: more would fail with ETOOMANYREFS)";
+    }
+  }
+  constexpr int kHardCap = 1 << 17;
+  if (allowed > kHardCap) {
+    allowed = kHardCap;
+    m.limitNote = "capped at " + std::to_string(kHardCap);
+  }
+  GcRig rig;
+  rig.measure = unixPair(SOCK_DGRAM);
+  rig.payload = unixPair(SOCK_STREAM);
+  rig.deadlineNs = deadline;
+  if (!rig.measure.a || !rig.payload.a) {
+    m.error = "socketpair: " + errnoName(errno);
+    return m;
+  }
+  const int idleSamples = std::min(options.samples, 1024);
+  if (!rig.measureBlock(m.idleNoFd, idleSamples, false) ||
+      !rig.measureBlock(m.idleUnixFd, idleSamples, true)) {
+    m.error = "sendmsg: " + errnoName(errno);
+    return m;
+  }
+  auto phase = [&](bool cycles, LatencyBlock &noFd, LatencyBlock &unixFd) -> bool {
+    Pair carrier = unixPair(SOCK_STREAM);
+    if (!carrier.a) {
+      m.error = "socketpair: " + errnoName(errno);
+      return false;
+    }
+    // Large messages of fds must not block on the carrier's buffer.
+    int big = 64 << 20;
+    setsockopt(carrier.a.get(), SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big);
+    std::string note;
+    int reached = fillInflight(carrier, allowed, cycles, deadline, note);
+    m.inflightReached = std::max(m.inflightReached, reached);
+    if (!note.empty() && m.limitNote.empty())
+      m.limitNote = note;
+    bool ok = rig.measureBlock(noFd, options.samples, false) &&
+              rig.measureBlock(unixFd, options.samples, true);
+    if (!ok)
+      m.error = "sendmsg while in flight: " + errnoName(errno);
+    return ok; // closing the carrier releases everything (cycles become garbage for the GC)
+  };
+  if (options.withoutCycles && !rig.outOfTime) {
+    if (!phase(false, m.noFd, m.unixFd))
+      return m;
+    m.ranWithout = true;
+  }
+  if (options.withCycles && !rig.outOfTime) {
+    if (!phase(true, m.noFdCycles, m.unixFdCycles))
+      return m;
+    m.ranWith = true;
+  }
+  m.outOfTime = rig.outOfTime;
+  return m;
+}
+
+Observation gcExperiment(const GcOptions &options) {
+  Observation o;
+  o.experiment = "gc";
+  GcMeasurement m = measureGcWait(options);
+  const char *base = "gc.unix_fd_wait.";
+  auto key = [&](const char *k) { return std::string(base) + k; };
+  auto medianOrNull = [](const LatencyBlock &b) {
+    return b.ns.empty() ? Value::null() : Value::of(static_cast<long long>(b.median()));
+  };
+  o.set(key("idle_no_fd_ns"), medianOrNull(m.idleNoFd));
+  o.set(key("idle_unix_fd_ns"), medianOrNull(m.idleUnixFd));
+  o.set(key("no_fd_ns"), medianOrNull(m.ranWithout ? m.noFd : m.noFdCycles));
+  o.set(key("unix_fd_ns"), medianOrNull(m.unixFd));
+  o.set(key("no_fd_cycles_ns"), medianOrNull(m.noFdCycles));
+  o.set(key("unix_fd_cycles_ns"), medianOrNull(m.unixFdCycles));
+  o.set(key("unix_fd_cycles_p99_ns"), m.unixFdCycles.ns.empty()
+                                          ? Value::null()
+                                          : Value::of(static_cast<long long>(
+                                                m.unixFdCycles.percentile(0.99))));
+  o.set(key("inflight"), Value::of(m.inflightReached));
+  o.set(key("samples"), Value::of(options.samples));
+  o.set(key("ratio"), Value::null());
+  o.set(key("waits"), Value::null());
+  o.set(key("no_fd_waits"), Value::null());
+  if (!m.error.empty()) {
+    o.fail(m.error);
+    return o;
+  }
+  if (!m.limitNote.empty())
+    o.note("in flight: " + std::to_string(m.inflightReached) + " of " +
+           std::to_string(m.inflightRequested) + " requested: " + m.limitNote);
+  if (m.outOfTime)
+    o.note("time budget (" + std::to_string(options.timeBudgetSeconds) +
+           " s) ran out; blocks are partial");
+  const LatencyBlock &loaded = m.ranWith ? m.unixFdCycles : m.unixFd;
+  const LatencyBlock &loadedNoFd = m.ranWith ? m.noFdCycles : m.noFd;
+  if (loaded.ns.empty() || m.idleUnixFd.ns.empty()) {
+    o.skip("no in-flight measurement was taken");
+    return o;
+  }
+  double noFd = static_cast<double>(std::max<std::uint64_t>(1, loadedNoFd.median()));
+  double ratio = static_cast<double>(loaded.median()) / noFd;
+  o.set(key("ratio"), Value::of(std::round(ratio * 10) / 10));
+  // The GC is only queued past 16000 sockets in flight system-wide; below that nothing can wait.
+  if (m.inflightReached <= 16000) {
+    o.note("only " + std::to_string(m.inflightReached) +
+           " sockets in flight: the GC is queued past 16000, so no wait can be observed");
+    o.skip("could not put more than 16000 AF_UNIX sockets in flight");
+    return o;
+  }
+  // "Waits" = an fd-carrying send costs well over its idle cost (10x) with sockets in flight.
+  bool waits = loaded.median() >= 10 * std::max<std::uint64_t>(1, m.idleUnixFd.median());
+  bool noFdWaits = loadedNoFd.median() >= 10 * std::max<std::uint64_t>(1, m.idleNoFd.median());
+  o.set(key("waits"), Value::of(waits));
+  o.set(key("no_fd_waits"), Value::of(noFdWaits));
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "median ns per 1-byte dgram sendmsg(), %d calls per block: idle no fd %llu, idle "
+                "AF_UNIX fd %llu; %d in flight: no fd %llu, AF_UNIX fd %llu",
+                options.samples, static_cast<unsigned long long>(m.idleNoFd.median()),
+                static_cast<unsigned long long>(m.idleUnixFd.median()), m.inflightReached,
+                static_cast<unsigned long long>(m.noFd.median()),
+                static_cast<unsigned long long>(m.unixFd.median()));
+  o.note(line);
+  if (m.ranWith) {
+    std::snprintf(line, sizeof line,
+                  "with reference cycles among them: no fd %llu, AF_UNIX fd %llu (p99 %llu)",
+                  static_cast<unsigned long long>(m.noFdCycles.median()),
+                  static_cast<unsigned long long>(m.unixFdCycles.median()),
+                  static_cast<unsigned long long>(m.unixFdCycles.percentile(0.99)));
+    o.note(line);
+  }
+  if (waits && !noFdWaits)
+    o.implies("Only sendmsg() calls that carry AF_UNIX fds wait for the unix GC (6.8+ "
+              "behaviour); they pay ~" + std::to_string(static_cast<long>(ratio)) +
+              "x once the user has >= 2024 fds in flight and reference cycles exist. Bound the "
+              "fds in flight and never send a socket over itself or its peer.",
+              {"afunix-fd-flood", "afunix-fd-cycle"});
+  else if (waits && noFdWaits)
+    o.implies("Every AF_UNIX sendmsg() waits for a running unix GC, with or without fds (<= 6.7 "
+              "behaviour): one process flooding fds slows all AF_UNIX senders.",
+              {"afunix-fd-flood", "afunix-fd-cycle"});
+  else
+    o.implies("No sendmsg() waited for the GC with " + std::to_string(m.inflightReached) +
+              " sockets in flight (GC runs only after cyclic garbage, or is cheap here); "
+              "fd floods still hit ETOOMANYREFS.",
+              {"afunix-fd-flood"});
+  return o;
+}
+
+} // namespace afunix::kernel

@@ -1,0 +1,72 @@
+#include "Sockets.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+namespace afunix::kernel {
+
+ssize_t sendWithFds(int sock, const int *fds, int count, int flags) {
+  char byte = 'x';
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  std::vector<char> control;
+  if (count > 0) {
+    control.assign(CMSG_SPACE(sizeof(int) * static_cast<std::size_t>(count)), 0);
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * static_cast<std::size_t>(count));
+    std::memcpy(CMSG_DATA(c), fds, sizeof(int) * static_cast<std::size_t>(count));
+  }
+  ssize_t n;
+  do {
+    n = sendmsg(sock, &msg, flags | MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags) {
+  iovec iov{buf, len};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 256)];
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do {
+    n = recvmsg(sock, &msg, flags | MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return n;
+  for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (std::size_t i = 0; i < count; ++i) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        close(fd);
+      }
+    }
+  }
+  return n;
+}
+
+std::string pidOfPidfd(int pidfd) {
+  std::ifstream in("/proc/self/fdinfo/" + std::to_string(pidfd));
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("Pid:", 0) == 0) {
+      std::size_t p = line.find_first_not_of(" \t", 4);
+      return p == std::string::npos ? "" : line.substr(p);
+    }
+  return "";
+}
+
+} // namespace afunix::kernel

@@ -1,0 +1,67 @@
+// Small helpers shared by the experiments: an owning fd and the cmsg plumbing.
+#pragma once
+
+#include <cerrno>
+#include <string>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <utility>
+
+namespace afunix::kernel {
+
+class Fd {
+public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  Fd(Fd &&o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd &operator=(Fd &&o) noexcept {
+    reset(std::exchange(o.fd_, -1));
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0)
+      close(fd_);
+    fd_ = fd;
+  }
+
+private:
+  int fd_ = -1;
+};
+
+struct Pair {
+  Fd a, b;
+};
+
+// socketpair(AF_UNIX, type | SOCK_CLOEXEC); both Fds invalid on failure (errno kept).
+inline Pair unixPair(int type) {
+  int sv[2];
+  if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) != 0)
+    return {};
+  return {Fd(sv[0]), Fd(sv[1])};
+}
+
+inline bool setFlag(int fd, int option, int value = 1) {
+  return setsockopt(fd, SOL_SOCKET, option, &value, sizeof value) == 0;
+}
+
+inline int getFlag(int fd, int option) {
+  int value = -1;
+  socklen_t len = sizeof value;
+  if (getsockopt(fd, SOL_SOCKET, option, &value, &len) != 0)
+    return -1;
+  return value;
+}
+
+// One-byte sendmsg() carrying `fds` in an SCM_RIGHTS cmsg (none when count == 0).
+ssize_t sendWithFds(int sock, const int *fds, int count, int flags = 0);
+// recvmsg() of up to `len` bytes; received fds are closed. Returns bytes, -1 with errno.
+ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags = 0);
+
+std::string pidOfPidfd(int pidfd); // the "Pid:" line of /proc/self/fdinfo/<pidfd>, "" if none
+
+} // namespace afunix::kernel
