@@ -8,6 +8,8 @@
 #include "llvm/Option/OptTable.h"
 #include "llvm/Option/Option.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <set>
@@ -80,7 +82,8 @@ CommandLineArguments dropWarningOptions(const CommandLineArguments &args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef a = args[i];
     // -Werror would turn warnings this tool does not show into parse failures.
-    if (i > 0 && (a == "-Werror" || a.starts_with("-Werror=") || a == "-pedantic-errors" ||
+    // -c is harmless next to -fsyntax-only, but gone is clearer in what the tool runs.
+    if (i > 0 && (a == "-c" || a == "-Werror" || a.starts_with("-Werror=") || a == "-pedantic-errors" ||
                   a.starts_with("-resource-dir")))
       continue;
     kept.push_back(args[i]);
@@ -125,6 +128,56 @@ std::string databasePath(const std::string &buildPath) {
   return buildPath;
 }
 
+// The checks JSONCompilationDatabase makes, done first so that the message names the entry and
+// the field, and so that its YAML parser never prints to stderr.
+bool validateDatabase(const std::string &jsonPath, std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
+  if (!buffer) {
+    error = jsonPath + ": cannot read the compile database: " + buffer.getError().message();
+    return false;
+  }
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed) {
+    error = jsonPath + ": broken compile database: not valid JSON: " +
+            llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Array *entries = parsed->getAsArray();
+  if (!entries) {
+    error = jsonPath + ": broken compile database: expected a JSON array of compile commands";
+    return false;
+  }
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    std::string entry = jsonPath + ": broken compile database: entry " + std::to_string(i + 1);
+    const llvm::json::Object *object = (*entries)[i].getAsObject();
+    if (!object) {
+      error = entry + " is not an object";
+      return false;
+    }
+    for (const char *key : {"directory", "file"})
+      if (!object->getString(key)) {
+        error = entry + ": missing or non-string \"" + key + "\"";
+        return false;
+      }
+    const llvm::json::Array *arguments = object->getArray("arguments");
+    if (arguments) {
+      for (const llvm::json::Value &a : *arguments)
+        if (!a.getAsString()) {
+          error = entry + ": \"arguments\" must hold only strings";
+          return false;
+        }
+      if (arguments->empty()) {
+        error = entry + ": \"arguments\" is empty";
+        return false;
+      }
+    } else if (!object->getString("command")) {
+      error = entry + ": needs \"arguments\" (a list) or \"command\" (a string)";
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
@@ -167,6 +220,8 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
                        "compile_commands.json, or the file itself)";
     return false;
   }
+  if (!validateDatabase(jsonPath, error))
+    return false;
   std::string loadError;
   std::unique_ptr<JSONCompilationDatabase> db =
       JSONCompilationDatabase::loadFromFile(jsonPath, loadError, JSONCommandLineSyntax::AutoDetect);

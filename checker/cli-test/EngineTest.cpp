@@ -1,0 +1,363 @@
+// The engine on real files with test-only checks registered beside the afunix module: findings
+// and their fields, NOLINT, severities, globs, check options, parse errors, crashes, parallel runs.
+#include "CompileDb.h"
+#include "Config.h"
+#include "Engine.h"
+#include "Output.h"
+
+#include "ClangTidyCheck.h"
+#include "ClangTidyModule.h"
+#include "ClangTidyModuleRegistry.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::afunix_test {
+
+// Flags every call to flagme(), with a note at its declaration and a fix renaming the call.
+class CallCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+  void registerMatchers(MatchFinder *finder) override {
+    finder->addMatcher(
+        callExpr(callee(functionDecl(hasName("flagme")).bind("decl"))).bind("call"), this);
+  }
+  void check(const MatchFinder::MatchResult &result) override {
+    const auto *call = result.Nodes.getNodeAs<CallExpr>("call");
+    const auto *decl = result.Nodes.getNodeAs<FunctionDecl>("decl");
+    diag(call->getBeginLoc(), "call to flagme")
+        << FixItHint::CreateReplacement(call->getCallee()->getSourceRange(), "fixed");
+    diag(decl->getLocation(), "flagme declared here", DiagnosticIDs::Note);
+  }
+};
+
+// Reports the global check options it sees, at every call to showopts().
+class OptionsCheck : public ClangTidyCheck {
+public:
+  OptionsCheck(StringRef name, ClangTidyContext *context)
+      : ClangTidyCheck(name, context),
+        kernel(Options.getLocalOrGlobal("TargetKernel", "any")),
+        wrappers(Options.getLocalOrGlobal("OptionWrappers", "")) {}
+  void registerMatchers(MatchFinder *finder) override {
+    finder->addMatcher(callExpr(callee(functionDecl(hasName("showopts")))).bind("call"), this);
+  }
+  void check(const MatchFinder::MatchResult &result) override {
+    diag(result.Nodes.getNodeAs<CallExpr>("call")->getBeginLoc(), "kernel=%0 wrappers=%1")
+        << kernel << wrappers;
+  }
+  std::string kernel, wrappers;
+};
+
+// Crashes on a call to crashme(): a bug in a check must cost one file, not the run.
+class CrashCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+  void registerMatchers(MatchFinder *finder) override {
+    finder->addMatcher(callExpr(callee(functionDecl(hasName("crashme")))).bind("call"), this);
+  }
+  void check(const MatchFinder::MatchResult &) override { std::raise(SIGSEGV); }
+};
+
+class TestModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &factories) override {
+    factories.registerCheck<CallCheck>("afunix-test-call");
+    factories.registerCheck<OptionsCheck>("afunix-test-options");
+    factories.registerCheck<CrashCheck>("afunix-test-crash");
+  }
+};
+
+static ClangTidyModuleRegistry::Add<TestModule> X("afunix-test-module", "engine test checks");
+
+} // namespace clang::tidy::afunix_test
+
+namespace afunix::check {
+namespace {
+
+class EngineTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> dir;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("afunix-engine-test", dir));
+    dir_ = std::string(dir);
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir_); }
+
+  std::string write(const std::string &name, const std::string &text) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::vector<CompileJob> jobsFor(const std::vector<std::string> &files,
+                                  std::vector<std::string> args = {"-std=gnu11"}) {
+    CompileRequest request;
+    request.files = files;
+    request.extraArgs = std::move(args);
+    request.haveDashDash = true;
+    std::vector<CompileJob> jobs;
+    std::string error;
+    EXPECT_TRUE(collectJobs(request, jobs, error)) << error;
+    return jobs;
+  }
+
+  RunResult run(const std::vector<std::string> &files, EngineOptions options = {}) {
+    if (options.checks == EngineOptions().checks)
+      options.checks = "-*,afunix-test-call,afunix-test-options";
+    return runChecks(jobsFor(files), options);
+  }
+
+  std::string dir_;
+};
+
+constexpr const char *kFlagged = "void flagme(void);\n"
+                                 "void f(void) {\n"
+                                 "    flagme();   \n"
+                                 "}\n";
+
+TEST_F(EngineTest, FindingCarriesLocationNoteLineTextAndFix) {
+  std::string file = write("a.c", kFlagged);
+  RunResult result = run({file});
+  ASSERT_EQ(result.findings.size(), 1u);
+  const Finding &f = result.findings[0];
+  EXPECT_EQ(f.rule, "afunix-test-call");
+  EXPECT_EQ(f.severity, "warning"); // not a catalog rule: the default
+  EXPECT_EQ(f.where.file, file);
+  EXPECT_EQ(f.where.line, 3u);
+  EXPECT_EQ(f.where.column, 5u);
+  EXPECT_EQ(f.message, "call to flagme");
+  EXPECT_EQ(f.lineText, "flagme();");
+  ASSERT_EQ(f.notes.size(), 1u);
+  EXPECT_EQ(f.notes[0].where.line, 1u);
+  EXPECT_EQ(f.notes[0].where.column, 6u);
+  EXPECT_EQ(f.notes[0].message, "flagme declared here");
+  ASSERT_EQ(f.fixes.size(), 1u);
+  EXPECT_EQ(f.fixes[0].file, file);
+  EXPECT_EQ(f.fixes[0].offset, std::string(kFlagged).find("flagme();"));
+  EXPECT_EQ(f.fixes[0].length, 6u);
+  EXPECT_EQ(f.fixes[0].text, "fixed");
+  ASSERT_EQ(result.files.size(), 1u);
+  EXPECT_TRUE(result.files[0].parsed);
+}
+
+TEST_F(EngineTest, NolintSuppressesTheNamedRuleOnly) {
+  std::string file = write("n.c", "void flagme(void);\n"
+                                  "void f(void) {\n"
+                                  "  flagme(); // NOLINT(afunix-test-call)\n"
+                                  "  // NOLINTNEXTLINE(afunix-test-call)\n"
+                                  "  flagme();\n"
+                                  "  flagme(); // NOLINT(afunix-fd-flood)\n"
+                                  "  flagme(); // NOLINT\n"
+                                  "  flagme();\n"
+                                  "}\n");
+  RunResult result = run({file});
+  std::vector<unsigned> lines;
+  for (const Finding &f : result.findings)
+    lines.push_back(f.where.line);
+  EXPECT_EQ(lines, (std::vector<unsigned>{6, 8}));
+}
+
+TEST_F(EngineTest, SeverityOverrideAndCatalogDefault) {
+  std::string file = write("s.c", kFlagged);
+  EngineOptions options;
+  options.severity["afunix-test-call"] = "error";
+  RunResult result = run({file}, options);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].severity, "error");
+}
+
+TEST_F(EngineTest, GlobSelectsChecks) {
+  std::string file = write("g.c", std::string(kFlagged) + "void showopts(void);\n"
+                                                          "void g(void) { showopts(); }\n");
+  EngineOptions options;
+  options.checks = "-*,afunix-test-options";
+  RunResult result = run({file}, options);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].rule, "afunix-test-options");
+  EXPECT_EQ(enabledChecks("-*,afunix-test-*,-afunix-test-crash"),
+            (std::vector<std::string>{"afunix-test-call", "afunix-test-options"}));
+}
+
+TEST_F(EngineTest, GlobalCheckOptionsReachChecks) {
+  std::string file = write("o.c", "void showopts(void);\nvoid g(void) { showopts(); }\n");
+  EngineOptions options;
+  options.checkOptions["TargetKernel"] = "6.15";
+  options.checkOptions["OptionWrappers"] = "set_opt;ns::wrap";
+  RunResult result = run({file}, options);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].message, "kernel=6.15 wrappers=set_opt;ns::wrap");
+}
+
+TEST_F(EngineTest, UnparseableFileKeepsItsFindings) {
+  std::string file = write("u.c", std::string(kFlagged) + "int broken( { return 0 }\n");
+  RunResult result = run({file});
+  ASSERT_EQ(result.files.size(), 1u);
+  EXPECT_FALSE(result.files[0].parsed);
+  ASSERT_FALSE(result.files[0].errors.empty());
+  EXPECT_NE(result.files[0].errors[0].find(file + ":5:"), std::string::npos)
+      << result.files[0].errors[0];
+  EXPECT_NE(result.files[0].errors[0].find(": error: "), std::string::npos);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].where.line, 3u);
+  EXPECT_EQ(countParseErrors(result), 1u);
+}
+
+TEST_F(EngineTest, MissingIncludeIsAParseError) {
+  std::string file = write("m.c", "#include \"no-such-header.h\"\nint x;\n");
+  RunResult result = run({file});
+  ASSERT_EQ(result.files.size(), 1u);
+  EXPECT_FALSE(result.files[0].parsed);
+  ASSERT_FALSE(result.files[0].errors.empty());
+  EXPECT_NE(result.files[0].errors[0].find("no-such-header.h"), std::string::npos);
+}
+
+TEST_F(EngineTest, CrashInOneFileKeepsTheOthers) {
+  std::string crash = write("crash.c", "void crashme(void);\nvoid f(void) { crashme(); }\n");
+  std::string good = write("good.c", kFlagged);
+  std::string good2 = write("good2.c", kFlagged);
+  EngineOptions options;
+  options.checks = "-*,afunix-test-call,afunix-test-crash";
+  RunResult result = run({crash, good, good2}, options);
+  ASSERT_EQ(result.files.size(), 3u);
+  EXPECT_FALSE(result.files[0].parsed);
+  EXPECT_NE(result.files[0].errors.at(0).find("crashed"), std::string::npos);
+  EXPECT_TRUE(result.files[1].parsed);
+  EXPECT_TRUE(result.files[2].parsed);
+  ASSERT_EQ(result.findings.size(), 2u);
+  EXPECT_EQ(result.findings[0].where.file, good);
+  EXPECT_EQ(result.findings[1].where.file, good2);
+}
+
+TEST_F(EngineTest, ParallelRunGivesTheSameResult) {
+  std::vector<std::string> files;
+  for (int i = 0; i < 12; ++i) {
+    std::string body = "void flagme(void);\n";
+    for (int j = 0; j <= i % 4; ++j)
+      body += "void f" + std::to_string(j) + "(void) { flagme(); }\n";
+    if (i % 5 == 0)
+      body += "int broken(;\n";
+    files.push_back(write("p" + std::to_string(i) + ".c", body));
+  }
+  auto render = [&](unsigned jobs) {
+    EngineOptions options;
+    options.jobs = jobs;
+    RunResult result = run(files, options);
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    writeJson(result, os);
+    return os.str();
+  };
+  std::string serial = render(1);
+  EXPECT_NE(serial.find("\"findings\": 30"), std::string::npos) << serial.substr(serial.size() - 400);
+  EXPECT_EQ(render(2), serial);
+  EXPECT_EQ(render(4), serial);
+}
+
+TEST_F(EngineTest, RelativeDatabaseEntriesResolveAgainstTheirDirectory) {
+  llvm::sys::fs::create_directories(dir_ + "/src");
+  llvm::sys::fs::create_directories(dir_ + "/build");
+  std::string file = write("src/r.c", kFlagged);
+  write("build/compile_commands.json",
+        "[{\"directory\": \"" + dir_ + "/build\", \"arguments\": [\"gcc\", \"-fanalyzer\", "
+        "\"-Werror\", \"-Wlogical-op\", \"-c\", \"../src/r.c\", \"-o\", \"r.o\"], "
+        "\"file\": \"../src/r.c\"}]");
+  CompileRequest request;
+  request.buildPath = dir_ + "/build";
+  std::vector<CompileJob> jobs;
+  std::string error;
+  ASSERT_TRUE(collectJobs(request, jobs, error)) << error;
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].file, file);
+  EngineOptions options;
+  options.checks = "-*,afunix-test-call";
+  RunResult result = runChecks(jobs, options);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].where.file, file);
+  EXPECT_TRUE(result.files[0].parsed) << result.files[0].errors.at(0);
+}
+
+TEST(AdjustCommand, DropsWhatClangRejectsAndKeepsTheRest) {
+  std::vector<std::string> in = {"ccache", "gcc", "-O2", "-DX=1", "-Iinc", "-fanalyzer",
+                                 "-fno-tree-loop-distribute-patterns", "-mindirect-branch=thunk",
+                                 "-fstack-clash-protection", "-Werror", "-Werror=format",
+                                 "-MD", "-MF", "a.d", "-c", "a.c", "-o", "a.o",
+                                 "-resource-dir=/elsewhere"};
+  std::vector<std::string> out = adjustCommand(in, "a.c");
+  auto has = [&](const std::string &s) { return std::find(out.begin(), out.end(), s) != out.end(); };
+  EXPECT_EQ(out[0], "gcc");
+  EXPECT_EQ(out[1], "-resource-dir=" AFUNIX_CLANG_RESOURCE_DIR);
+  for (const char *kept : {"-O2", "-DX=1", "-Iinc", "-fstack-clash-protection", "a.c",
+                           "-fsyntax-only", "-Wno-unknown-warning-option"})
+    EXPECT_TRUE(has(kept)) << kept;
+  for (const char *dropped : {"ccache", "-fanalyzer", "-fno-tree-loop-distribute-patterns",
+                              "-mindirect-branch=thunk", "-Werror", "-Werror=format", "-MD", "-MF",
+                              "a.d", "-c", "-o", "a.o", "-resource-dir=/elsewhere"})
+    EXPECT_FALSE(has(dropped)) << dropped;
+}
+
+TEST(ConfigFile, ParsesEverySetting) {
+  Config config;
+  std::string error;
+  ASSERT_TRUE(parseConfig("wrappers: [set_opt, ns::wrap]\n"
+                          "socket_producers: [open_listener]\n"
+                          "external_sockets: [inherited_fd]\n"
+                          "severity: {afunix-fd-flood: error}\n"
+                          "disable: [afunix-fd-limit]\n"
+                          "pedantic: true\n"
+                          "target_kernel: \"6.16\"\n",
+                          "c.yaml", config, error))
+      << error;
+  EXPECT_EQ(config.wrappers, (std::vector<std::string>{"set_opt", "ns::wrap"}));
+  EXPECT_EQ(config.socketProducers, (std::vector<std::string>{"open_listener"}));
+  EXPECT_EQ(config.externalSockets, (std::vector<std::string>{"inherited_fd"}));
+  EXPECT_EQ(config.severity.at("afunix-fd-flood"), "error");
+  EXPECT_EQ(config.disable, (std::vector<std::string>{"afunix-fd-limit"}));
+  EXPECT_EQ(config.pedantic, true);
+  EXPECT_EQ(config.targetKernel, "6.16");
+}
+
+TEST(ConfigFile, ErrorsNameFileLineAndField) {
+  struct Case {
+    const char *text, *expected;
+  } cases[] = {
+      {"wrappers: [a]\nwrapers: [b]\n", "c.yaml:2:1: field 'wrapers': unknown setting"},
+      {"severity:\n  afunix-fd-flood: fatal\n", "c.yaml:2:20: field 'severity.afunix-fd-flood'"},
+      {"severity: {afunix-nope: error}\n", "c.yaml:1:12: field 'severity': unknown rule id"},
+      {"disable: afunix-fd-flood\n", "c.yaml:1:10: field 'disable': expected a list"},
+      {"target_kernel: 6\n", "c.yaml:1:16: field 'target_kernel'"},
+      {"pedantic: maybe\n", "c.yaml:1:11: field 'pedantic'"},
+      {"wrappers: [\"not a name\"]\n", "c.yaml:1:12: field 'wrappers'"},
+      {"wrappers: [a\n", "c.yaml:2:1: invalid YAML"},
+      {"- a\n- b\n", "c.yaml:1:1: expected a mapping"},
+  };
+  for (const Case &c : cases) {
+    Config config;
+    std::string error;
+    EXPECT_FALSE(parseConfig(c.text, "c.yaml", config, error)) << c.text;
+    EXPECT_EQ(error.rfind(c.expected, 0), 0u) << "got: " << error << "\nfor: " << c.text;
+  }
+}
+
+TEST(KernelVersion, AcceptsReleasesOnly) {
+  EXPECT_TRUE(validKernelVersion("6.16"));
+  EXPECT_TRUE(validKernelVersion("6.1.141"));
+  for (const char *bad : {"", "6", "6.", ".6", "6.16-rc1", "banana", "6.16.1.2", "1.0"})
+    EXPECT_FALSE(validKernelVersion(bad)) << bad;
+}
+
+} // namespace
+} // namespace afunix::check
+
+int main(int argc, char **argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  afunix::check::enableCrashRecovery();
+  return RUN_ALL_TESTS();
+}
