@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Drives afunix-clangd over LSP the way an editor does and checks what arrives.
 
-For each source file: copy it into a scratch project (compile_commands.json + a .clangd that
-turns the afunix checks on), initialize, initialized, didOpen, wait for publishDiagnostics. The
-afunix diagnostics must sit exactly on the file's `// EXPECT: <rule>` lines (testdata/README.md).
-With --expect-fix, a codeAction request at the first afunix diagnostic must return a quickfix
-whose edit changes the file.
+Every testdata file is copied into a scratch project (compile_commands.json, and per file a
+.clangd that adds the afunix checks with FastCheckFilter: Loose and the file's options as
+CheckOptions); one afunix-clangd session does initialize, initialized, then didOpen of each file
+and waits for its publishDiagnostics. The afunix diagnostics must sit exactly on the file's
+`// EXPECT: <rule>` lines (testdata/README.md), and for every finding afunix-check gives a fix-it
+for, a codeAction request must return a quickfix with exactly that edit.
 
-usage: clangd_lsp_test.py --clangd BIN [--checks GLOB] [--expect-fix] FILE...
+usage: clangd_lsp_test.py --clangd BIN --checker BIN [--require-fix] [FILE...]
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -19,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import afunix_testlib as lib
 
 TIMEOUT = 90  # seconds for one file's diagnostics; a cold clangd parse takes ~1 s here
 
@@ -97,41 +101,42 @@ class Lsp:
             self.proc.kill()
 
 
-def expectations(text):
-    expected = set()
-    for number, line in enumerate(text.splitlines(), 1):
-        m = re.search(r"//\s*EXPECT:\s*([\w,\s-]+)", line)
-        if m:
-            for rule in m.group(1).split(","):
-                if rule.strip():
-                    expected.add((rule.strip(), number))
-    return expected
+def position(text, offset):
+    """LSP position (0-based line, UTF-16 character) of a byte offset."""
+    data = text.encode()
+    line = data.count(b"\n", 0, offset)
+    start = data.rfind(b"\n", 0, offset) + 1
+    return {"line": line, "character": len(data[start:offset].decode().encode("utf-16-le")) // 2}
 
 
-def compile_args(text, path):
-    m = re.search(r"^//\s*ARGS:(.*)$", text, re.M)
-    if m:
-        return m.group(1).split()
-    return ["-std=gnu11"] if path.endswith(".c") else ["-std=c++17"]
+def clangd_config(check_options, checks):
+    lines = ["Diagnostics:", "  ClangTidy:", f"    Add: [{checks}]", "    FastCheckFilter: Loose",
+             "    CheckOptions:"]
+    lines += [f"      {k}: '{v}'" for k, v in sorted(check_options.items())]
+    return "\n".join(lines) + "\n"
 
 
-def check_file(clangd, source, checks, expect_fix):
-    text = open(source).read()
-    prefix = checks.rstrip("*")
-    expected = expectations(text)
+def run(clangd, checker, samples, checks):
     with tempfile.TemporaryDirectory(prefix="afunix-lsp-") as project:
-        path = os.path.join(project, os.path.basename(source))
-        shutil.copy(source, path)
-        compiler = "clang" if path.endswith(".c") else "clang++"
+        database, copies = [], []
+        for n, sample in enumerate(samples):
+            # One directory per file: its own .clangd carries the file's CheckOptions.
+            folder = os.path.join(project, f"f{n}")
+            os.makedirs(folder)
+            path = os.path.join(folder, os.path.basename(sample.path))
+            shutil.copy(sample.path, path)
+            with open(os.path.join(folder, ".clangd"), "w") as f:
+                f.write(clangd_config(lib.check_options(sample.options), checks))
+            compiler = "clang++" if sample.is_cxx else "clang"
+            database.append({"directory": folder, "file": path,
+                             "arguments": [compiler, *sample.args, "-c", path]})
+            copies.append(path)
         with open(os.path.join(project, "compile_commands.json"), "w") as f:
-            json.dump([{"directory": project, "file": path,
-                        "arguments": [compiler, *compile_args(text, source), "-c", path]}], f)
-        with open(os.path.join(project, ".clangd"), "w") as f:
-            f.write("Diagnostics:\n  ClangTidy:\n    Add: [%s]\n    FastCheckFilter: Loose\n" % checks)
+            json.dump(database, f)
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(project, "xdg"), HOME=project)
-        lsp = Lsp([clangd, "--log=verbose", "--background-index=false", "--pch-storage=memory"],
-                  project, env)
-        uri = "file://" + path
+        lsp = Lsp([clangd, "--log=error", "--background-index=false", "--pch-storage=memory",
+                   f"--compile-commands-dir={project}"], project, env)
+        fixes_checked = diagnostics = 0
         try:
             lsp.request("initialize", {
                 "processId": os.getpid(), "rootUri": "file://" + project,
@@ -140,48 +145,68 @@ def check_file(clangd, source, checks, expect_fix):
                     "codeAction": {"codeActionLiteralSupport": {
                         "codeActionKind": {"valueSet": ["quickfix"]}}}}}})
             lsp.notify("initialized", {})
-            lsp.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": "c" if path.endswith(".c") else "cpp",
-                "version": 1, "text": text}})
-            params = lsp.wait_notification("textDocument/publishDiagnostics",
-                                           lambda p: p["uri"] == uri)
-            diags = [d for d in params["diagnostics"]
-                     if d.get("source") == "clang-tidy" and str(d.get("code", "")).startswith(prefix)]
-            got = {(d["code"], d["range"]["start"]["line"] + 1) for d in diags}
-            errors = [d["message"] for d in params["diagnostics"] if d.get("severity") == 1
-                      and d.get("source") != "clang-tidy"]
-            assert not errors, f"{source}: clangd could not parse it: {errors}"
-            assert got == expected, (f"{source}: afunix diagnostics {sorted(got)} "
-                                     f"!= EXPECT lines {sorted(expected)}")
-            if expect_fix:
-                assert diags, f"{source}: no afunix diagnostic to ask a fix for"
-                actions = []
-                for diag in diags:
+            for sample, path in zip(samples, copies):
+                text = open(path).read()
+                uri = "file://" + path
+                lsp.notify("textDocument/didOpen", {"textDocument": {
+                    "uri": uri, "languageId": "cpp" if sample.is_cxx else "c",
+                    "version": 1, "text": text}})
+                params = lsp.wait_notification("textDocument/publishDiagnostics",
+                                               lambda p: p["uri"] == uri)
+                errors = [d["message"] for d in params["diagnostics"] if d.get("severity") == 1
+                          and d.get("source") != "clang-tidy"]
+                assert not errors, f"{sample.path}: clangd could not parse it: {errors}"
+                diags = [d for d in params["diagnostics"] if d.get("source") == "clang-tidy"
+                         and str(d.get("code", "")).startswith("afunix-")]
+                got = collections.Counter((d["range"]["start"]["line"] + 1, d["code"]) for d in diags)
+                assert got == sample.expected, (f"{sample.path}: afunix-clangd reports "
+                                                f"{sorted(got.elements())}, EXPECT lines say "
+                                                f"{sorted(sample.expected.elements())}")
+                diagnostics += sum(got.values())
+                # Every fix-it afunix-check offers must come back as a quickfix code action.
+                _, report = lib.run_check(checker, [path], sample.args, sample.options, cwd=lib.REPO)
+                for finding in report["findings"]:
+                    if not finding["fixes"]:
+                        continue
+                    diag = next(d for d in diags if d["code"] == finding["rule"]
+                                and d["range"]["start"]["line"] + 1 == finding["line"])
                     actions = lsp.request("textDocument/codeAction", {
                         "textDocument": {"uri": uri}, "range": diag["range"],
                         "context": {"diagnostics": [diag], "only": ["quickfix"]}}) or []
-                    actions = [a for a in actions if a.get("kind") == "quickfix" and a.get("edit")]
-                    if actions:
-                        break
-                assert actions, f"{source}: no quickfix code action for {diags}"
-                edits = actions[0]["edit"].get("changes", {}).get(uri, [])
-                assert edits and any(e["newText"] or e["range"]["start"] != e["range"]["end"]
-                                     for e in edits), f"{source}: empty fix {actions[0]}"
-                print(f"{source}: fix '{actions[0]['title']}' with {len(edits)} edit(s)")
-            print(f"{source}: {len(got)} afunix diagnostic(s) as expected")
+                    edits = [sorted((json.dumps(e["range"], sort_keys=True), e["newText"])
+                                    for e in a["edit"]["changes"][uri])
+                             for a in actions if a.get("kind") == "quickfix" and a.get("edit")]
+                    want = sorted((json.dumps({"start": position(text, e["offset"]),
+                                               "end": position(text, e["offset"] + e["length"])},
+                                              sort_keys=True), e["text"])
+                                  for e in finding["fixes"])
+                    assert want in edits, (f"{sample.path}:{finding['line']}: no code action with "
+                                           f"afunix-check's fix {want}; got {edits}")
+                    fixes_checked += 1
+                lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                print(f"{os.path.basename(sample.path)}: {sum(got.values())} afunix diagnostic(s) as expected")
         finally:
             lsp.close()
+        return diagnostics, fixes_checked
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--clangd", required=True)
+    parser.add_argument("--checker", required=True)
     parser.add_argument("--checks", default="afunix-*")
-    parser.add_argument("--expect-fix", action="store_true")
-    parser.add_argument("files", nargs="+")
+    parser.add_argument("--require-fix", action="store_true",
+                        help="fail unless some diagnostic's fix-it was checked")
+    parser.add_argument("files", nargs="*", help="default: every testdata/checker file")
     args = parser.parse_args()
-    for source in args.files:
-        check_file(args.clangd, source, args.checks, args.expect_fix)
+    samples = [lib.Sample(f) for f in args.files] if args.files else lib.samples()
+    samples = [s for s in samples if lib.check_options(s.options) is not None]
+    diagnostics, fixes = run(os.path.abspath(args.clangd), os.path.abspath(args.checker),
+                             samples, args.checks)
+    assert diagnostics, "no afunix diagnostic arrived at all"
+    assert fixes or not args.require_fix, "no afunix diagnostic with a fix-it was checked"
+    print(f"{len(samples)} files: {diagnostics} afunix diagnostics over LSP, {fixes} fix-it "
+          f"code action(s) equal to afunix-check's")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""afunix-check --format=sarif on the testdata: valid SARIF 2.1.0 (the OASIS schema plus what
+GitHub code scanning needs), the same findings as --format=json, URIs relative to --sarif-root,
+notes as relatedLocations, fix-its as fixes, fingerprints that survive moved lines.
+
+usage: sarif_test.py --checker BIN --schema FILE
+"""
+import argparse
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import afunix_testlib as lib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sarif(checker, files, args, options, root, out, cwd=lib.REPO):
+    command = [checker, "--format=sarif", "--quiet", f"--sarif-root={root}", *options, *files,
+               "--", *args]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    assert proc.returncode in (0, 1), f"{' '.join(command)}: exit {proc.returncode}\n{proc.stderr}"
+    with open(out, "w") as f:
+        f.write(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--checker", required=True)
+    parser.add_argument("--schema", required=True)
+    args = parser.parse_args()
+    args.checker = os.path.abspath(args.checker)
+    groups = collections.defaultdict(list)  # one run per distinct (options, args)
+    for s in lib.samples():
+        groups[(tuple(s.options), tuple(s.args))].append(s)
+    total = 0
+    with tempfile.TemporaryDirectory(prefix="afunix-sarif-") as tmp:
+        for n, ((options, cargs), group) in enumerate(sorted(groups.items())):
+            files = [s.path for s in group]
+            out = os.path.join(tmp, f"run{n}.sarif")
+            log = sarif(args.checker, files, cargs, options, lib.REPO, out)
+            subprocess.run([sys.executable, os.path.join(HERE, "validate_sarif.py"), args.schema,
+                            out], check=True)
+            _, report = lib.run_check(args.checker, files, cargs, options)
+            results = log["runs"][0]["results"]
+            assert len(results) == len(report["findings"]), (len(results), len(report["findings"]))
+            for r, f in zip(results, report["findings"]):
+                loc = r["locations"][0]["physicalLocation"]
+                rel = os.path.relpath(f["file"], lib.REPO)
+                assert loc["artifactLocation"] == {"uri": rel, "uriBaseId": "%SRCROOT%"}, loc
+                assert (r["ruleId"], loc["region"]["startLine"], r["message"]["text"]) == \
+                    (f["rule"], f["line"], f["message"]), (r, f)
+                assert len(r.get("relatedLocations", [])) == len(f["notes"]), (r, f)
+                assert bool(r.get("fixes")) == bool(f["fixes"]), (r, f)
+            assert log["runs"][0]["invocations"][0]["executionSuccessful"] is True
+            total += len(results)
+        assert total, "no SARIF result on the whole testdata"
+        print(f"{len(groups)} runs, {total} results: schema-valid, equal to --format=json")
+
+        # Fingerprints: the same file with lines inserted above keeps every fingerprint.
+        sample = next(s for s in lib.samples("*/pos_*") if s.expected)
+        moved = os.path.join(tmp, "moved")
+        os.makedirs(moved)
+        copy = os.path.join(moved, os.path.basename(sample.path))
+        shutil.copy(sample.path, copy)
+        prints = lambda log: [r["partialFingerprints"] for r in log["runs"][0]["results"]]
+        before = prints(sarif(args.checker, [copy], sample.args, sample.options, moved,
+                              os.path.join(tmp, "m1.sarif")))
+        text = open(copy).read()
+        open(copy, "w").write("/* moved */\n" * 4 + text)
+        after_log = sarif(args.checker, [copy], sample.args, sample.options, moved,
+                          os.path.join(tmp, "m2.sarif"))
+        assert before and before == prints(after_log), (before, prints(after_log))
+        assert after_log["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+            "artifactLocation"]["uri"] == os.path.basename(copy)
+        print(f"{os.path.basename(copy)}: {len(before)} fingerprint(s) unchanged after moving lines")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
+    except subprocess.CalledProcessError as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""The clang-tidy plugin under the real clang-tidy-19.
+
+1. `--load=libafunix-tidy.so --list-checks` lists exactly the checks afunix-check has (a missing
+   or mismatched plugin silently lists none).
+2. On every testdata file, clang-tidy's afunix findings (rule, file, line) are afunix-check's,
+   with the file's afunix-check options given as `.clang-tidy` CheckOptions.
+3. CheckOptions reach the checks: a file whose findings depend on an option gives afunix-check's
+   answer both with and without it.
+
+usage: tidy_plugin_test.py --clang-tidy BIN --plugin SO --checker BIN
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import afunix_testlib as lib
+
+DIAG = re.compile(r"^(.*?):(\d+):(\d+): (warning|error): (.*) \[([\w,.-]+)\]$")
+
+
+def tidy_findings(tidy, plugin, sample, check_options, workdir):
+    config = os.path.join(workdir, ".clang-tidy")
+    with open(config, "w") as f:
+        f.write("Checks: '-*,afunix-*'\nCheckOptions:\n")
+        for key, value in sorted(check_options.items()):
+            f.write(f"  {key}: '{value}'\n")
+    command = [tidy, f"--load={plugin}", f"--config-file={config}", "--quiet", sample.path,
+               "--", *sample.args]
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=workdir)
+    found = collections.Counter()
+    for line in proc.stdout.splitlines():
+        m = DIAG.match(line)
+        if m:
+            for rule in m.group(6).split(","):
+                if rule.startswith("afunix-"):
+                    found[(rule, os.path.abspath(m.group(1)), int(m.group(2)))] += 1
+    if proc.returncode != 0 and "error:" in proc.stdout + proc.stderr and not found:
+        raise AssertionError(f"clang-tidy failed on {sample.path}:\n{proc.stdout}{proc.stderr}")
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clang-tidy", required=True)
+    parser.add_argument("--plugin", required=True)
+    parser.add_argument("--checker", required=True)
+    args = parser.parse_args()
+    args.checker = os.path.abspath(args.checker)
+
+    assert os.path.isfile(args.plugin), f"{args.plugin} does not exist"
+    proc = subprocess.run([args.clang_tidy, f"--load={args.plugin}", "--checks=-*,afunix-*",
+                           "--list-checks"], capture_output=True, text=True)
+    listed = {l.strip() for l in proc.stdout.splitlines() if l.strip().startswith("afunix-")}
+    assert listed, f"clang-tidy --load={args.plugin} lists no afunix check:\n{proc.stdout}{proc.stderr}"
+    rules = subprocess.run([args.checker, "--list-rules"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    have = {r.split()[0] for r in rules if r.strip() and "no static check" not in r}
+    assert have, "afunix-check has no static check at all"
+    assert listed == have, f"clang-tidy --load lists {sorted(listed)}, afunix-check has {sorted(have)}"
+    print(f"--list-checks: {len(listed)} afunix checks, the same as afunix-check's")
+
+    compared = findings = 0
+    option_files = 0
+    with tempfile.TemporaryDirectory(prefix="afunix-tidy-") as workdir:
+        for sample in lib.samples():
+            opts = lib.check_options(sample.options)
+            if opts is None:
+                print(f"skip {sample.path}: options {sample.options} have no CheckOptions form")
+                continue
+            _, report = lib.run_check(args.checker, [sample.path], sample.args, sample.options)
+            want = lib.finding_keys(report, sample.path)
+            got = tidy_findings(args.clang_tidy, args.plugin, sample, opts, workdir)
+            assert got == want, (f"{sample.path}: clang-tidy {sorted(got.elements())} != "
+                                 f"afunix-check {sorted(want.elements())} (CheckOptions {opts})")
+            compared += 1
+            findings += sum(want.values())
+            if len(opts) > 1 or opts["Pedantic"] != "false":
+                # The same file without its options: both tools must change (or not) together.
+                option_files += 1
+                _, plain = lib.run_check(args.checker, [sample.path], sample.args)
+                want_plain = lib.finding_keys(plain, sample.path)
+                got_plain = tidy_findings(args.clang_tidy, args.plugin, sample,
+                                          {"Pedantic": "false"}, workdir)
+                assert got_plain == want_plain, (
+                    f"{sample.path} without options: clang-tidy {sorted(got_plain.elements())} != "
+                    f"afunix-check {sorted(want_plain.elements())}")
+    assert compared and findings, "no testdata file with findings was compared"
+    print(f"{compared} testdata files, {findings} findings: clang-tidy plugin == afunix-check; "
+          f"{option_files} files also compared without their CheckOptions")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
