@@ -1,0 +1,86 @@
+// The interceptor vocabulary, after compiler-rt's sanitizer_common interceptors: every interceptor
+// has the same shape
+//
+//   PROBE_INTERCEPTOR(ret, func, args...) {
+//     PROBE_ENTER(fd);                      // is this fd an AF_UNIX socket? start the clock
+//     ret r = PROBE_REAL(func)(args...);    // the real call, untouched
+//     PROBE_RECORD(kind, cls);              // errno saved, event recorded, errno restored
+//     return r;                             // the real return value, always
+//   }
+//
+// REAL pointers are resolved with dlsym(RTLD_NEXT) in the constructor, or lazily by the first call
+// that arrives before it (another library's constructor). The probe intercepts no allocator, so
+// dlsym's own calloc() cannot recurse into it.
+#pragma once
+
+#include "ProbeCore.h"
+
+#include <atomic>
+#include <cerrno>
+#include <dlfcn.h>
+
+#define PROBE_EXPORT extern "C" __attribute__((visibility("default")))
+
+// A pointer to the next definition of `func`, and the function type it has.
+#define PROBE_DECLARE_REAL(ret, func, ...)                                                         \
+  using func##_fn = ret (*)(__VA_ARGS__);                                                         \
+  static std::atomic<func##_fn> real_##func{nullptr};                                             \
+  static func##_fn resolve_##func() {                                                             \
+    auto fn = reinterpret_cast<func##_fn>(dlsym(RTLD_NEXT, #func));                               \
+    real_##func.store(fn, std::memory_order_relaxed);                                             \
+    return fn;                                                                                    \
+  }
+
+#define PROBE_REAL(func)                                                                           \
+  (real_##func.load(std::memory_order_relaxed) ? real_##func.load(std::memory_order_relaxed)      \
+                                               : resolve_##func())
+
+#define PROBE_INTERCEPTOR(ret, func, ...)                                                          \
+  PROBE_DECLARE_REAL(ret, func, __VA_ARGS__)                                                      \
+  PROBE_EXPORT ret func(__VA_ARGS__)
+
+// Enter: decides whether the call is watched (an AF_UNIX socket) and starts the clock.
+#define PROBE_ENTER(fd) ::afunix::probe::detail::Call probeCall(fd)
+#define PROBE_ENTER_TIMED(fd, forceTiming) ::afunix::probe::detail::Call probeCall(fd, forceTiming)
+// Record: runs `body` with errno saved, then counts the call; errno is what the real call left.
+#define PROBE_RECORD_WITH(kind, cls, body)                                                         \
+  do {                                                                                            \
+    int probeErrno = errno;                                                                       \
+    if (probeCall.watched) {                                                                      \
+      uint64_t probeNs = probeCall.elapsed();                                                     \
+      (void)probeNs;                                                                              \
+      body;                                                                                       \
+      probeCall.record(kind, cls, probeNs);                                                       \
+    }                                                                                             \
+    errno = probeErrno;                                                                           \
+  } while (0)
+#define PROBE_RECORD(kind, cls) PROBE_RECORD_WITH(kind, cls, (void)0)
+// State changes that need no timing (socket(), close(), dup()...): errno saved around `body`.
+#define PROBE_AFTER(body)                                                                          \
+  do {                                                                                            \
+    int probeErrno = errno;                                                                       \
+    body;                                                                                         \
+    errno = probeErrno;                                                                           \
+  } while (0)
+
+namespace afunix::probe::detail {
+
+struct Call {
+  bool watched = false;
+  uint64_t start = 0;
+  explicit Call(int fd, bool forceTiming = false) {
+    int saved = errno;
+    watched = fdTable().lookup(fd).isUnix();
+    if (watched && (config().timing || forceTiming))
+      start = nowNs();
+    errno = saved;
+  }
+  uint64_t elapsed() const { return start ? nowNs() - start : UINT64_MAX; }
+  void record(CallKind kind, CallClass cls, uint64_t ns) const {
+    stats().record(histIndex(kind, cls), config().timing ? ns : UINT64_MAX);
+    if (config().intervalNs)
+      maybePeriodicReport(ns != UINT64_MAX ? start + ns : nowNs());
+  }
+};
+
+} // namespace afunix::probe::detail

@@ -1,0 +1,317 @@
+// The probe's core: what an intercepted call turns into (fd table, per-thread statistics,
+// findings) and the report writer. Everything here is allocation-free and lock-free so that it can
+// run inside any call of the watched program, including signal handlers and forked children.
+// The interceptors (Interceptors.cpp) are the only users in the preloaded library; the unit tests
+// link this core directly, so the sanitizers see it even though a sanitized .so cannot be
+// preloaded into an arbitrary program.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <sys/socket.h>
+
+namespace afunix::probe {
+
+// ---------------------------------------------------------------------------------------------
+// Configuration, read once from the environment at load time (Config.cpp).
+struct Config {
+  bool timing = true;             // AFUNIX_PROBE_TIMING=0 turns latency histograms off
+  bool fixPasscred = false;       // AFUNIX_PROBE_FIX=passcred
+  bool reportText = false;        // AFUNIX_PROBE_FORMAT=text|json|both (default json)
+  bool reportJson = true;
+  uint64_t slowNs = 100000;       // AFUNIX_PROBE_SLOW_NS
+  uint64_t intervalNs = 0;        // AFUNIX_PROBE_INTERVAL (seconds), 0 = only at exit/exec
+  char dir[512] = {};             // AFUNIX_PROBE_DIR; empty = text report on stderr at exit
+  bool dirUsable = false;
+};
+// Parses `getenvFn`'s answers into `config`; every problem is one line in `messages` (for stderr),
+// and the value falls back to its default. Returns false if there was any problem.
+using GetEnvFn = const char *(*)(const char *);
+bool parseConfig(GetEnvFn getenvFn, Config &config, char *messages, std::size_t messagesSize);
+
+Config &config();
+
+// ---------------------------------------------------------------------------------------------
+// Fd table: one atomic 64-bit word per fd. The generation lives in the word, so a CAS that raced
+// with a close()/dup2() fails instead of writing stale state onto a reused fd.
+constexpr int kFdTableSize = 1 << 16;
+
+enum class FdKind : uint8_t { Unknown = 0, NotSocket = 1, Socket = 2 };
+enum class FdRole : uint8_t { Created = 0, Accepted = 1, PairEnd = 2, Learned = 3 };
+
+struct FdState {
+  FdKind kind = FdKind::Unknown;
+  uint8_t family = 0;   // AF_* (< 64)
+  uint8_t type = 0;     // SOCK_* without flags
+  bool passcred = false;
+  bool listening = false;
+  bool bound = false;
+  FdRole role = FdRole::Created;
+  bool hasPeer = false;
+  uint16_t peerFd = 0;
+  uint8_t peerGen = 0;  // low bits of the peer slot's generation when the pairing was recorded
+  uint16_t gen = 0;
+  bool passcredLate = false; // SO_PASSCRED enabled after listen()/accept()/bind() or on a learned fd
+  bool credsSeen = false;    // an SCM_CREDENTIALS cmsg was received on it
+  bool rightsSeen = false;   // an SCM_RIGHTS cmsg was received on it
+  bool listenerLate = false; // accepted from a listener whose SO_PASSCRED came after listen()
+
+  bool isUnix() const { return kind == FdKind::Socket && family == AF_UNIX; }
+  uint64_t encode() const;
+  static FdState decode(uint64_t word);
+};
+
+class FdTable {
+public:
+  // Current state, learning it from the kernel (getsockopt) the first time an fd is seen.
+  FdState lookup(int fd);
+  // Current state without learning (Unknown for fds never seen).
+  FdState peek(int fd) const;
+  // Replaces the state of `fd`, bumping its generation: a new object now lives at this number.
+  // Returns the new generation.
+  uint16_t install(int fd, FdState state);
+  // Forgets `fd` (close): bumps the generation, kind becomes Unknown.
+  void forget(int fd);
+  // Applies `update` to the current state unless the generation moved meanwhile.
+  template <typename F> void update(int fd, F update) {
+    if (!inRange(fd))
+      return;
+    uint64_t old = slots_[fd].load(std::memory_order_acquire);
+    for (;;) {
+      FdState state = FdState::decode(old);
+      update(state);
+      if (slots_[fd].compare_exchange_weak(old, state.encode(), std::memory_order_acq_rel))
+        return;
+    }
+  }
+  static bool inRange(int fd) { return fd >= 0 && fd < kFdTableSize; }
+  void resetAll();
+  std::atomic<uint64_t> untracked{0}; // calls on fds beyond the table
+
+private:
+  std::atomic<uint64_t> slots_[kFdTableSize] = {};
+};
+
+FdTable &fdTable();
+
+// ---------------------------------------------------------------------------------------------
+// Statistics: per call kind and class, a call counter and a log2 latency histogram (bucket i holds
+// latencies in [2^(i-1), 2^i) ns, like bcc's funclatency), kept in per-thread blocks.
+enum class CallKind : uint8_t { Send, Recv, Write, Read, Accept, Connect };
+enum class CallClass : uint8_t { NoFds, UnixFds, OtherFds, Creds };
+constexpr int kHistCount = 12; // Send x 4 classes, Recv x 4 classes, Write, Read, Accept, Connect
+constexpr int kBuckets = 32;
+int histIndex(CallKind kind, CallClass cls);
+const char *histCallName(int index);
+const char *histClassName(int index);
+
+struct alignas(64) ThreadBlock {
+  std::atomic<uint32_t> inUse{0};
+  std::atomic<uint32_t> calls[kHistCount] = {};
+  std::atomic<uint32_t> buckets[kHistCount][kBuckets] = {};
+};
+constexpr int kThreadBlocks = 1024;
+
+struct StatsSnapshot {
+  uint64_t calls[kHistCount] = {};
+  uint64_t buckets[kHistCount][kBuckets] = {};
+  uint64_t threadsSeen = 0;
+  uint64_t threadsOverflow = 0; // threads beyond kThreadBlocks (counted in the shared block)
+};
+
+class Stats {
+public:
+  // Counts one call (and its latency, when `ns` != UINT64_MAX) for the calling thread.
+  void record(int hist, uint64_t ns);
+  void snapshot(StatsSnapshot &out) const;
+  // Thread exit: folds the thread's block into the retired totals and frees it.
+  void releaseCurrentThread();
+  // fork child: forget every thread but the caller, zero everything.
+  void resetAfterFork();
+  static int bucketOf(uint64_t ns);
+
+private:
+  ThreadBlock *claim();
+  void fold(ThreadBlock &block);
+  ThreadBlock blocks_[kThreadBlocks];
+  std::atomic<uint64_t> retiredCalls_[kHistCount] = {};
+  std::atomic<uint64_t> retiredBuckets_[kHistCount][kBuckets] = {};
+  std::atomic<uint64_t> threadsSeen_{0};
+  std::atomic<uint64_t> overflowThreads_{0};
+  std::atomic<uint32_t> hint_{0};
+};
+
+Stats &stats();
+// Called by the interceptor library once, to release blocks at thread exit (pthread key).
+void installThreadExitHook();
+
+// ---------------------------------------------------------------------------------------------
+// Findings: a fixed open-addressing table keyed by (rule, variant, fd, fd generation).
+enum class Rule : uint8_t {
+  CredsWithoutPasscred,
+  PasscredTooLate,
+  PasscredWrongFamily,
+  FdFlood,
+  FdLimit,
+  FdCycle,
+  FixPasscred, // not a rule: a place where --fix passcred enabled SO_PASSCRED
+  Count
+};
+const char *ruleId(Rule rule);
+constexpr int kEvidence = 6;
+constexpr int kFindings = 512;
+
+struct FindingSlot {
+  std::atomic<uint64_t> key{0};
+  std::atomic<uint64_t> count{0};
+  std::atomic<uint64_t> evidence[kEvidence] = {};
+};
+
+struct FindingView {
+  Rule rule;
+  uint8_t variant;
+  int fd;
+  uint64_t count;
+  uint64_t evidence[kEvidence];
+};
+
+class Findings {
+public:
+  // Counts one occurrence; returns the slot so the caller can set evidence (nullptr if full).
+  FindingSlot *hit(Rule rule, uint8_t variant, int fd, uint16_t gen);
+  static void setMax(std::atomic<uint64_t> &field, uint64_t value);
+  // Visits every finding; returns how many.
+  template <typename F> int forEach(F visit) const {
+    int n = 0;
+    for (const auto &slot : slots_) {
+      uint64_t key = slot.key.load(std::memory_order_acquire);
+      if (!key)
+        continue;
+      FindingView view{static_cast<Rule>((key & 0xff) - 1), static_cast<uint8_t>((key >> 8) & 0xff),
+                       static_cast<int>((key >> 16) & 0xffffff), slot.count.load(std::memory_order_relaxed),
+                       {}};
+      if ((key >> 63) & 1)
+        view.fd = -1;
+      for (int i = 0; i < kEvidence; ++i)
+        view.evidence[i] = slot.evidence[i].load(std::memory_order_relaxed);
+      visit(view);
+      ++n;
+    }
+    return n;
+  }
+  void reset();
+  std::atomic<uint64_t> dropped{0};
+
+private:
+  FindingSlot slots_[kFindings];
+};
+
+Findings &findings();
+
+// Variants (indices into the catalog's variants of each rule).
+namespace variant {
+constexpr uint8_t kDefault = 0;
+// afunix-passcred-too-late
+constexpr uint8_t kAcceptedSocket = 0, kDgramAfterBind = 1, kListenerAfterListen = 2, kExternalSocket = 3;
+// afunix-fd-cycle
+constexpr uint8_t kSelf = 0, kPeer = 1;
+// --fix passcred places
+constexpr uint8_t kFixAtListen = 0, kFixAtRecvmsg = 1;
+} // namespace variant
+
+// Evidence layout per rule (indices into FindingView::evidence):
+//   creds-without-passcred: [0] max control buffer size, [1] calls whose buffer could hold a
+//                           ucred, [2] socket type
+//   passcred-too-late:      [0] pid, [1] uid, [2] gid (of the last pid-0 credentials)
+//   passcred-wrong-family:  [0] option (SO_*), [1] family, [2] errno answered (0 = accepted)
+//   fd-flood (fd -1):       [0] fds in flight high-water, [1] AF_UNIX fds sent, [2] ETOOMANYREFS,
+//                           [3] slow fd-carrying sends, [4] slowest ns, [5] RLIMIT_NOFILE
+//   fd-limit:               [0] most fds in one message, [1] EINVAL answers
+//   fd-cycle:               [0] fd sent, [1] socket sent over, [2] 1 = socketpair peer
+//   fix-passcred:           [0] setsockopt result errno (0 = enabled)
+
+// ---------------------------------------------------------------------------------------------
+// Process-wide counters (rare events, atomics).
+struct Counters {
+  std::atomic<uint64_t> unixSockets{0};       // AF_UNIX sockets created/accepted/learned
+  std::atomic<uint64_t> otherSockets{0};
+  std::atomic<uint64_t> fdsSent{0};           // fds sent with SCM_RIGHTS
+  std::atomic<uint64_t> unixFdsSent{0};
+  std::atomic<uint64_t> fdsReceived{0};
+  std::atomic<int64_t> inFlight{0};           // sent minus received by this process
+  std::atomic<int64_t> inFlightHighWater{0};
+  std::atomic<uint64_t> credsReceived{0};
+  std::atomic<uint64_t> credsPidZero{0};
+  std::atomic<uint64_t> etoomanyrefs{0};
+  std::atomic<uint64_t> einvalTooManyFds{0};
+  std::atomic<uint64_t> slowFdSends{0};
+  std::atomic<uint64_t> reportsWritten{0};
+  std::atomic<uint64_t> reportErrors{0};
+  void reset();
+};
+Counters &counters();
+
+// ---------------------------------------------------------------------------------------------
+// Events: what interceptors report after the real call (Events.cpp). `err` is the errno of a
+// failed call. None of them touches errno or allocates.
+uint64_t nowNs();
+void onSocketCreated(int fd, int family, int type);
+void onSocketPair(const int fds[2], int family, int type);
+void onAccepted(int listener, int fd);
+void onBind(int fd);
+void onListen(int fd);
+void onClose(int fd);
+void onDup(int oldFd, int newFd);
+void onSetsockopt(int fd, int level, int name, const void *value, socklen_t length, int result, int err);
+// Before sendmsg: counts SCM_RIGHTS fds and classifies them. Returns the call class.
+struct SendInfo {
+  CallClass cls = CallClass::NoFds;
+  int fds = 0;
+  int unixFds = 0;
+};
+SendInfo inspectSend(int fd, const struct msghdr *msg);
+void onSendmsg(int fd, const struct msghdr *msg, const SendInfo &info, long result, int err, uint64_t ns);
+// Before recvmsg: --fix passcred may enable SO_PASSCRED here.
+void beforeRecvmsg(int fd, const struct msghdr *msg);
+CallClass onRecvmsg(int fd, const struct msghdr *msg, socklen_t controlLenIn, long result, int err, int flags);
+void beforeListen(int fd);
+
+// ---------------------------------------------------------------------------------------------
+// Reports (Report.cpp). Fixed buffers, written with raw syscalls.
+struct ProcessInfo {
+  int pid = 0;
+  int ppid = 0;
+  uint64_t startNs = 0; // CLOCK_REALTIME at load (or fork), part of the file name
+  char exe[512] = {};
+  char argv0[256] = {};
+};
+ProcessInfo &processInfo();
+void refreshProcessInfo(bool readNames);
+
+// Renders the JSON or text report into `buf`; returns the length (truncated reports stay valid
+// JSON: histograms are dropped first).
+std::size_t renderJson(char *buf, std::size_t size, const char *reason);
+std::size_t renderText(char *buf, std::size_t size, const char *reason);
+
+// Writes the report files for this process (JSON and/or text) into the report directory; `reason`
+// is "exit", "exec", "_exit", "interval". Safe against concurrent callers (one wins, others skip)
+// and against symlinks/foreign files at the target name. Returns 0 or an errno.
+int writeReport(const char *reason);
+// Creates `path` O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC 0600 the first time, later rewrites only the
+// file it created (same inode). Exposed for the tests.
+struct ReportFile {
+  char path[640] = {};
+  uint64_t dev = 0, ino = 0;
+  bool created = false;
+};
+int writeFileSafely(ReportFile &file, const char *data, std::size_t length);
+void resetReportFiles();
+// Periodic reports: called from interceptors with the current time.
+void maybePeriodicReport(uint64_t now);
+void resetPeriodic(uint64_t now);
+
+// Forked child: per-process state starts over, the fd table is kept.
+void resetAfterFork();
+
+} // namespace afunix::probe
