@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The installed tree and the .deb.
+
+`cmake --install BUILD --prefix TMP/usr`, then every tool runs from the prefix (after the prefix
+is moved elsewhere, so nothing points back into the build or the first prefix): afunix-check on
+a testdata file gives that file's EXPECT findings; clang-tidy-19 --load of the installed plugin
+lists the afunix checks; afunix-clangd --check reports the afunix diagnostics; afunix-probe --help
+works; the man pages are there and afunix-check.1 documents every option of --help. Then cpack
+builds the .deb; dpkg-deb -c must list every tool, library, rule file, man page and guide, its
+control fields must name the package and its runtime dependencies, and the extracted
+afunix-check must run.
+
+usage: install_test.py --build DIR --clang-tidy BIN --cpack BIN SAMPLE.c
+"""
+import argparse
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import afunix_testlib as lib
+
+TOOLS = ["bin/afunix-check", "bin/afunix-clangd", "bin/afunix-probe"]
+LIBS = ["lib/libafunix-tidy.so", "lib/libafunix-probe.so"]
+MAN = ["share/man/man1/afunix-check.1", "share/man/man1/afunix-clangd.1",
+       "share/man/man1/afunix-probe.1"]
+DOCS = ["share/doc/afunix-compat/README.md", "share/doc/afunix-compat/guide-ci.md",
+        "share/doc/afunix-compat/guide-sarif.md", "share/doc/afunix-compat/guide-clang-tidy.md",
+        "share/doc/afunix-compat/guide-editors.md"]
+
+
+def run(*command, **kw):
+    return subprocess.run(command, capture_output=True, text=True, **kw)
+
+
+def expected_files():
+    rules = [f"share/afunix-compat/rules/{os.path.basename(r)}"
+             for r in glob.glob(os.path.join(lib.REPO, "rules", "*.yaml"))]
+    assert rules, "no rules/*.yaml"
+    return TOOLS + LIBS + MAN + DOCS + rules
+
+
+def check_prefix(prefix, sample, clang_tidy, work):
+    missing = [f for f in expected_files() if not os.path.isfile(os.path.join(prefix, f))]
+    assert not missing, f"not installed in {prefix}: {missing}"
+
+    check = os.path.join(prefix, "bin", "afunix-check")
+    status, report = lib.run_check(check, [sample.path], sample.args, sample.options, cwd=work)
+    got = collections.Counter((f["line"], f["rule"]) for f in report["findings"])
+    assert status == 1 and got == sample.expected, (
+        f"installed afunix-check: exit {status}, {sorted(got)} != {sorted(sample.expected)}")
+    print(f"installed afunix-check: {sum(got.values())} finding(s) on {os.path.basename(sample.path)}")
+
+    rules = run(check, "--list-rules").stdout.splitlines()
+    have = {r.split()[0] for r in rules if r.strip() and "no static check" not in r}
+    listed = run(clang_tidy, f"--load={os.path.join(prefix, 'lib', 'libafunix-tidy.so')}",
+                 "--checks=-*,afunix-*", "--list-checks").stdout
+    listed = {l.strip() for l in listed.splitlines() if l.strip().startswith("afunix-")}
+    assert listed and listed == have, f"installed plugin lists {sorted(listed)}, afunix-check has {sorted(have)}"
+    print(f"installed plugin: clang-tidy-19 --list-checks shows {len(listed)} afunix checks")
+
+    # clangd's check mode, with the .clangd an editor user would write beside the file.
+    project = os.path.join(work, "clangd-project")
+    os.makedirs(project, exist_ok=True)
+    copy = os.path.join(project, os.path.basename(sample.path))
+    shutil.copy(sample.path, copy)
+    with open(os.path.join(project, ".clangd"), "w") as f:
+        f.write("CompileFlags:\n  Add: [%s]\nDiagnostics:\n  ClangTidy:\n    Add: [afunix-*]\n"
+                "    FastCheckFilter: Loose\n" % ", ".join(sample.args))
+    clangd = os.path.join(prefix, "bin", "afunix-clangd")
+    proc = run(clangd, f"--check={copy}", cwd=project,
+               env=dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "xdg")))
+    out = proc.stdout + proc.stderr
+    reported = collections.Counter((int(line), rule) for rule, line in
+                                   re.findall(r"\[(afunix-[\w-]+)\] Line (\d+):", out))
+    assert proc.returncode == 0 and reported == sample.expected, (
+        f"installed afunix-clangd --check: exit {proc.returncode}, {sorted(reported)} != "
+        f"{sorted(sample.expected)}\n{out[-3000:]}")
+    version = run(clangd, "--version").stdout
+    assert "afunix-clangd" in version and "clangd version 19" in version, version
+    print(f"installed afunix-clangd --check: {sum(reported.values())} afunix diagnostic(s)")
+
+    probe = run(os.path.join(prefix, "bin", "afunix-probe"), "--help")
+    assert probe.returncode == 0 and "run" in probe.stdout, probe
+    print("installed afunix-probe --help: ok")
+
+    help_text = run(check, "--help").stdout
+    page = open(os.path.join(prefix, MAN[0])).read().replace("\\-", "-")
+    options = set(re.findall(r"--[a-z][a-z-]+", help_text))
+    undocumented = sorted(o for o in options if o not in page)
+    assert options and not undocumented, f"afunix-check.1 lacks {undocumented}"
+    print(f"afunix-check.1 documents all {len(options)} options of --help")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--clang-tidy", required=True)
+    parser.add_argument("--cpack", required=True)
+    parser.add_argument("sample")
+    args = parser.parse_args()
+    sample = lib.Sample(args.sample)
+    with tempfile.TemporaryDirectory(prefix="afunix-install-") as tmp:
+        first = os.path.join(tmp, "first")
+        proc = run("cmake", "--install", args.build, "--prefix", first)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        # Relocatable: the same tree moved elsewhere still works.
+        prefix = os.path.join(tmp, "moved", "usr")
+        os.makedirs(os.path.dirname(prefix))
+        shutil.move(first, prefix)
+        check_prefix(prefix, sample, args.clang_tidy, tmp)
+
+        pkg = os.path.join(tmp, "pkg")
+        proc = run(args.cpack, "-G", "DEB", "--config",
+                   os.path.join(args.build, "CPackConfig.cmake"), "-B", pkg)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        debs = glob.glob(os.path.join(pkg, "*.deb"))
+        assert len(debs) == 1, debs
+        listing = run("dpkg-deb", "-c", debs[0]).stdout
+        paths = {line.split()[-1].lstrip(".") for line in listing.splitlines()}
+        missing = [f for f in expected_files() if "/usr/" + f not in paths]
+        assert not missing, f"{os.path.basename(debs[0])} lacks {missing}"
+        fields = run("dpkg-deb", "-f", debs[0], "Package", "Version", "Depends").stdout
+        assert "Package: afunix-compat" in fields, fields
+        for dep in ("libclang-cpp19", "libllvm19", "libyaml-cpp0.7", "libclang-common-19-dev"):
+            assert dep in fields, f"Depends lacks {dep}: {fields}"
+        extracted = os.path.join(tmp, "x")
+        subprocess.run(["dpkg-deb", "-x", debs[0], extracted], check=True)
+        version = run(os.path.join(extracted, "usr", "bin", "afunix-check"), "--version")
+        assert version.returncode == 0 and "afunix-check" in version.stdout, version
+        size = os.path.getsize(debs[0]) / 1e6
+        print(f"{os.path.basename(debs[0])}: {size:.1f} MB, {len(paths)} entries, all "
+              f"{len(expected_files())} expected files inside; the packaged afunix-check runs")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
