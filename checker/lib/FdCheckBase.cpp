@@ -1,0 +1,80 @@
+#include "FdCheckBase.h"
+
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+namespace clang::tidy::afunix {
+
+using namespace ast_matchers;
+
+FdCheckBase::FdCheckBase(StringRef name, ClangTidyContext *context)
+    : ClangTidyCheck(name, context), Rule(::afunix::catalog::findRule(name)),
+      ProducersOption(Options.getLocalOrGlobal("SocketProducers", "").str()),
+      TargetKernel(Options.getLocalOrGlobal("TargetKernel", "").str()) {
+  // "make_sock;open_channel:AF_UNIX" (the SocketModel syntax): the family suffix is ignored,
+  // a producer listed for the fd rules is taken to return AF_UNIX sockets.
+  llvm::SmallVector<StringRef, 8> names;
+  StringRef(ProducersOption).split(names, ';', -1, false);
+  for (StringRef item : names)
+    for (StringRef part : llvm::split(item, ','))
+      if (StringRef fn = part.split(':').first.trim(); !fn.empty())
+        Producers.insert(fn);
+}
+
+void FdCheckBase::storeOptions(ClangTidyOptions::OptionMap &opts) {
+  Options.store(opts, "SocketProducers", ProducersOption);
+}
+
+std::string FdCheckBase::message(StringRef variant,
+                                 const std::map<std::string, std::string> &fill) const {
+  const ::afunix::catalog::Variant *chosen = Rule ? ::afunix::catalog::findVariant(*Rule, variant) : nullptr;
+  if (!chosen && Rule && Rule->variantCount > 0)
+    chosen = &Rule->variants[0];
+  std::string text = chosen ? chosen->message : "afunix fd-passing problem";
+  for (const auto &[key, value] : fill) {
+    std::string placeholder = "{" + key + "}";
+    for (size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size()))
+      text.replace(at, placeholder.size(), value);
+  }
+  std::string escaped;
+  for (char c : text) {
+    escaped += c;
+    if (c == '%')
+      escaped += '%';
+  }
+  return escaped;
+}
+
+DiagnosticIDs::Level FdCheckBase::severity() const {
+  // Always a warning: clang-tidy never lets NOLINT suppress an error-level diagnostic, and
+  // afunix-check gives each finding its catalog (or configured) severity itself.
+  return DiagnosticIDs::Warning;
+}
+
+std::string FdCheckBase::kernelVariant() const {
+  ::afunix::KernelVersion kernel;
+  if (!Rule || TargetKernel.empty() || !::afunix::KernelVersion::parse(TargetKernel, kernel))
+    return "since-6.8";
+  for (size_t i = 0; i < Rule->variantCount; ++i)
+    if (::afunix::catalog::appliesTo(Rule->variants[i], kernel))
+      return Rule->variants[i].id;
+  return "since-6.8";
+}
+
+void FdCheckBase::registerSendmsgMatcher(MatchFinder *finder) {
+  finder->addMatcher(callExpr(callee(functionDecl(hasName("sendmsg")))).bind("sendmsg"), this);
+}
+
+void FdCheckBase::check(const MatchFinder::MatchResult &result) {
+  Context = result.Context;
+}
+
+void FdCheckBase::onEndOfTranslationUnit() {
+  if (!Context)
+    return; // no sendmsg() in this TU: nothing to build
+  if (!Facts)
+    Facts = fd::FdFacts::shared(*Context);
+  checkSends(*Facts);
+}
+
+} // namespace clang::tidy::afunix

@@ -1,0 +1,28 @@
+// One socket handed over once: nothing accumulates in flight.
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int send_fd(int over, int fd) {
+  char byte = 0;
+  char buf[CMSG_SPACE(sizeof(int))];
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
+                       .msg_controllen = sizeof buf};
+  struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+  return sendmsg(over, &msg, 0) < 0 ? -1 : 0;
+}
+
+int hand_over_once(int over) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+    return -1;
+  int rc = send_fd(over, sv[1]);
+  close(sv[1]);
+  return rc;
+}
