@@ -1,0 +1,251 @@
+// Section A: each credentials observation against a reader the test builds itself, with a
+// different socket type or a pathname socket, so a bug in the experiment's plumbing shows.
+#include <cstring>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "TestSupport.h"
+#include "afunix/kernel/Experiments.h"
+
+namespace afunix::kernel {
+namespace {
+
+struct Received {
+  bool hasCreds = false;
+  ucred cred{};
+};
+
+Received readWithCredentials(int fd) {
+  char byte;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  Received r;
+  EXPECT_EQ(recvmsg(fd, &msg, MSG_DONTWAIT), 1);
+  for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+      r.hasCreds = true;
+      std::memcpy(&r.cred, CMSG_DATA(c), sizeof r.cred);
+    }
+  return r;
+}
+
+void enablePasscred(int fd) {
+  int one = 1;
+  ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one), 0);
+}
+
+// Fixture: one run of the experiment shared by the tests (it is deterministic and cheap).
+class Credentials : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { observation_ = new Observation(credentialsExperiment()); }
+  static void TearDownTestSuite() { delete observation_; }
+  static const Value &value(const std::string &key) {
+    const Value *v = observation_->get(key);
+    EXPECT_NE(v, nullptr) << key;
+    static const Value null;
+    return v ? *v : null;
+  }
+  static Observation *observation_;
+};
+Observation *Credentials::observation_ = nullptr;
+
+TEST_F(Credentials, LatePasscredAgreesWithAnIndependentDatagramReader) {
+  // Independent reader: a dgram socketpair, send() instead of write(), SO_PASSCRED after it.
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  ASSERT_EQ(send(sv[0], "d", 1, 0), 1);
+  enablePasscred(sv[1]);
+  Received r = readWithCredentials(sv[1]);
+  close(sv[0]);
+  close(sv[1]);
+  ASSERT_TRUE(r.hasCreds) << "a reader with SO_PASSCRED always gets an SCM_CREDENTIALS cmsg";
+  const std::string expected = r.cred.pid == 0 ? "pid0" : "real";
+  if (r.cred.pid == 0) {
+    EXPECT_EQ(r.cred.uid, 65534u) << "no credentials are reported as the overflow uid";
+  }
+  EXPECT_EQ(value("creds.late_passcred").text, expected);
+  ASSERT_EQ(value("creds.default_attach").kind, Value::Kind::Bool);
+  EXPECT_EQ(value("creds.default_attach").boolean, r.cred.pid != 0);
+}
+
+TEST_F(Credentials, ReceiverGateHoldsForEveryTypeAndMethod) {
+  // First principle older than 3.2: scm_recv() emits credentials only to a SO_PASSCRED reader,
+  // and always to one that had it before the send.
+  for (const char *type : {"stream", "dgram", "seqpacket"})
+    for (const char *method : {"write", "sendmsg", "sendmsg_creds"}) {
+      std::string base = std::string("creds.table.") + type + "." + method + ".";
+      EXPECT_EQ(value(base + "receiver").text, "creds") << base;
+      EXPECT_EQ(value(base + "both").text, "creds") << base;
+      EXPECT_EQ(value(base + "sender").text, "none") << base;
+      EXPECT_EQ(value(base + "neither").text, "none") << base;
+    }
+  EXPECT_TRUE(value("creds.explicit_creds_need_receiver_passcred").boolean);
+  EXPECT_TRUE(value("creds.delivery_needs_receiver_passcred").boolean);
+}
+
+TEST_F(Credentials, ExplicitCredentialsSurviveALateReader) {
+  // An explicit SCM_CREDENTIALS attaches at send time whatever the flags: reading it late with
+  // SO_PASSCRED must give the values the test sent.
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+  char byte = 'e';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_CREDENTIALS;
+  c->cmsg_len = CMSG_LEN(sizeof(ucred));
+  ucred mine{getpid(), getuid(), getgid()};
+  std::memcpy(CMSG_DATA(c), &mine, sizeof mine);
+  ASSERT_EQ(sendmsg(sv[0], &msg, 0), 1);
+  enablePasscred(sv[1]);
+  Received r = readWithCredentials(sv[1]);
+  close(sv[0]);
+  close(sv[1]);
+  ASSERT_TRUE(r.hasCreds);
+  EXPECT_EQ(r.cred.pid, getpid());
+  for (const char *type : {"stream", "dgram", "seqpacket"})
+    EXPECT_EQ(value(std::string("creds.table.") + type + ".sendmsg_creds.late").text, "creds");
+}
+
+TEST_F(Credentials, EmbryoAgreesWithAnIndependentPathnameListener) {
+  test::TempDir dir;
+  socklen_t len;
+  sockaddr_un addr = dir.address("listener", len);
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  int client = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  ASSERT_EQ(write(client, "w", 1), 1); // queued on the embryo
+  int accepted = accept(listener, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  enablePasscred(accepted);
+  Received r = readWithCredentials(accepted);
+  close(accepted);
+  close(client);
+  close(listener);
+  ASSERT_TRUE(r.hasCreds);
+  const std::string expected = r.cred.pid == getpid() ? "creds" : r.cred.pid == 0 ? "pid0" : "?";
+  EXPECT_EQ(value("creds.embryo_late.stream.write").text, expected);
+  EXPECT_EQ(value("creds.embryo_attach").boolean, expected == "creds");
+}
+
+TEST(ListenerInherit, AgreesWithAnIndependentPathnameListener) {
+  test::TempDir dir;
+  socklen_t len;
+  sockaddr_un addr = dir.address("inherit", len);
+  int listener = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  int client = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  enablePasscred(listener); // after connect(), before accept()
+  int accepted = accept(listener, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  int flag = -1;
+  socklen_t flagLen = sizeof flag;
+  ASSERT_EQ(getsockopt(accepted, SOL_SOCKET, SO_PASSCRED, &flag, &flagLen), 0);
+  close(accepted);
+  close(client);
+  close(listener);
+  Observation o = listenerInheritExperiment();
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  const std::string got = o.get("creds.listener_inherit")->text;
+  if (flag)
+    EXPECT_EQ(got, "accept");
+  else
+    EXPECT_TRUE(got == "connect" || got == "none") << got;
+}
+
+TEST(Features, AgreeWithIndependentProbes) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  // SO_PEERPIDFD: a pidfd of ourselves.
+  int pidfd = -1;
+  socklen_t len = sizeof pidfd;
+  bool peerPidfd = getsockopt(sv[0], SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && pidfd >= 0;
+  if (pidfd >= 0)
+    close(pidfd);
+  // SO_PASSPIDFD: an SCM_PIDFD cmsg on a datagram.
+  int one = 1;
+  bool passPidfd = false;
+  if (setsockopt(sv[1], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0) {
+    ASSERT_EQ(send(sv[0], "p", 1, 0), 1);
+    char byte;
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int)) * 2];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ASSERT_EQ(recvmsg(sv[1], &msg, 0), 1);
+    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_PIDFD) {
+        int fd;
+        std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+        passPidfd = fd >= 0;
+        close(fd);
+      }
+  }
+  close(sv[0]);
+  close(sv[1]);
+  // SO_PASSRIGHTS=0: sending fds to it fails with EPERM.
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  int zero = 0;
+  bool passRights = false;
+  if (setsockopt(sv[1], SOL_SOCKET, SO_PASSRIGHTS, &zero, sizeof zero) == 0) {
+    char byte = 'r';
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    int payload = STDIN_FILENO;
+    std::memcpy(CMSG_DATA(c), &payload, sizeof payload);
+    passRights = sendmsg(sv[0], &msg, MSG_DONTWAIT) < 0 && errno == EPERM;
+  }
+  close(sv[0]);
+  close(sv[1]);
+  Observation o = featuresExperiment();
+  EXPECT_EQ(o.get("features.so_peerpidfd")->boolean, peerPidfd);
+  EXPECT_EQ(o.get("features.so_passpidfd")->boolean, passPidfd);
+  EXPECT_EQ(o.get("features.so_passrights")->boolean, passRights);
+}
+
+TEST(PasscredInet, AgreesWithAnIndependentUdpSocket) {
+  int udp = socket(AF_INET, SOCK_DGRAM, 0);
+  if (udp < 0)
+    GTEST_SKIP() << "no AF_INET here";
+  int one = 1;
+  std::string expected = setsockopt(udp, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) == 0
+                             ? "ok"
+                             : errnoName(errno);
+  close(udp);
+  Observation o = passcredInetExperiment();
+  EXPECT_EQ(o.get("passcred.inet")->text, expected);
+  EXPECT_EQ(o.rules, std::vector<std::string>{"afunix-passcred-wrong-family"});
+}
+
+} // namespace
+} // namespace afunix::kernel

@@ -1,0 +1,151 @@
+// Section B: SCM_MAX_FD, ETOOMANYREFS and the GC wait, against first principles and a control
+// run; plus the rule that no experiment leaves an fd or a process behind.
+#include <cstring>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <vector>
+
+#include "TestSupport.h"
+#include "afunix/kernel/Experiments.h"
+
+namespace afunix::kernel {
+namespace {
+
+// include/net/scm.h: SCM_MAX_FD 253 since 2.6.38 (bba14de98753); __scm_send() returns EINVAL.
+constexpr int kScmMaxFd = 253;
+
+int sendPipeFds(int count) {
+  int sv[2], p[2];
+  EXPECT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  EXPECT_EQ(pipe(p), 0);
+  std::vector<int> fds(static_cast<std::size_t>(count), p[0]);
+  char byte = 'f';
+  iovec iov{&byte, 1};
+  std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  int result = sendmsg(sv[0], &msg, MSG_DONTWAIT) == 1 ? 0 : errno;
+  for (int fd : {sv[0], sv[1], p[0], p[1]})
+    close(fd);
+  return result;
+}
+
+TEST(FdLimit, BisectionFindsScmMaxFd) {
+  test::LeakGuard guard;
+  ASSERT_EQ(sendPipeFds(kScmMaxFd), 0);
+  ASSERT_EQ(sendPipeFds(kScmMaxFd + 1), EINVAL);
+  Observation o = fdLimitExperiment();
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  EXPECT_EQ(o.get("fds.max_per_message")->integer, kScmMaxFd);
+  EXPECT_EQ(o.get("fds.over_limit_errno")->text, "EINVAL");
+  EXPECT_EQ(o.rules, std::vector<std::string>{"afunix-fd-limit"});
+}
+
+TEST(TooManyRefs, RefusedOnceInFlightExceedsTheRlimit) {
+  test::LeakGuard guard;
+  // unix_attach_fds(): too_many_unix_fds() is "user->unix_inflight > RLIMIT_NOFILE", checked
+  // before the message's own fd is counted: with a limit of L, L + 1 one-fd sends succeed.
+  constexpr int kLimit = 40;
+  Observation o = tooManyRefsExperiment(kLimit);
+  if (o.status == Status::Skipped)
+    GTEST_SKIP() << o.reason;
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  EXPECT_EQ(o.get("fds.etoomanyrefs_rlimit")->integer, kLimit);
+  EXPECT_EQ(o.get("fds.etoomanyrefs_at")->integer, kLimit + 1);
+}
+
+// The GC is queued once more than 16000 AF_UNIX sockets are in flight (UNIX_INFLIGHT_TRIGGER_GC);
+// below that no sendmsg() can wait for it. The control run sits under the trigger with the same
+// cycles, so a "wait" seen only above it is the GC's and not the cost of the setup.
+GcOptions smallGc(int inflight) {
+  GcOptions g;
+  g.inflight = inflight;
+  g.samples = 256;
+  g.withoutCycles = false;
+  g.withCycles = true;
+  g.timeBudgetSeconds = 20;
+  return g;
+}
+
+TEST(GcWait, FdCarryingSendsWaitOnlyAboveTheTriggerAndWithCycles) {
+  test::LeakGuard guard;
+  if (!hasResourceOverride())
+    GTEST_SKIP() << "needs CAP_SYS_RESOURCE to put > 16000 fds in flight regardless of "
+                    "RLIMIT_NOFILE";
+  GcMeasurement control = measureGcWait(smallGc(8000));
+  ASSERT_TRUE(control.error.empty()) << control.error;
+  ASSERT_GT(control.inflightReached, 7900) << control.limitNote;
+  ASSERT_LE(control.inflightReached, 8000);
+  const auto idle = control.idleUnixFd.median();
+  EXPECT_LT(control.unixFdCycles.median(), 10 * idle)
+      << "below the trigger no fd-carrying send should wait";
+
+  Observation o = gcExperiment(smallGc(17000));
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  EXPECT_GT(o.get("gc.unix_fd_wait.inflight")->integer, 16000);
+  ASSERT_EQ(o.get("gc.unix_fd_wait.waits")->kind, Value::Kind::Bool);
+  const long long loaded = o.get("gc.unix_fd_wait.unix_fd_cycles_ns")->integer;
+  const long long noFd = o.get("gc.unix_fd_wait.no_fd_cycles_ns")->integer;
+  // The observation must agree with the raw medians it reports.
+  EXPECT_EQ(o.get("gc.unix_fd_wait.waits")->boolean,
+            loaded >= 10 * o.get("gc.unix_fd_wait.idle_unix_fd_ns")->integer);
+  // On 6.8+ (and 6.1.141+, 6.6.93+) the fd-carrying sender waits and the plain one does not;
+  // what this kernel does is whatever the control above allows us to attribute to the GC.
+  EXPECT_TRUE(o.get("gc.unix_fd_wait.waits")->boolean)
+      << "fd-carrying sends " << loaded << " ns vs idle " << idle << " ns";
+  EXPECT_LT(noFd, loaded);
+}
+
+TEST(GcWait, HistogramCountsEverySample) {
+  LatencyBlock b;
+  b.ns = {0, 1, 300, 400, 500, 1000000};
+  std::string h = log2Histogram(b);
+  EXPECT_NE(h.find("nsecs"), std::string::npos);
+  EXPECT_NE(h.find("256 -> 511"), std::string::npos) << h;
+  EXPECT_NE(h.find("524288 -> 1048575"), std::string::npos) << h;
+  EXPECT_EQ(b.median(), 400u);
+}
+
+// Every experiment run in this process closes what it opened and reaps what it forked.
+struct Named {
+  const char *name;
+  Observation (*run)();
+};
+class LeavesNothingBehind : public ::testing::TestWithParam<Named> {};
+
+TEST_P(LeavesNothingBehind, InProcess) {
+  test::LeakGuard guard;
+  Observation o = GetParam().run();
+  EXPECT_NE(o.status, Status::Failed) << o.reason;
+}
+
+Observation smallGcExperiment() {
+  GcOptions g;
+  g.inflight = 3000;
+  g.samples = 64;
+  return gcExperiment(g);
+}
+Observation tooManyRefs() { return tooManyRefsExperiment(32); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Experiments, LeavesNothingBehind,
+    ::testing::Values(Named{"creds", credentialsExperiment},
+                      Named{"listener_inherit", listenerInheritExperiment},
+                      Named{"features", featuresExperiment},
+                      Named{"passcred_inet", passcredInetExperiment},
+                      Named{"fd_limit", fdLimitExperiment}, Named{"etoomanyrefs", tooManyRefs},
+                      Named{"gc", smallGcExperiment}, Named{"meminit", meminitExperiment}),
+    [](const ::testing::TestParamInfo<Named> &info) { return std::string(info.param.name); });
+
+} // namespace
+} // namespace afunix::kernel

@@ -1,0 +1,255 @@
+// The report as programs read it: valid JSON with every documented key, the values the
+// experiments observed, the rules named by the catalog, and the CLI's exit codes.
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include "TestSupport.h"
+#include "afunix/RuleCatalog.h"
+#include "afunix/kernel/Experiments.h"
+#include "afunix/kernel/KernelReport.h"
+
+namespace afunix::kernel {
+namespace {
+
+// A strict little JSON reader: records the dotted path of every object member and the raw text
+// of every scalar. Returns false on any syntax error.
+class JsonPaths {
+public:
+  explicit JsonPaths(std::string text) : s_(std::move(text)) {}
+  bool parse() {
+    skip();
+    if (!value(""))
+      return false;
+    skip();
+    return pos_ == s_.size();
+  }
+  std::map<std::string, std::string> scalars;
+  std::set<std::string> paths;
+
+private:
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+      ++pos_;
+  }
+  bool string(std::string &out) {
+    if (pos_ >= s_.size() || s_[pos_] != '"')
+      return false;
+    ++pos_;
+    while (pos_ < s_.size() && s_[pos_] != '"') {
+      if (s_[pos_] == '\\') {
+        ++pos_;
+        if (pos_ >= s_.size())
+          return false;
+        out += s_[pos_] == 'n' ? '\n' : s_[pos_];
+        if (s_[pos_] == 'u')
+          pos_ += 4;
+      } else {
+        out += s_[pos_];
+      }
+      ++pos_;
+    }
+    if (pos_ >= s_.size())
+      return false;
+    ++pos_;
+    return true;
+  }
+  bool value(const std::string &path) {
+    skip();
+    if (pos_ >= s_.size())
+      return false;
+    char c = s_[pos_];
+    if (c == '{') {
+      ++pos_;
+      skip();
+      if (pos_ < s_.size() && s_[pos_] == '}') {
+        ++pos_;
+        return true;
+      }
+      for (;;) {
+        skip();
+        std::string key;
+        if (!string(key))
+          return false;
+        skip();
+        if (pos_ >= s_.size() || s_[pos_++] != ':')
+          return false;
+        std::string child = path.empty() ? key : path + "." + key;
+        paths.insert(child);
+        if (!value(child))
+          return false;
+        skip();
+        if (pos_ < s_.size() && s_[pos_] == ',') {
+          ++pos_;
+          continue;
+        }
+        if (pos_ < s_.size() && s_[pos_] == '}') {
+          ++pos_;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (c == '[') {
+      ++pos_;
+      skip();
+      if (pos_ < s_.size() && s_[pos_] == ']') {
+        ++pos_;
+        return true;
+      }
+      for (int i = 0;; ++i) {
+        if (!value(path + "[" + std::to_string(i) + "]"))
+          return false;
+        skip();
+        if (pos_ < s_.size() && s_[pos_] == ',') {
+          ++pos_;
+          continue;
+        }
+        if (pos_ < s_.size() && s_[pos_] == ']') {
+          ++pos_;
+          return true;
+        }
+        return false;
+      }
+    }
+    if (c == '"') {
+      std::string text;
+      if (!string(text))
+        return false;
+      scalars[path] = "\"" + text + "\"";
+      return true;
+    }
+    std::size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '-' || s_[pos_] == '.' || s_[pos_] == '+'))
+      ++pos_;
+    std::string word = s_.substr(start, pos_ - start);
+    if (word.empty())
+      return false;
+    if (word != "true" && word != "false" && word != "null" &&
+        !(std::isdigit(static_cast<unsigned char>(word[0])) || word[0] == '-'))
+      return false;
+    scalars[path] = word;
+    return true;
+  }
+  std::string s_;
+  std::size_t pos_ = 0;
+};
+
+std::string runCli(const std::string &args, int &status) {
+  std::string out;
+  FILE *p = popen((std::string(AFUNIX_PROBE_BIN) + " " + args + " 2>/dev/null").c_str(), "r");
+  if (!p) {
+    status = -1;
+    return out;
+  }
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+    out.append(buf, n);
+  int raw = pclose(p);
+  status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return out;
+}
+
+class QuickReport : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    KernelReportOptions options;
+    options.quick = true;
+    options.timeoutSeconds = 20;
+    report_ = new KernelReport(runKernelReport(options));
+  }
+  static void TearDownTestSuite() { delete report_; }
+  static KernelReport *report_;
+};
+KernelReport *QuickReport::report_ = nullptr;
+
+TEST_F(QuickReport, JsonIsValidAndHasEveryDocumentedKey) {
+  JsonPaths json(toJson(*report_));
+  ASSERT_TRUE(json.parse()) << toJson(*report_);
+  for (const auto &key : documentedKeys())
+    EXPECT_TRUE(json.paths.count(key)) << "missing key " << key;
+  EXPECT_EQ(json.scalars["probe.clean"], "true");
+  EXPECT_EQ(json.scalars["gc.unix_fd_wait.waits"], "null") << "--quick skips the GC";
+  EXPECT_TRUE(json.paths.count("experiments[0].status"));
+}
+
+TEST_F(QuickReport, EveryDocumentedKeyIsInTheDocs) {
+  std::ifstream in(std::string(AFUNIX_SOURCE_DIR) + "/docs/kernel-report.md");
+  ASSERT_TRUE(in) << "docs/kernel-report.md is missing";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  for (const auto &key : documentedKeys())
+    EXPECT_NE(doc.str().find("`" + key + "`"), std::string::npos) << key << " not documented";
+}
+
+TEST_F(QuickReport, CleansUpAndEveryExperimentRan) {
+  EXPECT_TRUE(report_->clean()) << report_->fdsBefore << " fds before, " << report_->fdsAfter
+                                << " after";
+  EXPECT_TRUE(report_->allRan());
+  EXPECT_EQ(report_->observations.size(), 8u);
+  for (const auto &o : report_->observations)
+    if (o.experiment != "gc")
+      EXPECT_TRUE(o.status == Status::Ok || o.status == Status::Skipped)
+          << o.experiment << ": " << o.reason;
+}
+
+TEST_F(QuickReport, NamesOnlyRulesOfTheCatalog) {
+  for (const auto &o : report_->observations)
+    for (const auto &id : o.rules)
+      EXPECT_NE(catalog::findRule(id), nullptr) << o.experiment << " names unknown rule " << id;
+}
+
+TEST_F(QuickReport, IsolatedValuesMatchTheInProcessExperiments) {
+  // The isolated child (private netns) must see what the same experiment sees in-process.
+  Observation creds = credentialsExperiment();
+  EXPECT_EQ(report_->get("creds.late_passcred")->text, creds.get("creds.late_passcred")->text);
+  Observation inherit = listenerInheritExperiment();
+  EXPECT_EQ(report_->get("creds.listener_inherit")->text,
+            inherit.get("creds.listener_inherit")->text);
+}
+
+TEST(KernelCli, JsonOutputParsesAndExitsZero) {
+  int status = 0;
+  std::string out = runCli("kernel --quick --format json --timeout 20", status);
+  EXPECT_EQ(status, 0) << out;
+  JsonPaths json(out);
+  ASSERT_TRUE(json.parse()) << out;
+  for (const auto &key : documentedKeys())
+    EXPECT_TRUE(json.paths.count(key)) << "missing key " << key;
+}
+
+TEST(KernelCli, TextOutputNamesTheKernelAndTheCleanup) {
+  int status = 0;
+  std::string out = runCli("kernel --quick", status);
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(out.find("afunix-probe kernel: Linux "), std::string::npos) << out;
+  EXPECT_NE(out.find("creds.late_passcred = "), std::string::npos) << out;
+  EXPECT_NE(out.find("no child process left"), std::string::npos) << out;
+}
+
+TEST(KernelCli, UsageErrorsExitTwo) {
+  int status = 0;
+  runCli("kernel --format xml", status);
+  EXPECT_EQ(status, 2);
+  runCli("kernel --timeout -3", status);
+  EXPECT_EQ(status, 2);
+  runCli("kernel --bogus", status);
+  EXPECT_EQ(status, 2);
+  runCli("bench nosuch", status);
+  EXPECT_EQ(status, 2);
+  runCli("bench hackbench -g 0", status);
+  EXPECT_EQ(status, 2);
+  runCli("bench meminit --sizes 1K,,2", status);
+  EXPECT_EQ(status, 2);
+}
+
+} // namespace
+} // namespace afunix::kernel
