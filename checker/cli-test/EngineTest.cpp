@@ -66,12 +66,26 @@ public:
   void check(const MatchFinder::MatchResult &) override { std::raise(SIGSEGV); }
 };
 
+// Reports at error level, as checks do for catalog rules of severity error.
+class ErrorLevelCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+  void registerMatchers(MatchFinder *finder) override {
+    finder->addMatcher(callExpr(callee(functionDecl(hasName("erroneous")))).bind("call"), this);
+  }
+  void check(const MatchFinder::MatchResult &result) override {
+    diag(result.Nodes.getNodeAs<CallExpr>("call")->getBeginLoc(), "error-level finding",
+         DiagnosticIDs::Error);
+  }
+};
+
 class TestModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &factories) override {
     factories.registerCheck<CallCheck>("afunix-test-call");
     factories.registerCheck<OptionsCheck>("afunix-test-options");
     factories.registerCheck<CrashCheck>("afunix-test-crash");
+    factories.registerCheck<ErrorLevelCheck>("afunix-test-error");
   }
 };
 
@@ -165,6 +179,24 @@ TEST_F(EngineTest, NolintSuppressesTheNamedRuleOnly) {
   EXPECT_EQ(lines, (std::vector<unsigned>{6, 8}));
 }
 
+TEST_F(EngineTest, ErrorLevelFindingsObeyNolintAndAreNoParseError) {
+  std::string file = write("e.c", "void erroneous(void);\n"
+                                  "void f(void) {\n"
+                                  "  erroneous();\n"
+                                  "  erroneous(); // NOLINT(afunix-test-error)\n"
+                                  "  // NOLINTNEXTLINE(afunix-test-error)\n"
+                                  "  erroneous();\n"
+                                  "}\n");
+  EngineOptions options;
+  options.checks = "-*,afunix-test-error";
+  RunResult result = run({file}, options);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].where.line, 3u);
+  ASSERT_EQ(result.files.size(), 1u);
+  EXPECT_TRUE(result.files[0].parsed);
+  EXPECT_TRUE(result.files[0].errors.empty());
+}
+
 TEST_F(EngineTest, SeverityOverrideAndCatalogDefault) {
   std::string file = write("s.c", kFlagged);
   EngineOptions options;
@@ -183,7 +215,7 @@ TEST_F(EngineTest, GlobSelectsChecks) {
   ASSERT_EQ(result.findings.size(), 1u);
   EXPECT_EQ(result.findings[0].rule, "afunix-test-options");
   EXPECT_EQ(enabledChecks("-*,afunix-test-*,-afunix-test-crash"),
-            (std::vector<std::string>{"afunix-test-call", "afunix-test-options"}));
+            (std::vector<std::string>{"afunix-test-call", "afunix-test-error", "afunix-test-options"}));
 }
 
 TEST_F(EngineTest, GlobalCheckOptionsReachChecks) {

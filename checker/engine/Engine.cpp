@@ -99,6 +99,33 @@ private:
   clang::tidy::ClangTidyASTConsumerFactory &factory_;
 };
 
+// Sits in front of clang-tidy's consumer for both the compiler's and the checks' diagnostics.
+// A check may report at error level (its catalog severity); clang-tidy never lets NOLINT silence
+// an error and counts it as a failed compile, so check diagnostics reach clang-tidy as warnings
+// (the engine applies the severity afterwards) and only compiler errors count as errors.
+class CheckLevelForwarder : public clang::DiagnosticConsumer {
+public:
+  CheckLevelForwarder(clang::tidy::ClangTidyContext &context, clang::DiagnosticConsumer &inner)
+      : context_(context), inner_(inner) {}
+  void BeginSourceFile(const clang::LangOptions &lang, const clang::Preprocessor *pp) override {
+    inner_.BeginSourceFile(lang, pp);
+  }
+  void EndSourceFile() override { inner_.EndSourceFile(); }
+  void finish() override { inner_.finish(); }
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic &info) override {
+    if (level >= clang::DiagnosticsEngine::Error &&
+        llvm::StringRef(context_.getCheckName(info.getID())).starts_with("afunix-"))
+      level = clang::DiagnosticsEngine::Warning;
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info); // counts compiler errors only
+    inner_.HandleDiagnostic(level, info);
+  }
+
+private:
+  clang::tidy::ClangTidyContext &context_;
+  clang::DiagnosticConsumer &inner_;
+};
+
 struct FileResult {
   std::vector<Finding> findings;
   FileOutcome outcome;
@@ -118,9 +145,10 @@ public:
     llvm::CrashRecoveryContext recovery;
     bool survived = recovery.RunSafely([&] {
       consumer = new clang::tidy::ClangTidyDiagnosticConsumer(*context_);
+      CheckLevelForwarder forwarder(*context_, *consumer);
       auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
       clang::DiagnosticsEngine engine(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
-                                      &*diagOptions, consumer, /*ShouldOwnClient=*/false);
+                                      &*diagOptions, &forwarder, /*ShouldOwnClient=*/false);
       context_->setDiagnosticsEngine(&engine);
       // A file system of our own: its working directory is the command's, not the process's,
       // so workers never chdir under each other.
@@ -131,7 +159,7 @@ public:
       clang::tooling::ToolInvocation invocation(job.argv, std::make_unique<Action>(*factory_),
                                                 files.get(),
                                                 std::make_shared<clang::PCHContainerOperations>());
-      invocation.setDiagnosticConsumer(consumer);
+      invocation.setDiagnosticConsumer(&forwarder);
       ran = invocation.run();
       errors = consumer->take();
       context_->setDiagnosticsEngine(nullptr);

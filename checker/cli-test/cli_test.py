@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""afunix-check as a command: bad input and its exit codes, compile databases, options, formats.
+
+Run one test: cli_test.py --checker PATH TestName. Tests that need a rule whose check is not in
+the build yet exit 77 (ctest: skipped) and say which rule.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+FIXTURES = os.path.join(REPO, "testdata", "checker", "cli")
+CHECKER = os.path.join(REPO, "build", "bin", "afunix-check")
+SKIPPED = 77
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def run(*args, cwd=REPO):
+    proc = subprocess.run([CHECKER, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_json(*args, cwd=REPO):
+    code, out, err = run("--format=json", *args, cwd=cwd)
+    try:
+        return code, json.loads(out), err
+    except json.JSONDecodeError:
+        raise AssertionError(f"no JSON on stdout (exit {code}):\n{out}\n{err}")
+
+
+_registered = None
+
+
+def registered_rules():
+    global _registered
+    if _registered is None:
+        code, out, _ = run("--list-rules")
+        assert code == 0
+        _registered = {line.split()[0] for line in out.splitlines()
+                       if line.strip() and "(no static check" not in line}
+    return _registered
+
+
+class CliTest(unittest.TestCase):
+    def need(self, *rules):
+        missing = [r for r in rules if r not in registered_rules()]
+        if missing:
+            self.skipTest("no check in this build for " + ", ".join(missing))
+
+    def assertInputError(self, args, *fragments, cwd=REPO):
+        code, out, err = run(*args, cwd=cwd)
+        self.assertEqual(code, 2, f"args {args}: stdout {out!r} stderr {err!r}")
+        self.assertEqual(out, "", "nothing is printed on stdout for an input error")
+        for fragment in fragments:
+            self.assertIn(fragment, err)
+        return err
+
+    # --- exit status 2: usage and input errors -------------------------------------------------
+
+    def test_missing_file(self):
+        self.assertInputError([fixture("no-such-file.c")], "no-such-file.c: no such file")
+
+    def test_no_input(self):
+        self.assertInputError([], "no input files")
+
+    def test_broken_json_database(self):
+        self.assertInputError(["-p", fixture("broken-json")], "broken-json/compile_commands.json",
+                              "not valid JSON")
+
+    def test_database_not_an_array(self):
+        self.assertInputError(["-p", fixture("not-an-array")], "expected a JSON array")
+
+    def test_database_entry_missing_file(self):
+        self.assertInputError(["-p", fixture("missing-file-key")], 'entry 1: missing or non-string "file"')
+
+    def test_database_arguments_not_strings(self):
+        self.assertInputError(["-p", fixture("bad-arguments")], '"arguments" must hold only strings')
+
+    def test_no_database_in_build_dir(self):
+        self.assertInputError(["-p", fixture("gcc-src")], "no compile database here")
+
+    def test_file_not_in_database(self):
+        with tempfile.TemporaryDirectory() as build:
+            write_gcc_database(build)
+            self.assertInputError(["-p", build, fixture("clean.c")], "clean.c: not in the compile database")
+
+    def test_bad_option_values(self):
+        cases = [
+            (["--format=xml"], "--format must be text, json or sarif, not 'xml'"),
+            (["-j", "many"], "-j expects a number"),
+            (["--jobs=-1"], "-j expects a number"),
+            (["--target-kernel=6"], "--target-kernel expects a kernel version"),
+            (["--target-kernel=6.16-rc1"], "--target-kernel expects a kernel version"),
+            (["--checks=bugprone-*"], "--checks: 'bugprone-*' names no afunix rule"),
+            (["--no-such-option"], "unknown option '--no-such-option'"),
+            (["--pedantic=yes"], "option '--pedantic' takes no value"),
+            (["--config"], "option '--config' needs a value"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                self.assertInputError([fixture("clean.c"), *args], message)
+
+    def test_bad_config_files(self):
+        cases = [
+            ("config-unknown-key.yaml", ":2:1: field 'socket_producer': unknown setting"),
+            ("config-bad-severity.yaml", ":2:20: field 'severity.afunix-fd-limit': 'fatal' is not one of"),
+            ("config-bad-kernel.yaml", ":1:16: field 'target_kernel': 'six' is not a kernel version"),
+            ("config-unknown-rule.yaml", ":1:11: field 'disable': unknown rule id 'afunix-no-such-rule'"),
+            ("config-invalid-yaml.yaml", ":2:1: invalid YAML"),
+            ("no-such-config.yaml", "no-such-config.yaml: cannot read the config file"),
+        ]
+        for name, message in cases:
+            with self.subTest(config=name):
+                err = self.assertInputError([f"--config={fixture(name)}", fixture("clean.c")], message)
+                self.assertIn(fixture(name), err)
+
+    # --- help, version, rules ------------------------------------------------------------------
+
+    def test_help_reads_like_a_man_page(self):
+        code, out, _ = run("--help")
+        self.assertEqual(code, 0)
+        for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "CONFIGURATION", "EXIT STATUS"):
+            self.assertRegex(out, rf"(?m)^{section}$")
+        for option in ("--checks", "--config", "--target-kernel", "--pedantic", "--format",
+                       "--sarif-root", "--baseline", "--write-baseline", "--export-fixes", "--fix",
+                       "--jobs", "--list-rules", "--version", "--quiet"):
+            self.assertIn(option, out)
+        for status in range(4):
+            self.assertRegex(out, rf"(?m)^    {status}   ")
+
+    def test_version(self):
+        code, out, _ = run("--version")
+        self.assertEqual(code, 0)
+        self.assertRegex(out, r"^afunix-check \d+\.\d+\.\d+ \(Clang 19\.")
+
+    def test_list_rules_shows_the_catalog(self):
+        code, out, _ = run("--list-rules")
+        self.assertEqual(code, 0)
+        ids = sorted(f[:-5] for f in os.listdir(os.path.join(REPO, "rules")) if f.endswith(".yaml"))
+        listed = [line.split()[0] for line in out.splitlines()]
+        self.assertEqual(listed, ids)
+        for line in out.splitlines():
+            self.assertIn(line.split()[1], ("error", "warning", "note"))
+
+    # --- parsing ------------------------------------------------------------------------------
+
+    def test_unparseable_file_exits_3(self):
+        code, report, err = run_json(fixture("unparseable.c"), fixture("clean.c"))
+        self.assertEqual(code, 3, err)
+        self.assertEqual(report["summary"], {"files": 2, "findings": 0, "parse_errors": 1})
+        self.assertEqual([u["file"] for u in report["unparsed"]], [fixture("unparseable.c")])
+        self.assertRegex(report["unparsed"][0]["errors"][0], r"unparseable\.c:2:\d+: error: ")
+        self.assertIn("unparseable.c: could not be parsed", err)
+
+    def test_unparseable_file_keeps_its_findings_and_3_wins(self):
+        self.need("afunix-fd-limit")
+        code, report, err = run_json(fixture("unparseable_with_finding.c"), fixture("fd_limit.c"))
+        self.assertEqual(code, 3, err)
+        self.assertEqual(report["summary"]["parse_errors"], 1)
+        where = [(os.path.basename(f["file"]), f["line"], f["rule"]) for f in report["findings"]]
+        self.assertEqual(where, [("fd_limit.c", 15, "afunix-fd-limit"),
+                                 ("unparseable_with_finding.c", 15, "afunix-fd-limit")])
+
+    def test_arguments_after_dash_dash_reach_clang(self):
+        code, report, _ = run_json(fixture("needs_define.c"))
+        self.assertEqual(code, 3)
+        self.assertIn("AFUNIX_TEST_DEFINE is not defined", report["unparsed"][0]["errors"][0])
+        code, report, err = run_json(fixture("needs_define.c"), "--", "-DAFUNIX_TEST_DEFINE")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(report["summary"]["parse_errors"], 0)
+
+    def test_gcc_compile_database_parses(self):
+        with tempfile.TemporaryDirectory() as build:
+            write_gcc_database(build)
+            code, report, err = run_json("-p", build)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(report["summary"], {"files": 1, "findings": 0, "parse_errors": 0})
+            # The same command given to clang as it stands fails: the adjustment is what works.
+            entry = json.load(open(os.path.join(build, "compile_commands.json")))[0]
+            argv = ["clang-19" if a == "gcc" else a for a in entry["arguments"]]
+            argv = [a for a in argv if a not in ("-o", "clean.o", "-c")] + ["-fsyntax-only"]
+            if shutil.which("clang-19"):
+                proc = subprocess.run(argv, cwd=build, capture_output=True, text=True)
+                self.assertNotEqual(proc.returncode, 0)
+                self.assertIn("unknown argument", proc.stderr)
+
+    def test_extra_args_are_appended_to_database_commands(self):
+        with tempfile.TemporaryDirectory() as build:
+            src = os.path.join(build, "needs_define.c")
+            shutil.copy(fixture("needs_define.c"), src)
+            with open(os.path.join(build, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": build, "file": src, "command": f"cc -c {src}"}], f)
+            self.assertEqual(run_json("-p", build)[0], 3)
+            code, _, err = run_json("-p", build, "--", "-DAFUNIX_TEST_DEFINE")
+            self.assertEqual(code, 0, err)
+
+    # --- output -------------------------------------------------------------------------------
+
+    def test_json_schema(self):
+        self.need("afunix-fd-limit")
+        code, report, _ = run_json(fixture("fd_limit.c"))
+        self.assertEqual(code, 1)
+        self.assertEqual(report["version"], 1)
+        self.assertTrue({"version", "findings", "summary"} <= set(report))
+        self.assertEqual(set(report["summary"]), {"files", "findings", "parse_errors"})
+        self.assertEqual(report["summary"]["findings"], len(report["findings"]))
+        for finding in report["findings"]:
+            self.assertTrue({"rule", "severity", "file", "line", "column", "message", "notes"}
+                            <= set(finding))
+            self.assertTrue(finding["rule"].startswith("afunix-"))
+            self.assertIn(finding["severity"], ("error", "warning", "note"))
+            self.assertTrue(os.path.isabs(finding["file"]))
+            self.assertIsInstance(finding["line"], int)
+            self.assertIsInstance(finding["column"], int)
+            for note in finding["notes"]:
+                self.assertEqual(set(note), {"file", "line", "column", "message"})
+
+    def test_text_format_is_clangs(self):
+        self.need("afunix-fd-limit")
+        code, out, err = run("--no-show-source", fixture("fd_limit.c"), cwd=FIXTURES)
+        self.assertEqual(code, 1)
+        first = out.splitlines()[0]
+        self.assertRegex(first, r"^fd_limit\.c:15:\d+: error: .+ \[afunix-fd-limit\]$")
+        self.assertRegex(err, r"afunix-check: 1 finding in 1 file")
+        code, out, err = run("--show-source", "--quiet", fixture("fd_limit.c"), cwd=FIXTURES)
+        lines = out.splitlines()
+        self.assertEqual(lines[1], "  cmsg->cmsg_len = CMSG_LEN(300 * sizeof(int));")
+        column = int(lines[0].split(":")[2])
+        self.assertEqual(lines[2], " " * (column - 1) + "^")
+        self.assertEqual(err, "")
+
+    def test_sarif_format(self):
+        self.need("afunix-fd-limit")
+        code, out, _ = run("--format=sarif", f"--sarif-root={FIXTURES}", fixture("fd_limit.c"))
+        self.assertEqual(code, 1)
+        sarif = json.loads(out)
+        self.assertEqual(sarif["version"], "2.1.0")
+        results = sarif["runs"][0]["results"]
+        self.assertEqual([r["ruleId"] for r in results], ["afunix-fd-limit"])
+        uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        self.assertEqual(uri, "fd_limit.c")
+
+    # --- rules, options -----------------------------------------------------------------------
+
+    def test_nolint_suppresses(self):
+        self.need("afunix-fd-limit", "afunix-passcred-wrong-family")
+        code, report, _ = run_json(fixture("fd_limit.c"), fixture("wrong_family.c"))
+        self.assertEqual(code, 1)
+        where = [(os.path.basename(f["file"]), f["line"], f["rule"]) for f in report["findings"]]
+        # fd_limit.c:30 (NOLINTNEXTLINE) and wrong_family.c:17 (NOLINT) are suppressed.
+        self.assertEqual(where, [("fd_limit.c", 15, "afunix-fd-limit"),
+                                 ("wrong_family.c", 9, "afunix-passcred-wrong-family")])
+
+    def test_target_kernel_drops_rules_that_do_not_apply(self):
+        self.need("afunix-passcred-wrong-family")
+        rules = lambda *a: [f["rule"] for f in run_json(*a, fixture("wrong_family.c"))[1]["findings"]]
+        self.assertEqual(rules(), ["afunix-passcred-wrong-family"])
+        self.assertEqual(rules("--target-kernel=6.16"), ["afunix-passcred-wrong-family"])
+        self.assertEqual(rules("--target-kernel=6.15"), [])
+        code, report, _ = run_json("--target-kernel=6.15", fixture("wrong_family.c"))
+        self.assertEqual(code, 0)
+
+    def test_checks_glob_filters_rules(self):
+        self.need("afunix-fd-limit", "afunix-passcred-wrong-family")
+        files = [fixture("fd_limit.c"), fixture("wrong_family.c")]
+        rules = lambda *a: sorted({f["rule"] for f in run_json(*a, *files)[1]["findings"]})
+        both = ["afunix-fd-limit", "afunix-passcred-wrong-family"]
+        self.assertEqual(rules(), both)
+        self.assertEqual(rules("--checks=afunix-*"), both)
+        self.assertEqual(rules("--checks=afunix-fd-*"), ["afunix-fd-limit"])
+        self.assertEqual(rules("--checks=-afunix-fd-limit"), ["afunix-passcred-wrong-family"])
+        self.assertEqual(rules("--checks=-*,afunix-passcred-*"), ["afunix-passcred-wrong-family"])
+        self.assertInputError(["--checks=afunix-nothing-matches-*", *files], "enables no rule")
+
+    def test_config_severity_and_disable(self):
+        self.need("afunix-fd-limit", "afunix-passcred-wrong-family")
+        code, report, err = run_json(f"--config={fixture('config-good.yaml')}",
+                                     fixture("fd_limit.c"), fixture("wrong_family.c"))
+        self.assertEqual(code, 1, err)
+        self.assertEqual([(f["rule"], f["severity"]) for f in report["findings"]],
+                         [("afunix-fd-limit", "note")])
+
+    def test_parallel_output_equals_serial(self):
+        files = sorted(os.path.join(d, f) for d, _, fs in os.walk(os.path.join(REPO, "testdata", "checker"))
+                       for f in fs if f.endswith(".c"))
+        self.assertGreater(len(files), 5)
+        serial = run("--format=json", "-j", "1", *files, "--", "-std=gnu11")
+        parallel = run("--format=json", "-j", "2", *files, "--", "-std=gnu11")
+        self.assertIn(serial[0], (0, 1, 3))
+        self.assertEqual(parallel, serial)
+
+    def test_baseline_round_trip(self):
+        self.need("afunix-fd-limit")
+        with tempfile.TemporaryDirectory() as tmp:
+            baseline = os.path.join(tmp, "baseline.json")
+            code, _, err = run("--quiet", f"--write-baseline={baseline}", fixture("fd_limit.c"))
+            self.assertEqual(code, 0, err)
+            code, report, err = run_json(f"--baseline={baseline}", fixture("fd_limit.c"))
+            self.assertEqual(code, 0, err)
+            self.assertEqual(report["findings"], [])
+            self.assertIn("1 more in the baseline", err)
+            self.assertInputError([f"--baseline={os.path.join(tmp, 'missing.json')}", fixture("fd_limit.c")])
+
+
+def write_gcc_database(build):
+    """A compile_commands.json as bear records a gcc build, with flags clang does not know."""
+    src = fixture("gcc-src/clean.c")
+    entry = {"directory": build, "file": src, "output": "clean.o",
+             "arguments": ["gcc", "-O2", "-g", "-fanalyzer", "-fno-tree-loop-distribute-patterns",
+                           "-fstack-clash-protection", "-fcf-protection", "-Wlogical-op",
+                           "-Wduplicated-cond", "-Werror", "-mindirect-branch=thunk",
+                           "-D_FORTIFY_SOURCE=2", "-c", src, "-o", "clean.o"]}
+    with open(os.path.join(build, "compile_commands.json"), "w") as f:
+        json.dump([entry], f)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--checker":
+        CHECKER = args[1]
+        args = args[2:]
+    suite = unittest.defaultTestLoader.loadTestsFromNames(
+        [f"CliTest.{name}" for name in args] if args else ["CliTest"], sys.modules[__name__])
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    if not result.wasSuccessful():
+        sys.exit(1)
+    sys.exit(SKIPPED if result.skipped and len(result.skipped) == result.testsRun else 0)
