@@ -18,8 +18,8 @@ import tempfile
 import afunix_testlib as lib
 
 
-def pick_pair():
-    plain = [s for s in lib.samples("*/pos_*") if not s.options and not s.is_cxx
+def pick_pair(checker):
+    plain = [s for s in lib.implemented_samples(checker) if not s.options and not s.is_cxx
              and s.args == ["-std=gnu11"] and s.expected]
     for a in plain:
         for b in plain:
@@ -33,7 +33,7 @@ def main():
     parser.add_argument("--checker", required=True)
     args = parser.parse_args()
     args.checker = os.path.abspath(args.checker)
-    a, b = pick_pair()
+    a, b = pick_pair(args.checker)
     with tempfile.TemporaryDirectory(prefix="afunix-baseline-") as tmp:
         file_a, file_b = os.path.join(tmp, "a.c"), os.path.join(tmp, "b.c")
         shutil.copy(a.path, file_a)
