@@ -1,5 +1,6 @@
 #include "afunix/kernel/Hackbench.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -155,6 +156,13 @@ double runHackbench(const HackbenchOptions &o, std::string &error) {
         }
         if (pid == 0) {
           prctl(PR_SET_PDEATHSIG, SIGKILL);
+          // Keep only this worker's sockets, as hackbench's children do: otherwise every exit
+          // would tear down every socket's reference inside the timed region.
+          for (int fd : socketFds)
+            if (fd != w.in && std::find(w.outs.begin(), w.outs.end(), fd) == w.outs.end())
+              close(fd);
+          close(ready[0]);
+          close(wake[1]);
           _exit(runWorker(w) ? 0 : 1);
         }
         children.push_back(pid);
