@@ -126,8 +126,13 @@ std::string mergeReports(const RunSummaryInput &in, const std::string &format, s
     closedir(dir);
   } else
     problems.push_back("cannot read report directory " + in.reportDir);
-  std::sort(processes.begin(), processes.end(), [](const Process &a, const Process &b) {
-    return a.report["process"]["start_ns"].as<uint64_t>() < b.report["process"]["start_ns"].as<uint64_t>();
+  // Ordered by start time. YAML::Node assignment writes through to the shared node, so the nodes
+  // themselves are never moved around: a sorted list of pointers is.
+  std::vector<const Process *> ordered;
+  for (const auto &p : processes)
+    ordered.push_back(&p);
+  std::sort(ordered.begin(), ordered.end(), [](const Process *a, const Process *b) {
+    return a->report["process"]["start_ns"].as<uint64_t>() < b->report["process"]["start_ns"].as<uint64_t>();
   });
 
   // Totals.
@@ -135,7 +140,8 @@ std::string mergeReports(const RunSummaryInput &in, const std::string &format, s
   std::map<std::string, int64_t> counters;
   std::map<std::pair<std::string, std::string>, Hist> hists;
   uint64_t fixes = 0;
-  for (const auto &p : processes) {
+  for (const Process *pp : ordered) {
+    const Process &p = *pp;
     std::map<std::string, int> seen;
     for (const auto &f : p.report["findings"]) {
       auto &t = ruleTotals[f["rule"].as<std::string>()];
@@ -171,10 +177,10 @@ std::string mergeReports(const RunSummaryInput &in, const std::string &format, s
       s += (i ? "," : "") + jsonString(in.command[i]);
     s += "],\"exit_status\":" + std::to_string(in.exitStatus) + ",\"library\":" + jsonString(in.library) +
          ",\"report_dir\":" + jsonString(in.reportDir) + ",\"processes\":[";
-    for (std::size_t i = 0; i < processes.size(); ++i) {
+    for (std::size_t i = 0; i < ordered.size(); ++i) {
       if (i)
         s += ',';
-      toJson(processes[i].report, s);
+      toJson(ordered[i]->report, s);
     }
     s += "],\"totals\":{\"processes\":" + std::to_string(processes.size()) + ",\"findings\":[";
     bool first = true;
@@ -204,7 +210,8 @@ std::string mergeReports(const RunSummaryInput &in, const std::string &format, s
   }
 
   out << "afunix-probe run: " << processes.size() << " process image(s), exit status " << in.exitStatus << "\n";
-  for (const auto &p : processes) {
+  for (const Process *pp : ordered) {
+    const Process &p = *pp;
     const auto &proc = p.report["process"];
     out << "\npid " << proc["pid"].as<std::string>() << " (ppid " << proc["ppid"].as<std::string>() << ") "
         << proc["exe"].as<std::string>() << " [" << p.report["reason"].as<std::string>() << "]\n";

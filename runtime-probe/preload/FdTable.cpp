@@ -55,7 +55,8 @@ FdState FdTable::peek(int fd) const {
 
 FdState FdTable::lookup(int fd) {
   if (!inRange(fd)) {
-    untracked.fetch_add(1, std::memory_order_relaxed);
+    if (fd >= kFdTableSize)
+      untracked.fetch_add(1, std::memory_order_relaxed);
     return {};
   }
   uint64_t word = slots_[fd].load(std::memory_order_acquire);

@@ -125,7 +125,7 @@ public:
   // Counts one call (and its latency, when `ns` != UINT64_MAX) for the calling thread.
   void record(int hist, uint64_t ns);
   void snapshot(StatsSnapshot &out) const;
-  // Thread exit: folds the thread's block into the retired totals and frees it.
+  // Thread exit: gives the thread's block back (its counts stay and are still reported).
   void releaseCurrentThread();
   // fork child: forget every thread but the caller, zero everything.
   void resetAfterFork();
@@ -302,7 +302,9 @@ int writeReport(const char *reason);
 // file it created (same inode). Exposed for the tests.
 struct ReportFile {
   char path[640] = {};
-  uint64_t dev = 0, ino = 0;
+  uint64_t dev = 0, ino = 0;   // identity of the file this process created...
+  int64_t mtimeNs = 0;         // ...and of its content after our last write (inode numbers are reused)
+  uint64_t size = 0;
   bool created = false;
 };
 int writeFileSafely(ReportFile &file, const char *data, std::size_t length);

@@ -364,6 +364,7 @@ int counterRows(CounterRow *rows, const StatsSnapshot &snap) {
   rows[n++] = {"threads_overflow", static_cast<int64_t>(snap.threadsOverflow)};
   rows[n++] = {"untracked_fd_calls", get(fdTable().untracked)};
   rows[n++] = {"findings_dropped", get(findings().dropped)};
+  rows[n++] = {"reports_written", get(c.reportsWritten)};
   return n;
 }
 
@@ -583,11 +584,6 @@ int writeFileSafely(ReportFile &file, const char *data, std::size_t length) {
     fd = sysOpen(file.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
       return errno;
-    struct stat st;
-    if (fstat(static_cast<int>(fd), &st) == 0) {
-      file.dev = st.st_dev;
-      file.ino = st.st_ino;
-    }
     file.created = true;
   } else {
     // Rewrite only the file this process created: same inode, not a symlink.
@@ -595,7 +591,9 @@ int writeFileSafely(ReportFile &file, const char *data, std::size_t length) {
     if (fd < 0)
       return errno;
     struct stat st;
-    if (fstat(static_cast<int>(fd), &st) != 0 || st.st_dev != file.dev || st.st_ino != file.ino) {
+    if (fstat(static_cast<int>(fd), &st) != 0 || st.st_dev != file.dev || st.st_ino != file.ino ||
+        static_cast<uint64_t>(st.st_size) != file.size ||
+        st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec != file.mtimeNs) {
       sysClose(static_cast<int>(fd));
       return EEXIST;
     }
@@ -612,6 +610,13 @@ int writeFileSafely(ReportFile &file, const char *data, std::size_t length) {
       return err;
     }
     done += static_cast<std::size_t>(n);
+  }
+  struct stat st;
+  if (fstat(static_cast<int>(fd), &st) == 0) {
+    file.dev = st.st_dev;
+    file.ino = st.st_ino;
+    file.size = static_cast<uint64_t>(st.st_size);
+    file.mtimeNs = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
   }
   sysClose(static_cast<int>(fd));
   return 0;

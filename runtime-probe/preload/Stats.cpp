@@ -2,7 +2,7 @@
 // its first intercepted call (atomic flag, no allocation) and keeps a pointer to it in an
 // initial-exec TLS variable (no __tls_get_addr, so no allocation and async-signal-safe). Only the
 // owner writes a block; the report reads it with relaxed atomic loads. At thread exit (pthread key
-// destructor) the block is folded into the retired totals and given back.
+// destructor) the block is given back with its counts, and the next thread adds to them.
 #include "ProbeCore.h"
 
 #include <pthread.h>
@@ -86,8 +86,9 @@ void Stats::record(int hist, uint64_t ns) {
   auto bump = [&](std::atomic<uint32_t> &counter, std::atomic<uint64_t> &retired) {
     uint32_t value = counter.load(std::memory_order_relaxed) + 1;
     if (value == kFoldAt) {
+      counter.store(0, std::memory_order_relaxed); // a concurrent report may undercount, never double
       retired.fetch_add(value, std::memory_order_relaxed);
-      value = 0;
+      return;
     }
     counter.store(value, std::memory_order_relaxed);
   };
@@ -113,7 +114,8 @@ void Stats::releaseCurrentThread() {
   tBlock = nullptr;
   if (!block || block == &gOverflowBlock)
     return;
-  fold(*block);
+  // The counts stay in the block: the next thread that claims it adds to them. Nothing moves, so
+  // a report running concurrently can never count a call twice.
   block->inUse.store(0, std::memory_order_release);
 }
 
@@ -126,7 +128,7 @@ void Stats::snapshot(StatsSnapshot &out) const {
         out.buckets[h][b] += block.buckets[h][b].load(std::memory_order_relaxed);
     }
   };
-  // Blocks not in use are zero, so summing all of them is exact whatever threads come and go.
+  // Released blocks keep their counts, so summing every block is exact whatever threads come and go.
   for (const auto &block : blocks_)
     add(block);
   add(gOverflowBlock);

@@ -1,0 +1,488 @@
+// The probe's core, linked directly (no LD_PRELOAD), so that ASan and TSan builds check it:
+// the fd table and its generations, per-thread statistics merged exactly across threads,
+// the findings table under contention, detectors fed with real kernel answers, the report
+// writer's JSON and text, report-file safety and environment parsing.
+#include "ProbeCore.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace afunix::probe;
+
+namespace {
+
+std::string tempDir() {
+  char pattern[] = "/tmp/afunix-probe-core-XXXXXX";
+  const char *dir = mkdtemp(pattern);
+  return dir ? dir : "";
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Every test starts from an empty per-process state, as a freshly forked child does.
+class ProbeCore : public ::testing::Test {
+protected:
+  void SetUp() override {
+    findings().reset();
+    counters().reset();
+    config() = Config{};
+  }
+};
+
+// ---- fd table -------------------------------------------------------------------------------------
+
+TEST_F(ProbeCore, LearnsInheritedSocketsFromTheKernel) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  fdTable().forget(sv[0]);
+  errno = 1234;
+  FdState s = fdTable().lookup(sv[0]);
+  EXPECT_EQ(errno, 1234) << "learning must not leak getsockopt's errno";
+  EXPECT_TRUE(s.isUnix());
+  EXPECT_EQ(s.type, SOCK_DGRAM);
+  EXPECT_EQ(s.role, FdRole::Learned);
+  EXPECT_FALSE(s.passcred);
+  close(sv[0]);
+  close(sv[1]);
+}
+
+TEST_F(ProbeCore, LearnsThatAPipeIsNoSocket) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  fdTable().forget(p[0]);
+  EXPECT_EQ(fdTable().lookup(p[0]).kind, FdKind::NotSocket);
+  close(p[0]);
+  close(p[1]);
+}
+
+TEST_F(ProbeCore, ClosedFdIsNotCachedAndErrnoIsKept) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  close(p[0]);
+  close(p[1]);
+  fdTable().forget(p[0]);
+  errno = 77;
+  EXPECT_EQ(fdTable().lookup(p[0]).kind, FdKind::Unknown);
+  EXPECT_EQ(errno, 77);
+  EXPECT_EQ(fdTable().peek(p[0]).kind, FdKind::Unknown);
+}
+
+TEST_F(ProbeCore, CloseBumpsTheGenerationSoStateNeverLeaksOntoAReusedFd) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  onSocketPair(sv, AF_UNIX, SOCK_STREAM);
+  uint16_t before = fdTable().peek(sv[0]).gen;
+  onClose(sv[0]);
+  close(sv[0]);
+  EXPECT_NE(fdTable().peek(sv[0]).gen, before);
+  int p[2];
+  ASSERT_EQ(pipe(p), 0); // takes sv[0]'s number
+  ASSERT_EQ(p[0], sv[0]);
+  EXPECT_EQ(fdTable().lookup(p[0]).kind, FdKind::NotSocket);
+  // sv[1]'s recorded peer is now stale: the pipe must not count as its peer.
+  FdState peer = fdTable().peek(sv[1]);
+  EXPECT_TRUE(peer.hasPeer);
+  EXPECT_NE(static_cast<uint8_t>(fdTable().peek(p[0]).gen), peer.peerGen);
+  close(p[0]);
+  close(p[1]);
+  close(sv[1]);
+}
+
+TEST_F(ProbeCore, DupCopiesStateUnderANewGeneration) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  onSocketCreated(fd, AF_UNIX, SOCK_STREAM);
+  int copy = dup(fd);
+  onDup(fd, copy);
+  EXPECT_TRUE(fdTable().peek(copy).isUnix());
+  onClose(copy);
+  close(copy);
+  EXPECT_EQ(fdTable().peek(copy).kind, FdKind::Unknown);
+  onClose(fd);
+  close(fd);
+}
+
+TEST_F(ProbeCore, HugeFdsAreCountedAsUntracked) {
+  uint64_t before = fdTable().untracked.load();
+  EXPECT_EQ(fdTable().lookup(kFdTableSize + 5).kind, FdKind::Unknown);
+  EXPECT_EQ(fdTable().untracked.load(), before + 1);
+  EXPECT_EQ(fdTable().lookup(-1).kind, FdKind::Unknown);
+  EXPECT_EQ(fdTable().untracked.load(), before + 1) << "negative fds are the caller's error, not untracked";
+}
+
+TEST_F(ProbeCore, ConcurrentCloseAndReuseLeaveAConsistentSlot) {
+  constexpr int kFd = 60000; // a number no real fd of this test uses
+  uint16_t before = fdTable().peek(kFd).gen;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t] {
+      for (int i = 0; i < 20000; ++i) {
+        if ((i + t) % 2)
+          onSocketCreated(kFd, AF_UNIX, SOCK_STREAM);
+        else
+          fdTable().forget(kFd);
+        fdTable().update(kFd, [](FdState &s) { s.passcred = !s.passcred; });
+      }
+    });
+  for (auto &t : threads)
+    t.join();
+  // 4 x 20000 installs/forgets, each a new generation (16 bits, wrapping).
+  EXPECT_EQ(fdTable().peek(kFd).gen, static_cast<uint16_t>(before + 80000));
+  fdTable().forget(kFd);
+}
+
+// ---- statistics -----------------------------------------------------------------------------------
+
+TEST_F(ProbeCore, Log2BucketsMatchBccFunclatency) {
+  EXPECT_EQ(Stats::bucketOf(0), 0);
+  EXPECT_EQ(Stats::bucketOf(1), 1);
+  EXPECT_EQ(Stats::bucketOf(2), 2);
+  EXPECT_EQ(Stats::bucketOf(3), 2);
+  EXPECT_EQ(Stats::bucketOf(1023), 10);
+  EXPECT_EQ(Stats::bucketOf(1024), 11);
+  EXPECT_EQ(Stats::bucketOf(~0ull), kBuckets - 1);
+}
+
+TEST_F(ProbeCore, PerThreadCountsMergeExactlyWhileThreadsComeAndGo) {
+  StatsSnapshot before;
+  stats().snapshot(before);
+  constexpr int kThreads = 32, kCalls = 20000;
+  std::atomic<bool> done{false};
+  // A reader that snapshots while writers run: must be race-free (TSan) and never over-count.
+  std::thread reader([&] {
+    StatsSnapshot snap;
+    while (!done.load()) {
+      stats().snapshot(snap);
+      EXPECT_LE(snap.calls[histIndex(CallKind::Write, CallClass::NoFds)],
+                before.calls[histIndex(CallKind::Write, CallClass::NoFds)] + kThreads * kCalls);
+    }
+  });
+  for (int wave = 0; wave < 2; ++wave) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads / 2; ++t)
+      threads.emplace_back([] {
+        for (int i = 0; i < kCalls; ++i)
+          stats().record(histIndex(CallKind::Write, CallClass::NoFds), static_cast<uint64_t>(i % 5000));
+        stats().releaseCurrentThread(); // what the pthread key destructor does
+      });
+    for (auto &t : threads)
+      t.join();
+  }
+  done = true;
+  reader.join();
+  StatsSnapshot after;
+  stats().snapshot(after);
+  int h = histIndex(CallKind::Write, CallClass::NoFds);
+  EXPECT_EQ(after.calls[h] - before.calls[h], static_cast<uint64_t>(kThreads) * kCalls);
+  uint64_t bucketed = 0;
+  for (int b = 0; b < kBuckets; ++b)
+    bucketed += after.buckets[h][b] - before.buckets[h][b];
+  EXPECT_EQ(bucketed, static_cast<uint64_t>(kThreads) * kCalls);
+  // i % 5000 == 0 lands in bucket 0: kCalls / 5000 per thread.
+  EXPECT_EQ(after.buckets[h][0] - before.buckets[h][0], static_cast<uint64_t>(kThreads) * (kCalls / 5000));
+}
+
+TEST_F(ProbeCore, CountingOnlyRecordsNoLatency) {
+  StatsSnapshot before, after;
+  stats().snapshot(before);
+  std::thread([] {
+    for (int i = 0; i < 1000; ++i)
+      stats().record(histIndex(CallKind::Read, CallClass::NoFds), UINT64_MAX);
+    stats().releaseCurrentThread();
+  }).join();
+  stats().snapshot(after);
+  int h = histIndex(CallKind::Read, CallClass::NoFds);
+  EXPECT_EQ(after.calls[h] - before.calls[h], 1000u);
+  for (int b = 0; b < kBuckets; ++b)
+    EXPECT_EQ(after.buckets[h][b], before.buckets[h][b]);
+}
+
+// ---- findings -------------------------------------------------------------------------------------
+
+TEST_F(ProbeCore, FindingsCountExactlyUnderContention) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([] {
+      for (int i = 0; i < 5000; ++i)
+        findings().hit(Rule::FdCycle, variant::kSelf, i % 10, 0);
+    });
+  for (auto &t : threads)
+    t.join();
+  std::map<int, uint64_t> perFd;
+  int n = findings().forEach([&](const FindingView &f) { perFd[f.fd] += f.count; });
+  EXPECT_EQ(n, 10);
+  for (auto &[fd, count] : perFd)
+    EXPECT_EQ(count, 4000u) << "fd " << fd;
+}
+
+TEST_F(ProbeCore, FullFindingsTableDropsAndCounts) {
+  for (int i = 0; i < kFindings + 10; ++i)
+    findings().hit(Rule::FdLimit, variant::kDefault, i, 0);
+  EXPECT_EQ(findings().dropped.load(), 10u);
+}
+
+// ---- detectors on real kernel answers ---------------------------------------------------------------
+
+ssize_t sendFd(int over, int fd) {
+  char byte = 'x';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  ssize_t r = sendmsg(over, &msg, 0);
+  SendInfo info = inspectSend(over, &msg);
+  onSendmsg(over, &msg, info, r, r < 0 ? errno : 0, 1000);
+  return r;
+}
+
+TEST_F(ProbeCore, SocketSentOverItsPeerIsACycle) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+  ASSERT_EQ(sendFd(sv[0], sv[1]), 1);
+  std::vector<FindingView> seen;
+  findings().forEach([&](const FindingView &f) { seen.push_back(f); });
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].rule, Rule::FdCycle);
+  EXPECT_EQ(seen[0].variant, variant::kPeer);
+  EXPECT_EQ(seen[0].fd, sv[1]);
+  EXPECT_EQ(counters().inFlight.load(), 1);
+  close(sv[0]);
+  close(sv[1]);
+}
+
+TEST_F(ProbeCore, SocketSentOverAnUnrelatedSocketIsNoCycle) {
+  int a[2], b[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, a), 0);
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, b), 0);
+  onSocketPair(a, AF_UNIX, SOCK_DGRAM);
+  onSocketPair(b, AF_UNIX, SOCK_DGRAM);
+  ASSERT_EQ(sendFd(a[0], b[0]), 1);
+  EXPECT_EQ(findings().forEach([](const FindingView &) {}), 0);
+  EXPECT_EQ(counters().unixFdsSent.load(), 1u);
+  for (int fd : {a[0], a[1], b[0], b[1]})
+    close(fd);
+}
+
+TEST_F(ProbeCore, LateSoPasscredGivesPidZeroCredentials) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  onSocketPair(sv, AF_UNIX, SOCK_STREAM);
+  ASSERT_EQ(write(sv[0], "x", 1), 1);
+  int one = 1;
+  ASSERT_EQ(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof one), 0);
+  onSetsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof one, 0, 0);
+  char data[4];
+  iovec iov{data, sizeof data};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t r = recvmsg(sv[1], &msg, 0);
+  ASSERT_EQ(r, 1);
+  EXPECT_EQ(onRecvmsg(sv[1], &msg, sizeof control, r, 0, 0), CallClass::Creds);
+  EXPECT_EQ(counters().credsPidZero.load(), 1u) << "the kernel delivered pid 0 for a message queued before SO_PASSCRED";
+  int hits = 0;
+  findings().forEach([&](const FindingView &f) {
+    hits += f.rule == Rule::PasscredTooLate;
+    EXPECT_EQ(f.evidence[0], 0u);
+    EXPECT_EQ(f.evidence[1], 65534u);
+  });
+  EXPECT_EQ(hits, 1);
+  close(sv[0]);
+  close(sv[1]);
+}
+
+TEST_F(ProbeCore, WrongFamilyRecordsTheKernelsAnswer) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  ASSERT_GE(fd, 0);
+  onSocketCreated(fd, AF_INET, SOCK_DGRAM);
+  int one = 1;
+  int r = setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  int err = r ? errno : 0;
+  onSetsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one, r, err);
+  std::vector<FindingView> seen;
+  findings().forEach([&](const FindingView &f) { seen.push_back(f); });
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].rule, Rule::PasscredWrongFamily);
+  EXPECT_EQ(seen[0].evidence[1], static_cast<uint64_t>(AF_INET));
+  EXPECT_EQ(seen[0].evidence[2], static_cast<uint64_t>(err));
+  close(fd);
+}
+
+// ---- reports --------------------------------------------------------------------------------------
+
+TEST_F(ProbeCore, JsonReportHasTheStableKeys) {
+  refreshProcessInfo(true);
+  findings().hit(Rule::FdLimit, variant::kDefault, 7, 0)->evidence[0].store(300);
+  std::thread([] {
+    stats().record(histIndex(CallKind::Send, CallClass::UnixFds), 1500);
+    stats().releaseCurrentThread();
+  }).join();
+  static char buf[1 << 19];
+  std::size_t n = renderJson(buf, sizeof buf, "exit");
+  YAML::Node report = YAML::Load(std::string(buf, n));
+  EXPECT_EQ(report["version"].as<int>(), 1);
+  EXPECT_EQ(report["process"]["pid"].as<int>(), getpid());
+  EXPECT_EQ(report["process"]["ppid"].as<int>(), getppid());
+  EXPECT_FALSE(report["process"]["exe"].as<std::string>().empty());
+  EXPECT_FALSE(report["process"]["argv0"].as<std::string>().empty());
+  ASSERT_EQ(report["findings"].size(), 1u);
+  const auto &f = report["findings"][0];
+  EXPECT_EQ(f["rule"].as<std::string>(), "afunix-fd-limit");
+  EXPECT_EQ(f["fd"].as<int>(), 7);
+  EXPECT_EQ(f["count"].as<int>(), 1);
+  EXPECT_EQ(f["evidence"]["fds_in_message"].as<int>(), 300);
+  EXPECT_NE(f["message"].as<std::string>().find("300 fds"), std::string::npos) << f["message"].as<std::string>();
+  EXPECT_TRUE(report["counters"]["send_calls"]);
+  bool found = false;
+  for (const auto &h : report["histograms"])
+    if (h["call"].as<std::string>() == "send" && h["class"].as<std::string>() == "unix_fds") {
+      found = true;
+      EXPECT_GE(h["log2_ns"][11].as<int>(), 1); // 1500 ns: [1024, 2047]
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(ProbeCore, TextReportUsesFunclatencyLayout) {
+  refreshProcessInfo(true);
+  std::thread([] {
+    stats().record(histIndex(CallKind::Read, CallClass::NoFds), 700);
+    stats().releaseCurrentThread();
+  }).join();
+  static char buf[1 << 19];
+  std::string text(buf, renderText(buf, sizeof buf, "exit"));
+  EXPECT_NE(text.find("     nsecs               : count     distribution\n"), std::string::npos);
+  EXPECT_NE(text.find("       512 -> 1023       : "), std::string::npos) << text;
+}
+
+TEST_F(ProbeCore, ReportFileIsCreatedPrivateAndRewrittenInPlace) {
+  std::string dir = tempDir();
+  ReportFile file;
+  std::snprintf(file.path, sizeof file.path, "%s/report.json", dir.c_str());
+  ASSERT_EQ(writeFileSafely(file, "first version, longer", 21), 0);
+  struct stat st;
+  ASSERT_EQ(stat(file.path, &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(writeFileSafely(file, "second", 6), 0);
+  EXPECT_EQ(readFile(file.path), "second");
+  // Someone swaps the file for another: the probe does not write into it.
+  unlink(file.path);
+  { std::ofstream(file.path) << "theirs"; }
+  EXPECT_EQ(writeFileSafely(file, "third", 5), EEXIST);
+  EXPECT_EQ(readFile(file.path), "theirs");
+  unlink(file.path);
+  rmdir(dir.c_str());
+}
+
+TEST_F(ProbeCore, ReportFileNeverFollowsASymlink) {
+  std::string dir = tempDir();
+  std::string target = dir + "/target";
+  { std::ofstream(target) << "precious"; }
+  ReportFile file;
+  std::snprintf(file.path, sizeof file.path, "%s/report.json", dir.c_str());
+  ASSERT_EQ(symlink(target.c_str(), file.path), 0);
+  EXPECT_EQ(writeFileSafely(file, "report", 6), EEXIST);
+  EXPECT_EQ(readFile(target), "precious");
+  unlink(file.path);
+  unlink(target.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_F(ProbeCore, ReportFileNeverClobbersAnExistingFile) {
+  std::string dir = tempDir();
+  ReportFile file;
+  std::snprintf(file.path, sizeof file.path, "%s/report.json", dir.c_str());
+  { std::ofstream(file.path) << "earlier"; }
+  EXPECT_EQ(writeFileSafely(file, "report", 6), EEXIST);
+  EXPECT_EQ(readFile(file.path), "earlier");
+  unlink(file.path);
+  rmdir(dir.c_str());
+}
+
+// ---- environment ----------------------------------------------------------------------------------
+
+std::map<std::string, std::string> gEnv;
+const char *fakeGetenv(const char *name) {
+  auto it = gEnv.find(name);
+  return it == gEnv.end() ? nullptr : it->second.c_str();
+}
+
+TEST_F(ProbeCore, GoodEnvironmentIsParsed) {
+  std::string dir = tempDir();
+  gEnv = {{"AFUNIX_PROBE_TIMING", "0"}, {"AFUNIX_PROBE_INTERVAL", "5"}, {"AFUNIX_PROBE_SLOW_NS", "2500"},
+          {"AFUNIX_PROBE_DIR", dir}, {"AFUNIX_PROBE_FIX", "passcred"}, {"AFUNIX_PROBE_FORMAT", "both"}};
+  Config c;
+  char messages[1024];
+  EXPECT_TRUE(parseConfig(fakeGetenv, c, messages, sizeof messages));
+  EXPECT_STREQ(messages, "");
+  EXPECT_FALSE(c.timing);
+  EXPECT_EQ(c.intervalNs, 5000000000ull);
+  EXPECT_EQ(c.slowNs, 2500u);
+  EXPECT_TRUE(c.dirUsable);
+  EXPECT_TRUE(c.fixPasscred);
+  EXPECT_TRUE(c.reportText && c.reportJson);
+  rmdir(dir.c_str());
+}
+
+TEST_F(ProbeCore, BadEnvironmentValuesGiveOneLineEachAndDefaults) {
+  gEnv = {{"AFUNIX_PROBE_INTERVAL", "10s"}, {"AFUNIX_PROBE_SLOW_NS", "-1"}, {"AFUNIX_PROBE_TIMING", "yes"},
+          {"AFUNIX_PROBE_DIR", "/nonexistent/afunix-probe"}};
+  Config c;
+  char messages[2048];
+  EXPECT_FALSE(parseConfig(fakeGetenv, c, messages, sizeof messages));
+  std::string text = messages;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;
+  EXPECT_NE(text.find("AFUNIX_PROBE_INTERVAL must be a whole number of seconds, got '10s'"), std::string::npos);
+  EXPECT_NE(text.find("AFUNIX_PROBE_DIR '/nonexistent/afunix-probe' is not a directory"), std::string::npos);
+  EXPECT_EQ(c.intervalNs, 0u);
+  EXPECT_EQ(c.slowNs, 100000u);
+  EXPECT_TRUE(c.timing);
+  EXPECT_FALSE(c.dirUsable);
+}
+
+TEST_F(ProbeCore, ReportDirThatIsAFileIsRefused) {
+  char path[] = "/tmp/afunix-probe-file-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  gEnv = {{"AFUNIX_PROBE_DIR", path}};
+  Config c;
+  char messages[1024];
+  EXPECT_FALSE(parseConfig(fakeGetenv, c, messages, sizeof messages));
+  EXPECT_FALSE(c.dirUsable);
+  unlink(path);
+}
+
+} // namespace
