@@ -197,6 +197,23 @@ TEST_F(EngineTest, ErrorLevelFindingsObeyNolintAndAreNoParseError) {
   EXPECT_TRUE(result.files[0].errors.empty());
 }
 
+TEST_F(EngineTest, OneWorkerKeepsRuleNamesApartAcrossFiles) {
+  // Different checks report first in each file: diagnostic ids must not be confused.
+  std::string first = write("f1.c", "void erroneous(void);\nvoid f(void) { erroneous(); }\n");
+  std::string second = write("f2.c", std::string(kFlagged) +
+                                         "void erroneous(void);\n"
+                                         "void g(void) { erroneous(); } // NOLINT(afunix-test-error)\n");
+  EngineOptions options;
+  options.checks = "-*,afunix-test-call,afunix-test-error";
+  RunResult result = run({first, second}, options);
+  ASSERT_EQ(result.findings.size(), 2u);
+  EXPECT_EQ(result.findings[0].rule, "afunix-test-error");
+  EXPECT_EQ(result.findings[0].message, "error-level finding");
+  EXPECT_EQ(result.findings[1].rule, "afunix-test-call");
+  EXPECT_EQ(result.findings[1].message, "call to flagme");
+  EXPECT_EQ(result.findings[1].where.file, second);
+}
+
 TEST_F(EngineTest, SeverityOverrideAndCatalogDefault) {
   std::string file = write("s.c", kFlagged);
   EngineOptions options;

@@ -10,6 +10,7 @@
 #include "afunix/RuleCatalog.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -80,6 +81,9 @@ OPTIONS
         No summary line on stderr.
     --list-rules
         Print every rule: id, severity, title.
+    --print-commands
+        Print, as JSON, the command each file would be parsed with (after the adjustments for
+        clang 19), and exit: for debugging a compile database.
     --version
         Print the version and exit.
     -h, --help
@@ -110,7 +114,7 @@ struct Cli {
   std::string baseline, writeBaselinePath, exportFixesPath, headerFilter;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, quiet = false, listRules = false, version = false,
-       help = false;
+       help = false, printCommands = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -206,6 +210,8 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       cli.showSource = false;
     else if (arg == "--list-rules")
       cli.listRules = true;
+    else if (arg == "--print-commands")
+      cli.printCommands = true;
     else if (arg == "--version")
       cli.version = true;
     else if (arg == "-h" || arg == "--help")
@@ -337,6 +343,23 @@ int run(int argc, char **argv) {
   std::string error;
   if (!collectJobs(request, jobs, error))
     return inputError(error);
+
+  if (cli.printCommands) {
+    llvm::json::OStream json(llvm::outs(), 2);
+    json.array([&] {
+      for (const CompileJob &job : jobs)
+        json.object([&] {
+          json.attribute("file", job.file);
+          json.attribute("directory", job.directory);
+          json.attributeArray("arguments", [&] {
+            for (const std::string &a : job.argv)
+              json.value(a);
+          });
+        });
+    });
+    llvm::outs() << "\n";
+    return kClean;
+  }
 
   RunResult result = runChecks(jobs, options);
   std::string root = cli.sarifRoot.empty() ? currentDir() : absolutePath(cli.sarifRoot);

@@ -115,6 +115,15 @@ std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std:
 
 namespace {
 
+bool isCOrCxxSource(llvm::StringRef path) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  for (const char *known : {".c", ".cc", ".cpp", ".cxx", ".c++", ".cp", ".C", ".h", ".hh",
+                            ".hpp", ".hxx", ".i", ".ii"})
+    if (ext == known)
+      return true;
+  return false;
+}
+
 bool fileExists(const std::string &path) {
   return llvm::sys::fs::is_regular_file(path);
 }
@@ -232,9 +241,13 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
     return false;
   }
   if (files.empty()) {
-    files = db->getAllFiles();
+    // Every C or C++ file of the database; assembler and other languages built alongside are no
+    // business of the checks.
+    for (const std::string &f : db->getAllFiles())
+      if (isCOrCxxSource(f))
+        files.push_back(f);
     if (files.empty()) {
-      error = jsonPath + ": the compile database lists no files";
+      error = jsonPath + ": the compile database lists no C or C++ file";
       return false;
     }
     for (const std::string &f : files)

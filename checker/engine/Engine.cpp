@@ -147,8 +147,8 @@ public:
       consumer = new clang::tidy::ClangTidyDiagnosticConsumer(*context_);
       CheckLevelForwarder forwarder(*context_, *consumer);
       auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-      clang::DiagnosticsEngine engine(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
-                                      &*diagOptions, &forwarder, /*ShouldOwnClient=*/false);
+      clang::DiagnosticsEngine engine(diagnosticIds_, &*diagOptions, &forwarder,
+                                      /*ShouldOwnClient=*/false);
       context_->setDiagnosticsEngine(&engine);
       // A file system of our own: its working directory is the command's, not the process's,
       // so workers never chdir under each other.
@@ -201,6 +201,9 @@ private:
         std::make_unique<clang::tidy::DefaultOptionsProvider>(clang::tidy::ClangTidyGlobalOptions(),
                                                               tidy));
     factory_ = std::make_unique<clang::tidy::ClangTidyASTConsumerFactory>(*context_);
+    // The context remembers which check owns each custom diagnostic id: ids must come from one
+    // table for as long as the context lives, or a later file's ids map to earlier checks.
+    diagnosticIds_ = llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>();
   }
 
   std::string severityOf(const std::string &rule) const {
@@ -255,6 +258,7 @@ private:
   const EngineOptions &options_;
   std::unique_ptr<clang::tidy::ClangTidyContext> context_;
   std::unique_ptr<clang::tidy::ClangTidyASTConsumerFactory> factory_;
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> diagnosticIds_;
   SourceCache sources_;
 };
 

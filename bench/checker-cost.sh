@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# What afunix-check costs per translation unit, as a ratio to `clang-19 -fsyntax-only` on the same
+# files with the same arguments, measured in the same run: CPU time (user + sys, process start-up
+# included) of one invocation over the whole batch, repeated, median. Target: <= 1.10 with every
+# rule on.
+#
+#   bench/checker-cost.sh [BUILD_DIR_WITH_compile_commands.json] [--repeat N]
+#
+# Batches: the C files and the C++ files of testdata/checker (default arguments -std=gnu11 and
+# -std=c++17), and, when given, every file of a real compile database. For a database, files that
+# share a command line (after the checker's adjustments, which `afunix-check --print-commands`
+# shows) form one clang-19 invocation, so start-up is paid once per group as the checker pays it
+# once per run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checker="${AFUNIX_CHECK:-build/bin/afunix-check}"
+clang="${CLANG:-clang-19}"
+repeat=7
+database=""
+while (($#)); do
+  case "$1" in
+    --repeat) repeat="$2"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) database="$1"; shift ;;
+  esac
+done
+[ -x "$checker" ] || { echo "checker-cost: $checker not built (scripts/build.sh afunix-check)" >&2; exit 2; }
+command -v "$clang" >/dev/null || { echo "checker-cost: $clang not found" >&2; exit 2; }
+
+exec python3 - "$checker" "$clang" "$repeat" "$database" <<'PY'
+import glob, json, os, resource, statistics, subprocess, sys
+
+checker, clang, repeat, database = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+
+def cpu(argv, cwd=None):
+    """CPU seconds (user + sys) of one child process and everything it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1, 3):
+        sys.exit(f"checker-cost: {argv[0]} failed with exit status {proc.returncode}: {' '.join(argv[:8])} ...")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+def clang_groups(checker_args):
+    """clang-19 invocations over the same files with the checker's adjusted commands."""
+    out = subprocess.run([checker, "--print-commands", *checker_args], capture_output=True,
+                         text=True, check=True).stdout
+    groups = {}
+    for job in json.loads(out):
+        args = job["arguments"]
+        # The file is the argument equal to it (absolute or as the database spelt it).
+        rest = [a for a in args[1:] if os.path.normpath(os.path.join(job["directory"], a)) != job["file"]]
+        groups.setdefault((job["directory"], tuple(rest)), []).append(job["file"])
+    return [(d, [clang, *rest, *files]) for (d, rest), files in groups.items()]
+
+def measure(name, checker_args, count):
+    groups = clang_groups(checker_args)
+    ratios, ours, theirs = [], [], []
+    for _ in range(repeat):  # interleaved, so load changes hit both sides alike
+        t_clang = sum(cpu(argv, cwd=d) for d, argv in groups)
+        t_check = cpu([checker, "--quiet", "--format=json", *checker_args])
+        theirs.append(t_clang); ours.append(t_check); ratios.append(t_check / t_clang)
+    med = statistics.median(ratios)
+    print(f"{name:<28} {count:>5} TUs  clang-19 -fsyntax-only {statistics.median(theirs) * 1000 / count:7.1f} ms/TU"
+          f"  afunix-check {statistics.median(ours) * 1000 / count:7.1f} ms/TU  ratio {med:.3f}"
+          f"  (min {min(ratios):.3f}, max {max(ratios):.3f}, {repeat} runs)")
+    return med
+
+c_files = sorted(glob.glob("testdata/checker/*/*.c"))
+cc_files = sorted(glob.glob("testdata/checker/*/*.cc"))
+results = []
+if c_files:
+    results.append(measure("testdata C (-std=gnu11)", [*c_files, "--", "-std=gnu11"], len(c_files)))
+if cc_files:
+    results.append(measure("testdata C++ (-std=c++17)", [*cc_files, "--", "-std=c++17"], len(cc_files)))
+if database:
+    jobs = json.loads(subprocess.run([checker, "--print-commands", "-p", database],
+                                     capture_output=True, text=True, check=True).stdout)
+    results.append(measure(f"database {os.path.basename(os.path.abspath(database))}",
+                           ["-p", database], len(jobs)))
+print(f"worst median ratio: {max(results):.3f} (target <= 1.10)")
+PY
