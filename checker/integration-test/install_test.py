@@ -72,7 +72,7 @@ def check_prefix(prefix, sample, clang_tidy, work):
         f.write("CompileFlags:\n  Add: [%s]\nDiagnostics:\n  ClangTidy:\n    Add: [afunix-*]\n"
                 "    FastCheckFilter: Loose\n" % ", ".join(sample.args))
     clangd = os.path.join(prefix, "bin", "afunix-clangd")
-    proc = run(clangd, f"--check={copy}", cwd=project,
+    proc = run(clangd, "--check-warnings", f"--check={copy}", cwd=project,
                env=dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "xdg")))
     out = proc.stdout + proc.stderr
     reported = collections.Counter((int(line), rule) for rule, line in
