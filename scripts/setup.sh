@@ -8,6 +8,7 @@ packages=(
   clang-19 libclang-19-dev llvm-19-dev clang-tidy-19 clangd-19 lld-19 libclang-rt-19-dev
   libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   cmake ninja-build python3 gcc g++ rt-tests iproute2 util-linux
+  clang-tools-19 python3-yaml python3-jsonschema git
 )
 missing=()
 for p in "${packages[@]}"; do
