@@ -405,7 +405,7 @@ std::optional<LocId> SocketModel::locationOf(const Expr *expr, const FunctionDec
         fact.loc = id;
         fact.site.expr = call;
         fact.site.function = function;
-        fact.site.loc = call->getBeginLoc();
+        fact.site.loc = sm.getExpansionLoc(call->getBeginLoc());
         addCreate(std::move(fact));
       }
       return id;
@@ -493,7 +493,7 @@ std::optional<LocId> SocketModel::locationOf(const Expr *expr, const FunctionDec
       fact.how = CreateHow::External;
       fact.site.expr = expr;
       fact.site.function = function;
-      fact.site.loc = expr->getBeginLoc();
+      fact.site.loc = sm.getExpansionLoc(expr->getBeginLoc());
       fact.origin = activated ? "socket activation, " + text : "inherited " + text;
       addCreate(std::move(fact));
     }
@@ -606,7 +606,7 @@ private:
     Site site;
     site.expr = call;
     site.function = fn;
-    site.loc = call->getBeginLoc();
+    site.loc = Ctx.getSourceManager().getExpansionLoc(call->getBeginLoc());
     site.socketText = sourceText(socketArg, Ctx);
     return site;
   }
@@ -781,7 +781,7 @@ void ModelBuilder::onOptionCall(const CallExpr *call, const FunctionDecl *callee
       if (static_cast<int>(i) == optionArg)
         continue;
       const Expr *arg = call->getArg(i);
-      if (!arg->getType()->isIntegerType() || (evalInt(arg, Ctx) && !isa<DeclRefExpr>(strip(arg))))
+      if (!arg->getType()->isIntegerType())
         continue;
       if ((socketLoc = Model.locationOf(arg, fn))) {
         socketArg = arg;

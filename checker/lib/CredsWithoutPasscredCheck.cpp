@@ -1,0 +1,69 @@
+#include "CredsWithoutPasscredCheck.h"
+
+#include <set>
+
+namespace clang::tidy::afunix {
+
+void CredsWithoutPasscredCheck::checkModel(const SocketModel &model) {
+  std::set<unsigned> reportedArguments; // raw encodings of call-site arguments already reported
+  for (const ReadCredsFact &read : model.credentialReads()) {
+    std::vector<unsigned> missing; // known sockets that reach the read without SO_PASSCRED
+    bool anyKnown = false;
+    bool anyEnabled = false;
+    for (unsigned origin : model.originsOf(read.loc)) {
+      Passcred state = passcredReaching(model, origin);
+      if (state == Passcred::Enabled)
+        anyEnabled = true;
+      else if (state == Passcred::Never)
+        missing.push_back(origin);
+      if (state != Passcred::Unknown)
+        anyKnown = true;
+    }
+
+    if (missing.empty()) {
+      // Only sockets from elsewhere reach this read: their creator may enable SO_PASSCRED.
+      if (pedantic() && !anyKnown && !anyEnabled)
+        if (const auto *chosen = variant("unknown-origin")) {
+          report(read.site.loc, *chosen, {{"socket", read.site.socketText}});
+          note(read.evidence, "the credentials are looked for here");
+        }
+      continue;
+    }
+
+    const SocketLocation &readLoc = model.location(read.loc);
+    if (readLoc.kind == LocKind::Param) {
+      // A helper reading from its parameter is judged at each call that hands it a socket
+      // without SO_PASSCRED.
+      const auto *chosen = variant("parameter");
+      if (!chosen)
+        continue;
+      for (unsigned origin : missing) {
+        const FlowEdge *edge = model.arrivalEdge(origin, read.loc);
+        const CreateFact &create = model.creates()[origin];
+        SourceLocation at = edge ? edge->loc : read.site.loc;
+        if (!reportedArguments.insert(at.getRawEncoding()).second)
+          continue;
+        report(at, *chosen, {{"socket", read.site.socketText}, {"origin", create.origin}});
+        note(read.site.loc, "credentials are read here");
+        if (create.how != CreateHow::Accept)
+          note(create.site.loc, "socket created here");
+        noteListener(model, create);
+      }
+      continue;
+    }
+
+    const auto *chosen = variant("default");
+    if (!chosen)
+      continue;
+    report(read.site.loc, *chosen, {{"socket", read.site.socketText}});
+    note(read.evidence, "the credentials are looked for here");
+    for (unsigned origin : missing) {
+      const CreateFact &create = model.creates()[origin];
+      if (create.how != CreateHow::Accept)
+        note(create.site.loc, "socket created here, never given SO_PASSCRED");
+      noteListener(model, create);
+    }
+  }
+}
+
+} // namespace clang::tidy::afunix

@@ -1,0 +1,19 @@
+// SO_PASSCRED on the listener after listen(): since 6.16 accepted sockets inherit the flag at
+// connect(), so clients that connected in between never get it.
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+struct daemon {
+  int listen_fd;
+};
+
+int daemon_start(struct daemon *d) {
+  d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  listen(d->listen_fd, 32); // EXPECT-NOTE: listen() here
+  int one = 1;
+  setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' after listen()
+  return d->listen_fd;
+}

@@ -1,0 +1,20 @@
+// A datagram socket handed over by systemd (sd_listen_fds): peers may have queued messages long
+// before the daemon enables SO_PASSCRED. Only the socket's creator can do it in time
+// (PassCredentials=yes).
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int sd_listen_fds(int unset_environment);
+#define SD_LISTEN_FDS_START 3
+
+int main(void) {
+  int n = sd_listen_fds(1);
+  if (n < 1)
+    return 1;
+  int fd = SD_LISTEN_FDS_START + 0; // EXPECT-NOTE: comes from outside
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: came from outside (socket activation, SD_LISTEN_FDS_START + 0)
+  return 0;
+}
