@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "TestSupport.h"
 #include "afunix/RuleCatalog.h"
@@ -233,6 +234,37 @@ TEST(KernelCli, TextOutputNamesTheKernelAndTheCleanup) {
   EXPECT_NE(out.find("afunix-probe kernel: Linux "), std::string::npos) << out;
   EXPECT_NE(out.find("creds.late_passcred = "), std::string::npos) << out;
   EXPECT_NE(out.find("no child process left"), std::string::npos) << out;
+}
+
+TEST(KernelCli, RunsAsAnOrdinaryUserSkippingOnlyWhatNeedsPrivilege) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "already an ordinary user: the other tests cover this case";
+  if (std::system("command -v setpriv >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "setpriv (util-linux) not installed";
+  std::string out;
+  FILE *p = popen(("setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all " +
+                   std::string(AFUNIX_PROBE_BIN) + " kernel --quick --format json 2>&1")
+                      .c_str(),
+                  "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+    out.append(buf, n);
+  int raw = pclose(p);
+  if (WIFEXITED(raw) && WEXITSTATUS(raw) == 126)
+    GTEST_SKIP() << "the build tree is not executable for uid 65534: " << out;
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << out;
+  JsonPaths json(out);
+  ASSERT_TRUE(json.parse()) << out;
+  EXPECT_EQ(json.scalars["probe.uid"], "65534");
+  EXPECT_EQ(json.scalars["probe.clean"], "true");
+  // Without CAP_SYS_ADMIN no private network namespace, and it says so instead of failing.
+  EXPECT_NE(json.scalars["probe.netns"].find("shared network namespace"), std::string::npos);
+  // Already unprivileged: ETOOMANYREFS is measured directly, with the same first principle.
+  EXPECT_EQ(json.scalars["fds.etoomanyrefs_at"], "65");
+  EXPECT_EQ(json.scalars["creds.late_passcred"],
+            "\"" + credentialsExperiment().get("creds.late_passcred")->text + "\"");
 }
 
 TEST(KernelCli, UsageErrorsExitTwo) {
