@@ -5,7 +5,7 @@
 is moved elsewhere, so nothing points back into the build or the first prefix): afunix-check on
 a testdata file gives that file's EXPECT findings; clang-tidy-19 --load of the installed plugin
 lists the afunix checks; afunix-clangd --check reports the afunix diagnostics; afunix-probe --help
-works; the man pages are there and afunix-check.1 documents every option of --help. Then cpack
+works and `run` preloads the installed libafunix-probe.so; the man pages are there and afunix-check.1 documents every option of --help. Then cpack
 builds the .deb; dpkg-deb -c must list every tool, library, rule file, man page and guide, its
 control fields must name the package and its runtime dependencies, and the extracted
 afunix-check must run.
@@ -86,7 +86,13 @@ def check_prefix(prefix, sample, clang_tidy, work):
 
     probe = run(os.path.join(prefix, "bin", "afunix-probe"), "--help")
     assert probe.returncode == 0 and "run" in probe.stdout, probe
-    print("installed afunix-probe --help: ok")
+    # `run` finds libafunix-probe.so relative to its own binary; the report only exists if the
+    # preloaded library was found and loaded into the child.
+    traced = run(os.path.join(prefix, "bin", "afunix-probe"), "run", "--out",
+                 os.path.join(work, "probe-out"), "--", "/bin/true",
+                 env={k: v for k, v in os.environ.items() if k != "AFUNIX_PROBE_LIBRARY"})
+    assert traced.returncode == 0 and "1 process image" in traced.stdout + traced.stderr, traced
+    print("installed afunix-probe --help, and run -- /bin/true with the installed probe library")
 
     help_text = run(check, "--help").stdout
     page = open(os.path.join(prefix, MAN[0])).read().replace("\\-", "-")
