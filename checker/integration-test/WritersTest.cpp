@@ -263,7 +263,7 @@ TEST_F(SarifTest, ValidatesAgainstTheSarif210Schema) {
   RunResult result = sampleResult(file);
   result.files.push_back({path("broken.c"), false, {"broken.c:1:1: error: expected ';'"}});
   writeFile(path("out.sarif"), renderSarif(result, {root, "0.1.0", AFUNIX_DOCS_URL}));
-  std::string command = std::string("python3 '") + AFUNIX_INTEGRATION_TEST_DIR +
+  std::string command = std::string("'") + AFUNIX_PYTHON + "' '" + AFUNIX_INTEGRATION_TEST_DIR +
                         "/validate_sarif.py' '" + AFUNIX_SARIF_SCHEMA + "' '" + path("out.sarif") +
                         "'";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
