@@ -2,6 +2,7 @@
 // when it delivers them, how listener flags are inherited, and which identity options exist.
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -362,7 +363,8 @@ Observation featuresExperiment() {
     if (!setFlag(p.b.get(), SO_PASSRIGHTS, 0)) {
       o.note("setsockopt(SO_PASSRIGHTS=83, 0): " + errnoName(errno));
     } else {
-      int fd = p.a.get();
+      Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC)); // not a socket: no cycle if sent
+      int fd = devnull.get();
       ssize_t n = sendWithFds(p.a.get(), &fd, 1, MSG_DONTWAIT);
       int err = errno;
       present = n < 0 && err == EPERM;

@@ -185,6 +185,7 @@ double runHackbench(const HackbenchOptions &o, std::string &error) {
     // Workers that did start would block forever on their peers: stop them.
     for (pid_t pid : children)
       kill(pid, SIGKILL);
+    signal(SIGPIPE, SIG_IGN); // started sender threads now write to shut-down sockets
     for (int fd : socketFds)
       shutdown(fd, SHUT_RDWR);
   }
