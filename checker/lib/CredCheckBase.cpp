@@ -131,6 +131,10 @@ Passcred passcredReaching(const SocketModel &model, unsigned origin) {
   const CreateFact &create = model.creates()[origin];
   if (!createdHere(create.how))
     return Passcred::Unknown; // its creator may have enabled it (PassCredentials=yes)
+  // Only unix and netlink sockets deliver SCM_CREDENTIALS at all.
+  if (create.family != Family::Unknown && create.family != Family::Unix &&
+      create.family != Family::Netlink)
+    return Passcred::Unknown;
   if (create.how != CreateHow::Accept)
     return Passcred::Never;
   const std::vector<unsigned> &listeners =

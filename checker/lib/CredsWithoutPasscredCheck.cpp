@@ -1,5 +1,6 @@
 #include "CredsWithoutPasscredCheck.h"
 
+#include <map>
 #include <set>
 
 namespace clang::tidy::afunix {
@@ -20,8 +21,10 @@ void CredsWithoutPasscredCheck::checkModel(const SocketModel &model) {
         anyKnown = true;
     }
 
-    if (missing.empty()) {
-      // Only sockets from elsewhere reach this read: their creator may enable SO_PASSCRED.
+    if (missing.empty() || (anyEnabled && model.location(read.loc).kind != LocKind::Param)) {
+      // Only sockets from elsewhere reach this read (their creator may enable SO_PASSCRED), or
+      // some socket that reaches it does have SO_PASSCRED: a place that merges several sockets
+      // (an epoll data.fd, a union) is not evidence that this one lacks it.
       if (pedantic() && !anyKnown && !anyEnabled)
         if (const auto *chosen = variant("unknown-origin")) {
           report(read.site.loc, *chosen, {{"socket", read.site.socketText}});
@@ -33,14 +36,21 @@ void CredsWithoutPasscredCheck::checkModel(const SocketModel &model) {
     const SocketLocation &readLoc = model.location(read.loc);
     if (readLoc.kind == LocKind::Param) {
       // A helper reading from its parameter is judged at each call that hands it a socket
-      // without SO_PASSCRED.
+      // without SO_PASSCRED; a call whose argument may also be an enabled socket is not.
       const auto *chosen = variant("parameter");
       if (!chosen)
         continue;
+      std::map<unsigned, bool> callEnabled; // arrival argument -> some origin through it enabled
+      for (unsigned origin : model.originsOf(read.loc))
+        if (const FlowEdge *edge = model.arrivalEdge(origin, read.loc))
+          callEnabled[edge->loc.getRawEncoding()] |=
+              passcredReaching(model, origin) == Passcred::Enabled;
       for (unsigned origin : missing) {
         const FlowEdge *edge = model.arrivalEdge(origin, read.loc);
         const CreateFact &create = model.creates()[origin];
         SourceLocation at = edge ? edge->loc : read.site.loc;
+        if (edge && callEnabled[at.getRawEncoding()])
+          continue;
         if (!reportedArguments.insert(at.getRawEncoding()).second)
           continue;
         report(at, *chosen, {{"socket", read.site.socketText}, {"origin", create.origin}});
