@@ -140,19 +140,34 @@ json::Object physicalLocation(const SourcePoint &where, const std::string &root,
                       {"region", std::move(region)}};
 }
 
+// The catalog's YAML block scalars are wrapped at 100 columns; viewers wrap text themselves, so
+// single line breaks become spaces and only paragraph breaks stay.
+std::string unwrap(llvm::StringRef text) {
+  text = text.trim();
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] != '\n' &&
+        (i == 0 || text[i - 1] != '\n'))
+      out += ' ';
+    else
+      out += text[i];
+  }
+  return out;
+}
+
 json::Object ruleDescriptor(const afunix::catalog::Rule &rule, const SarifOptions &options) {
   std::string helpUri = options.docsBaseUrl + "/rules/" + rule.id + ".md";
-  std::string fix = llvm::StringRef(rule.fix).trim().str();
+  std::string fix = unwrap(rule.fix);
   std::string markdown = llvm::formatv("**{0}**\n\n{1}\n\n**Fix:** {2}\n\nSee [{3}]({4}).",
-                                       rule.title, llvm::StringRef(rule.whatBreaks).trim(), fix,
-                                       rule.id, helpUri)
+                                       rule.title, unwrap(rule.whatBreaks), fix, rule.id,
+                                       helpUri)
                              .str();
   json::Array tags{"af_unix", "linux-compat", rule.category};
   return json::Object{
       {"id", rule.id},
       {"name", rule.id},
       {"shortDescription", json::Object{{"text", rule.title}}},
-      {"fullDescription", json::Object{{"text", llvm::StringRef(rule.whatBreaks).trim()}}},
+      {"fullDescription", json::Object{{"text", unwrap(rule.whatBreaks)}}},
       {"help", json::Object{{"text", fix}, {"markdown", std::move(markdown)}}},
       {"helpUri", std::move(helpUri)},
       {"defaultConfiguration", json::Object{{"level", levelOf(rule.severity)}}},
@@ -193,7 +208,7 @@ json::Array fixesOf(const Finding &finding, const std::string &root, SourceCache
   json::Array fixes;
   if (!changes.empty())
     fixes.push_back(json::Object{
-        {"description", json::Object{{"text", "apply the afunix-check fix-it"}}},
+        {"description", json::Object{{"text", "afunix-check fix-it for " + finding.rule}}},
         {"artifactChanges", std::move(changes)}});
   return fixes;
 }

@@ -177,6 +177,10 @@ TEST_F(SarifTest, HasTheShapeGitHubCodeScanningReads) {
     EXPECT_EQ(object(rule.get("defaultConfiguration")).getString("level"),
               catalogRule.severity);
     EXPECT_TRUE(object(rule.get("help")).getString("markdown"));
+    // The catalog's 100-column wrapping is undone; paragraph breaks stay.
+    std::string full = object(rule.get("fullDescription")).getString("text")->str();
+    for (size_t at = full.find('\n'); at != std::string::npos; at = full.find('\n', at + 2))
+      EXPECT_EQ(full.substr(at, 2), "\n\n") << catalogRule.id;
     EXPECT_TRUE(object(rule.get("properties")).getArray("tags"));
   }
 
