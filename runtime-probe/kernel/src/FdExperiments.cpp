@@ -377,8 +377,9 @@ GcMeasurement measureGcWait(const GcOptions &options) {
     std::string note;
     int reached = fillInflight(carrier, allowed, cycles, deadline, note);
     m.inflightReached = std::max(m.inflightReached, reached);
-    if (!note.empty() && m.limitNote.empty())
-      m.limitNote = note;
+    if (!note.empty() && m.limitNote.empty() && reached < allowed - 3)
+      m.limitNote = std::string(cycles ? "with cycles, " : "without cycles, ") +
+                    std::to_string(reached) + " put in flight: " + note;
     bool ok = rig.measureBlock(noFd, options.samples, false) &&
               rig.measureBlock(unixFd, options.samples, true);
     if (!ok)
@@ -428,8 +429,8 @@ Observation gcExperiment(const GcOptions &options) {
     return o;
   }
   if (!m.limitNote.empty())
-    o.note("in flight: " + std::to_string(m.inflightReached) + " of " +
-           std::to_string(m.inflightRequested) + " requested: " + m.limitNote);
+    o.note(std::to_string(m.inflightRequested) + " sockets in flight requested; " +
+           m.limitNote);
   if (m.outOfTime)
     o.note("time budget (" + std::to_string(options.timeBudgetSeconds) +
            " s) ran out; blocks are partial");
@@ -437,6 +438,13 @@ Observation gcExperiment(const GcOptions &options) {
   const LatencyBlock &loadedNoFd = m.ranWith ? m.noFdCycles : m.noFd;
   if (loaded.ns.empty() || m.idleUnixFd.ns.empty()) {
     o.skip("no in-flight measurement was taken");
+    return o;
+  }
+  // A median of a handful of sends says nothing: one scheduling hiccup would decide it.
+  const std::size_t enough = static_cast<std::size_t>(std::min(options.samples, 64));
+  if (loaded.ns.size() < enough || loadedNoFd.ns.size() < enough) {
+    o.skip("time budget ran out after " + std::to_string(loaded.ns.size()) +
+           " timed sends; raise --timeout");
     return o;
   }
   double noFd = static_cast<double>(std::max<std::uint64_t>(1, loadedNoFd.median()));
