@@ -273,3 +273,83 @@ TEST(SocketModel, CfgOrderAcrossFunctionsIsTheCallersChoice) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SocketModel, ConditionalOperatorFlowsBothBranches) {
+  Facts f = extract("void f(int unix_only) { int a = socket(AF_UNIX, SOCK_STREAM, 0); int b = socket(AF_INET, SOCK_STREAM, 0);"
+                    " int fd = unix_only ? a : b; listen(fd, 1); }");
+  EXPECT_TRUE(f.has("flow local:f:a")) << f.dump;
+  EXPECT_TRUE(f.has("flow local:f:b")) << f.dump;
+  unsigned reaching = 0;
+  for (const LifecycleFact &l : f.model->lifecycle())
+    reaching += f.model->originsOf(l.loc).size();
+  EXPECT_EQ(reaching, 2u) << f.dump;
+}
+
+TEST(SocketModel, ConstructorInitializerStoresIntoMember) {
+  Facts f = extract("struct Rx { int fd_; Rx() : fd_(::socket(AF_UNIX, SOCK_DGRAM, 0)) {} void go() { listen(fd_, 1); } };",
+                    {}, true);
+  EXPECT_TRUE(f.has("-> field:Rx::fd_")) << f.dump;
+  ASSERT_EQ(f.model->lifecycle().size(), 1u);
+  ASSERT_EQ(f.model->originsOf(f.model->lifecycle()[0].loc).size(), 1u) << f.dump;
+  EXPECT_EQ(f.model->creates()[f.model->originsOf(f.model->lifecycle()[0].loc)[0]].how, CreateHow::Socket);
+}
+
+TEST(SocketModel, EscapedFunctionParameterAlsoGetsUnknownSockets) {
+  Facts f = extract("static void on_ready(int fd) { listen(fd, 1); }"
+                    "void (*callback)(int) = on_ready;"
+                    "void f(void) { on_ready(socket(AF_UNIX, SOCK_STREAM, 0)); }");
+  ASSERT_EQ(f.model->lifecycle().size(), 1u);
+  bool unknown = false, created = false;
+  for (unsigned o : f.model->originsOf(f.model->lifecycle()[0].loc)) {
+    unknown |= f.model->creates()[o].how == CreateHow::Unknown;
+    created |= f.model->creates()[o].how == CreateHow::Socket;
+  }
+  EXPECT_TRUE(unknown) << f.dump;
+  EXPECT_TRUE(created) << f.dump;
+}
+
+TEST(SocketModel, UntrackedWriteIsAnUnknownOrigin) {
+  Facts f = extract("void f(int *fds, int i) { int fd = -1; fd = fds[i]; listen(fd, 1); }");
+  EXPECT_TRUE(f.has("create unknown local:f:fd")) << f.dump;
+}
+
+TEST(SocketModel, SmallConstantsAreNotSockets) {
+  Facts f = extract("void f(void) { int fd = -1; int z = 0; fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); listen(z, 1); }");
+  for (const CreateFact &c : f.model->creates())
+    EXPECT_NE(c.how, CreateHow::External) << f.dump;
+}
+
+TEST(SocketModel, Accept4AndFieldArrayElements) {
+  Facts f = extract("struct pair { int sv[2]; };"
+                    "void f(struct pair *p) { socketpair(AF_UNIX, SOCK_STREAM, 0, p->sv); listen(p->sv[0], 1);"
+                    " int c = accept4(p->sv[0], 0, 0, SOCK_CLOEXEC); (void)c; }");
+  EXPECT_TRUE(f.has("create socketpair field:pair::sv[0]")) << f.dump;
+  EXPECT_TRUE(f.has("peer field:pair::sv[1]")) << f.dump;
+  EXPECT_TRUE(f.has("listen field:pair::sv[0]")) << f.dump;
+  EXPECT_TRUE(f.has("listener field:pair::sv[0]")) << f.dump;
+}
+
+TEST(SocketModel, OptionInsideMacroIsSeenAtItsExpansion) {
+  Facts f = extract("#define ENABLE_CREDS(s) do { int on_ = 1; setsockopt((s), SOL_SOCKET, SO_PASSCRED, &on_, sizeof on_); } while (0)\n"
+                    "void f(void) { int fd = socket(AF_UNIX, SOCK_DGRAM, 0); ENABLE_CREDS(fd); }");
+  EXPECT_TRUE(f.has("option SO_PASSCRED true local:f:fd")) << f.dump;
+  const SocketModel &m = *f.model;
+  EXPECT_TRUE(m.context().getSourceManager().isWrittenInMainFile(m.options()[0].site.loc));
+  EXPECT_TRUE(m.options()[0].site.loc.isFileID());
+}
+
+TEST(SocketModel, SharedModelIsBuiltOncePerContext) {
+  Facts f = extract("void f(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); }");
+  SocketModel::resetShared();
+  const SocketModel &first = SocketModel::shared(f.ast->getASTContext(), {});
+  const SocketModel &again = SocketModel::shared(f.ast->getASTContext(), {});
+  EXPECT_EQ(&first, &again);
+  ModelConfig other = ModelConfig::parse("make_socket", "", "");
+  const SocketModel &reconfigured = SocketModel::shared(f.ast->getASTContext(), other);
+  EXPECT_EQ(reconfigured.config().socketProducers.count("make_socket"), 1u);
+  SocketModel::resetShared();
+}
+
+} // namespace
