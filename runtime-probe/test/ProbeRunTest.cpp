@@ -198,10 +198,16 @@ TEST(ProcessTree, VforkChildNeverCountsIntoItsParent) {
   Probed p = probe({kPrograms + "/vfork_exec"});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
   auto procs = images(p.summary);
-  ASSERT_EQ(procs.size(), 2u) << "the vfork child that only _exits writes nothing";
-  EXPECT_EQ(procs[0]["counters"]["write_calls"].as<uint64_t>(), 4u);
+  // TSan's runtime turns vfork() into fork(): there the _exiting child is a real process with its
+  // own (empty) report.
+  bool vforkIsFork = kSanitizerRuntime.find("tsan") != std::string::npos;
+  ASSERT_EQ(procs.size(), vforkIsFork ? 3u : 2u) << "the vfork child that only _exits writes nothing";
+  EXPECT_EQ(procs[0]["counters"]["write_calls"].as<uint64_t>(), 4u) << "nothing of the children counted here";
   EXPECT_EQ(procs[0]["reason"].as<std::string>(), "exit");
-  EXPECT_EQ(procs[1]["counters"]["write_calls"].as<uint64_t>(), 5u);
+  uint64_t childWrites = 0;
+  for (std::size_t i = 1; i < procs.size(); ++i)
+    childWrites += procs[i]["counters"]["write_calls"].as<uint64_t>();
+  EXPECT_EQ(childWrites, 5u);
 }
 
 TEST(ProcessTree, ThreadsAreCountedExactly) {
@@ -240,7 +246,8 @@ void expectHackbenchCounts(const std::vector<std::string> &mode, uint64_t groups
   cmd.insert(cmd.end(), mode.begin(), mode.end());
   for (const auto &a : {std::string("-g"), std::to_string(groups), std::string("-l"), std::to_string(loops)})
     cmd.push_back(a);
-  Probed p = probe(cmd);
+  // hackbench leaks its own small allocations: not ours to report in ASan builds.
+  Probed p = probe(cmd, {}, {"ASAN_OPTIONS=detect_leaks=0"});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
   uint64_t messages = groups * 20 * 20 * loops;
   EXPECT_EQ(total(p.summary, "write_calls"), messages + groups * 40 + 1);
