@@ -59,6 +59,8 @@ void FdFloodCheck::checkSends(const fd::FdFacts &facts) {
     bool acknowledged = false;
     for (const fd::SendLevel &level : site.levels) {
       for (const fd::LoopNode *loop = level.loop; loop; loop = loop->parent) {
+        if (fd::FdFacts::isErrnoRetry(loop->loop))
+          continue;
         if (facts.receivesInLoop(loop, level.function, level.over)) {
           acknowledged = true;
           break;

@@ -435,10 +435,31 @@ void FdFacts::buildSends() {
   std::vector<SendSite> work;
   for (unsigned index : SendmsgCalls) {
     const CallRecord &send = Calls[index];
-    // Conservative: a sendmsg() in a function that never names SCM_RIGHTS is judged to carry
-    // no fds (the message is built elsewhere, or carries credentials).
-    if (!ScmRightsFunctions.count(canonical(send.function)))
+    if (!ScmRightsFunctions.count(canonical(send.function))) {
+      // A sendmsg() helper that takes the msghdr (`xsendmsg(int fd, struct msghdr *m)`): the
+      // message is built by callers that name SCM_RIGHTS; judge it there.
+      auto callers = send.function && paramOf(send.call->getArg(1), send.function)
+                         ? CallersOf.find(canonical(send.function))
+                         : CallersOf.end();
+      if (callers == CallersOf.end())
+        continue; // conservative: no SCM_RIGHTS in sight, the message carries no fds
+      for (unsigned callerIndex : callers->second) {
+        const CallRecord &caller = Calls[callerIndex];
+        if (!ScmRightsFunctions.count(canonical(caller.function)))
+          continue;
+        const Expr *over = substitute(send.call->getArg(0), send.function, caller.call);
+        if (!over)
+          continue;
+        SendSite site;
+        site.levels.push_back({send.call, send.function, send.loop, send.call->getArg(0)});
+        site.levels.push_back({caller.call, caller.function, caller.loop, over});
+        site.over = over;
+        collectPayload(caller.function, caller, site.payload);
+        if (!site.payload.empty())
+          work.push_back(std::move(site));
+      }
       continue;
+    }
     SendSite site;
     site.levels.push_back({send.call, send.function, send.loop, send.call->getArg(0)});
     site.over = send.call->getArg(0);
@@ -793,6 +814,33 @@ std::optional<int64_t> FdFacts::constantTrips(const Stmt *loop) const {
   default:
     return std::nullopt;
   }
+}
+
+namespace {
+bool readsErrno(const Stmt *s) {
+  if (!s)
+    return false;
+  if (const auto *call = dyn_cast<CallExpr>(s)) {
+    llvm::StringRef name = calleeName(call);
+    if (name == "__errno_location" || name == "__error" || name == "__errno")
+      return true; // what `errno` expands to in glibc/musl, the BSDs and bionic
+  }
+  for (const Stmt *child : s->children())
+    if (readsErrno(child))
+      return true;
+  return false;
+}
+} // namespace
+
+bool FdFacts::isErrnoRetry(const Stmt *loop) {
+  const Expr *cond = nullptr;
+  if (const auto *d = dyn_cast<DoStmt>(loop))
+    cond = d->getCond();
+  else if (const auto *w = dyn_cast<WhileStmt>(loop))
+    cond = w->getCond();
+  else if (const auto *f = dyn_cast<ForStmt>(loop))
+    cond = f->getCond();
+  return readsErrno(cond);
 }
 
 bool FdFacts::connectsInFunction(const FunctionDecl *fn, const FdOrigin &origin,

@@ -105,6 +105,9 @@ public:
                       const Expr *channel) const;
   // A constant upper bound on the number of turns (`for (i = 0; i < 16; i++)`), if visible.
   std::optional<int64_t> constantTrips(const Stmt *loop) const;
+  // A loop that only retries on errno (`do r = sendmsg(...); while (r < 0 && errno == EINTR);`,
+  // TEMP_FAILURE_RETRY): it resends the same message, it does not add fds in flight.
+  static bool isErrnoRetry(const Stmt *loop);
 
   // Calls of connect() in `function` whose socket argument can be `origin`.
   bool connectsInFunction(const FunctionDecl *function, const FdOrigin &origin,
