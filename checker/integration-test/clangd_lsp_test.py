@@ -25,6 +25,7 @@ import time
 
 import afunix_testlib as lib
 
+BATCH = 8  # files open at once
 TIMEOUT = 90  # seconds for one file's diagnostics; a cold clangd parse takes ~1 s here
 
 
@@ -93,6 +94,20 @@ class Lsp:
             self.pending = [m for m in self.pending if m.get("method") != method]
             self.handle(self.read(deadline))
 
+    def diagnostics_for(self, uris):
+        """publishDiagnostics params of each uri, read in whatever order clangd sends them."""
+        deadline = time.time() + TIMEOUT
+        found = {}
+        while True:
+            for msg in self.pending:
+                if msg.get("method") == "textDocument/publishDiagnostics" and \
+                        msg["params"]["uri"] in uris:
+                    found[msg["params"]["uri"]] = msg["params"]
+            self.pending = []
+            if len(found) == len(uris):
+                return found
+            self.handle(self.read(deadline))
+
     def close(self):
         try:
             self.request("shutdown", None)
@@ -137,7 +152,7 @@ def run(clangd, checker, samples, checks):
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(project, "xdg"), HOME=project)
         lsp = Lsp([clangd, "--log=error", "--background-index=false", "--pch-storage=memory",
                    f"--compile-commands-dir={project}"], project, env)
-        fixes_checked = diagnostics = 0
+        tally = {"diagnostics": 0, "fixes": 0}
         try:
             lsp.request("initialize", {
                 "processId": os.getpid(), "rootUri": "file://" + project,
@@ -146,52 +161,70 @@ def run(clangd, checker, samples, checks):
                     "codeAction": {"codeActionLiteralSupport": {
                         "codeActionKind": {"valueSet": ["quickfix"]}}}}}})
             lsp.notify("initialized", {})
+            # afunix-check once per (options, arguments) group, on the same copies.
+            reports = {}
+            groups = collections.defaultdict(list)
             for sample, path in zip(samples, copies):
-                text = open(path).read()
-                uri = "file://" + path
-                lsp.notify("textDocument/didOpen", {"textDocument": {
-                    "uri": uri, "languageId": "cpp" if sample.is_cxx else "c",
-                    "version": 1, "text": text}})
-                params = lsp.wait_notification("textDocument/publishDiagnostics",
-                                               lambda p: p["uri"] == uri)
-                errors = [d["message"] for d in params["diagnostics"] if d.get("severity") == 1
-                          and d.get("source") != "clang-tidy"]
-                assert not errors, f"{sample.path}: clangd could not parse it: {errors}"
-                diags = [d for d in params["diagnostics"] if d.get("source") == "clang-tidy"
-                         and str(d.get("code", "")).startswith("afunix-")]
-                got = collections.Counter((d["range"]["start"]["line"] + 1, d["code"]) for d in diags)
-                # What afunix-check reports on the same file is what the editor must show.
-                _, report = lib.run_check(checker, [path], sample.args, sample.options, cwd=lib.REPO)
-                want = collections.Counter((f["line"], f["rule"]) for f in report["findings"]
-                                           if f["file"] == path)
-                assert got == want, (f"{sample.path}: afunix-clangd reports "
-                                     f"{sorted(got.elements())}, afunix-check "
-                                     f"{sorted(want.elements())}")
-                diagnostics += sum(got.values())
-                # Every fix-it afunix-check offers must come back as a quickfix code action.
-                for finding in report["findings"]:
-                    if not finding["fixes"]:
-                        continue
-                    diag = next(d for d in diags if d["code"] == finding["rule"]
-                                and d["range"]["start"]["line"] + 1 == finding["line"])
-                    actions = lsp.request("textDocument/codeAction", {
-                        "textDocument": {"uri": uri}, "range": diag["range"],
-                        "context": {"diagnostics": [diag], "only": ["quickfix"]}}) or []
-                    edits = [sorted((json.dumps(e["range"], sort_keys=True), e["newText"])
-                                    for e in a["edit"]["changes"][uri])
-                             for a in actions if a.get("kind") == "quickfix" and a.get("edit")]
-                    want = sorted((json.dumps({"start": position(text, e["offset"]),
-                                               "end": position(text, e["offset"] + e["length"])},
-                                              sort_keys=True), e["text"])
-                                  for e in finding["fixes"])
-                    assert want in edits, (f"{sample.path}:{finding['line']}: no code action with "
-                                           f"afunix-check's fix {want}; got {edits}")
-                    fixes_checked += 1
-                lsp.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-                print(f"{os.path.basename(sample.path)}: {sum(got.values())} afunix diagnostic(s) as expected")
+                groups[(tuple(sample.options), tuple(sample.args))].append(path)
+            for (options, args), paths in groups.items():
+                _, report = lib.run_check(checker, paths, list(args), list(options), cwd=lib.REPO)
+                for path in paths:
+                    reports[path] = {"findings": [f for f in report["findings"]
+                                                  if f["file"] == path]}
+            # Files are opened a batch at a time: clangd builds them in parallel, as it does for
+            # an editor with several tabs.
+            published = {}
+            for start in range(0, len(copies), BATCH):
+                batch = list(zip(samples, copies))[start:start + BATCH]
+                for sample, path in batch:
+                    lsp.notify("textDocument/didOpen", {"textDocument": {
+                        "uri": "file://" + path, "languageId": "cpp" if sample.is_cxx else "c",
+                        "version": 1, "text": open(path).read()}})
+                published.update(lsp.diagnostics_for({"file://" + p for _, p in batch}))
+                for sample, path in batch:
+                    check_one(lsp, sample, path, published["file://" + path], reports[path], tally)
+                    lsp.notify("textDocument/didClose", {"textDocument": {"uri": "file://" + path}})
         finally:
             lsp.close()
-        return diagnostics, fixes_checked
+        return tally["diagnostics"], tally["fixes"]
+
+
+def check_one(lsp, sample, path, params, report, tally):
+    text = open(path).read()
+    uri = "file://" + path
+    errors = [d["message"] for d in params["diagnostics"] if d.get("severity") == 1
+              and d.get("source") != "clang-tidy"]
+    assert not errors, f"{sample.path}: clangd could not parse it: {errors}"
+    diags = [d for d in params["diagnostics"] if d.get("source") == "clang-tidy"
+             and str(d.get("code", "")).startswith("afunix-")]
+    got = collections.Counter((d["range"]["start"]["line"] + 1, d["code"]) for d in diags)
+    # What afunix-check reports on the same file is what the editor must show.
+    want = collections.Counter((f["line"], f["rule"]) for f in report["findings"]
+                               if f["file"] == path)
+    assert got == want, (f"{sample.path}: afunix-clangd reports "
+                         f"{sorted(got.elements())}, afunix-check "
+                         f"{sorted(want.elements())}")
+    tally["diagnostics"] += sum(got.values())
+    # Every fix-it afunix-check offers must come back as a quickfix code action.
+    for finding in report["findings"]:
+        if not finding["fixes"]:
+            continue
+        diag = next(d for d in diags if d["code"] == finding["rule"]
+                    and d["range"]["start"]["line"] + 1 == finding["line"])
+        actions = lsp.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": diag["range"],
+            "context": {"diagnostics": [diag], "only": ["quickfix"]}}) or []
+        edits = [sorted((json.dumps(e["range"], sort_keys=True), e["newText"])
+                        for e in a["edit"]["changes"][uri])
+                 for a in actions if a.get("kind") == "quickfix" and a.get("edit")]
+        want = sorted((json.dumps({"start": position(text, e["offset"]),
+                                   "end": position(text, e["offset"] + e["length"])},
+                                  sort_keys=True), e["text"])
+                      for e in finding["fixes"])
+        assert want in edits, (f"{sample.path}:{finding['line']}: no code action with "
+                               f"afunix-check's fix {want}; got {edits}")
+        tally["fixes"] += 1
+    print(f"{os.path.basename(sample.path)}: {sum(got.values())} afunix diagnostic(s) as expected")
 
 
 def main():
