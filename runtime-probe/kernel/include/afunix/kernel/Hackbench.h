@@ -18,8 +18,10 @@ struct HackbenchOptions {
   bool threads = false;  // -T; processes (-P) otherwise
   bool passcred = false; // SO_PASSCRED on both ends of every socketpair (pre-3.2 cost)
 };
-// Seconds, or a negative value with `error` set.
-double runHackbench(const HackbenchOptions &options, std::string &error);
+// Wall-clock seconds, or a negative value with `error` set. `cpuSeconds`, when given, receives
+// the user+system CPU time the workers used: far less sensitive to other load than wall time.
+double runHackbench(const HackbenchOptions &options, std::string &error,
+                    double *cpuSeconds = nullptr);
 
 // AF_UNIX throughput of one message size: a sender and a receiver thread for `seconds`.
 struct ThroughputResult {
