@@ -33,12 +33,19 @@ def main():
     args.checker = os.path.abspath(args.checker)
 
     fixed_files = fixed_findings = 0
+    # Which files have fix-its: one afunix-check run per (options, arguments) group.
+    groups = collections.defaultdict(list)
+    for sample in lib.samples("*/pos_*"):
+        groups[(tuple(sample.options), tuple(sample.args))].append(sample)
+    with_fixes = []
+    for (options, cargs), group in groups.items():
+        _, report = lib.run_check(args.checker, [s.path for s in group], list(cargs), list(options))
+        for sample in group:
+            fixable = [f for f in report["findings"] if f["fixes"] and f["file"] == sample.path]
+            if fixable:
+                with_fixes.append((sample, fixable))
     with tempfile.TemporaryDirectory(prefix="afunix-fixes-") as tmp:
-        for sample in lib.samples("*/pos_*"):
-            _, report = lib.run_check(args.checker, [sample.path], sample.args, sample.options)
-            fixable = [f for f in report["findings"] if f["fixes"]]
-            if not fixable:
-                continue
+        for sample, fixable in with_fixes:
             name = os.path.basename(sample.path)
             copies = {}
             for way in ("fix", "export"):
