@@ -204,8 +204,12 @@ CharSourceRange wholeLines(CharSourceRange range, ASTContext &context) {
   bool lineEnd = last == buffer.size() || buffer[last] == '\n';
   if (!lineStart || !lineEnd)
     return range;
-  if (last < buffer.size())
-    ++last; // the newline
+  // Take the newline before the lines, not after: clang's fix-it merging
+  // (EditedSource::commitRemove) would also eat the next line's first space when the removal
+  // ends in a newline and the next line is indented.
+  if (first == 0)
+    return range;
+  --first;
   SourceLocation fileStart = sm.getLocForStartOfFile(file);
   return CharSourceRange::getCharRange(fileStart.getLocWithOffset(first),
                                        fileStart.getLocWithOffset(last));

@@ -70,7 +70,7 @@ std::pair<const Stmt *, const CompoundStmt *> enclosingStatement(const Expr *exp
                                                                  ASTContext &context);
 // The statement's text range in the file, including a trailing ';', or invalid for macros.
 CharSourceRange statementRange(const Stmt *stmt, ASTContext &context);
-// `range` grown to its whole lines (with the newline) when nothing else is on them.
+// `range` grown to its whole lines (and the newline before them) when nothing else is on them.
 CharSourceRange wholeLines(CharSourceRange range, ASTContext &context);
 // The whitespace that starts the line of `loc`.
 std::string indentationAt(SourceLocation loc, ASTContext &context);
