@@ -188,7 +188,7 @@ void placeholder(Out &o, const FindingView &f, const char *name, std::size_t len
     else if (f.fd >= 0)
       fdText(static_cast<uint64_t>(f.fd));
     else
-      o.str("(all sockets of this process)");
+      o.str("this process's AF_UNIX sockets");
   } else if (is("peer"))
     fdText(f.evidence[1]);
   else if (is("relation"))

@@ -233,6 +233,17 @@ TEST(ProcessTree, ErrnoEintrAndEbadfAreThoseOfTheKernel) {
   EXPECT_EQ(total(p.summary, "recv_calls"), 1u);
 }
 
+TEST(Interceptors, EveryDataCallAndDupIsCountedByKind) {
+  Probed p = probe({kPrograms + "/call_variety"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  EXPECT_EQ(total(p.summary, "send_calls"), 5u);
+  EXPECT_EQ(total(p.summary, "recv_calls"), 4u);
+  EXPECT_EQ(total(p.summary, "write_calls"), 3u);
+  EXPECT_EQ(total(p.summary, "read_calls"), 3u);
+  EXPECT_EQ(total(p.summary, "accept_calls"), 1u);
+  EXPECT_EQ(total(p.summary, "connect_calls"), 1u);
+}
+
 // ---- hackbench: exact counts across threads and processes --------------------------------------------
 
 bool haveHackbench() { return access("/usr/bin/hackbench", X_OK) == 0; }
