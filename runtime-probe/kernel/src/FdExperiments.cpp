@@ -168,7 +168,7 @@ Observation tooManyRefsExperiment(int nofile) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   long a = 0, b = 0;
-  char word[32] = {}, what[32] = {};
+  char what[32] = {};
   std::string user = root ? "uid " + std::to_string(uid) + " (nobody)"
                           : "uid " + std::to_string(getuid()) + " (this user)";
   if (std::sscanf(buf, "at %ld %ld", &a, &b) == 2) {
@@ -191,7 +191,6 @@ Observation tooManyRefsExperiment(int nofile) {
     o.skip(std::string("cannot run as an unprivileged user: ") + what + " " +
            errnoName(static_cast<int>(a)));
   } else {
-    (void)word;
     o.fail("helper process ended without a result");
   }
   return o;
