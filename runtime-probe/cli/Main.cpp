@@ -12,13 +12,15 @@ constexpr const char *kUsage =
     "  run [--out DIR] [--format text|json] [--fix passcred] -- CMD ARGS...\n"
     "      run a program with libafunix-probe.so preloaded and report what its AF_UNIX\n"
     "      calls really did (credentials delivered, fds in flight, call latency)\n"
-    "  kernel [--format text|json] [--quick]\n"
+    "  kernel [--format text|json] [--quick] [--timeout SECONDS] [--gc-inflight N] [--no-netns]\n"
     "      test the running kernel's AF_UNIX behaviour with real sockets\n"
-    "  bench hackbench|gc|meminit [OPTIONS]\n"
+    "  bench hackbench [-g N] [-l N] [-T|-P] [--passcred] | gc [--inflight N] [--cycles] |\n"
+    "        meminit [--sizes ...]\n"
     "      reproduce the kernel patches' measurements on this kernel\n"
     "\n"
     "Run 'afunix-probe COMMAND --help' for a command's options.\n"
-    "Exit status: the program's status for 'run'; 0 success, 2 usage error otherwise.\n";
+    "Exit status: 'run' exits with the program's status; 'kernel': 0 ran, 3 an experiment failed or\n"
+    "timed out, 4 fds or processes left behind; 'bench': 0 ran, 1 could not run; 2 usage error.\n";
 
 } // namespace
 
