@@ -81,6 +81,8 @@ OPTIONS
         No summary line on stderr.
     --list-rules
         Print every rule: id, severity, title.
+    --parse-only
+        Parse every file but run no rule: shows whether a compile database works (exit 0 or 3).
     --print-commands
         Print, as JSON, the command each file would be parsed with (after the adjustments for
         clang 19), and exit: for debugging a compile database.
@@ -114,7 +116,7 @@ struct Cli {
   std::string baseline, writeBaselinePath, exportFixesPath, headerFilter;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, quiet = false, listRules = false, version = false,
-       help = false, printCommands = false;
+       help = false, printCommands = false, parseOnly = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -212,6 +214,8 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       cli.listRules = true;
     else if (arg == "--print-commands")
       cli.printCommands = true;
+    else if (arg == "--parse-only")
+      cli.parseOnly = true;
     else if (arg == "--version")
       cli.version = true;
     else if (arg == "-h" || arg == "--help")
@@ -318,7 +322,7 @@ int run(int argc, char **argv) {
     return usage("--checks=" + cli.checks + " enables no rule (see --list-rules)");
 
   EngineOptions options;
-  options.checks = *glob;
+  options.checks = cli.parseOnly ? "-*" : *glob;
   options.jobs = cli.jobs;
   options.severity = config.severity;
   options.headerFilter = cli.headerFilter;

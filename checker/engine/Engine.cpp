@@ -11,7 +11,11 @@
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclGroup.h"
 #include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/Core/Replacement.h"
@@ -87,12 +91,78 @@ std::string resolve(llvm::StringRef path, const std::string &buildDir) {
   return absolutePath(path.str(), buildDir);
 }
 
+// Hands the checks' consumer the whole parse, but lets the matchers walk only declarations
+// outside system headers (as clangd does with the main file): no rule reports inside libc or the
+// C++ library, and walking their declarations is most of the matching time on small files. A
+// system declaration stays reachable from the code that uses it (the callee of a call).
+class UserCodeScope : public clang::ASTConsumer {
+public:
+  UserCodeScope(std::unique_ptr<clang::ASTConsumer> inner, clang::SourceManager &sources)
+      : inner_(std::move(inner)), sources_(sources) {}
+
+  void Initialize(clang::ASTContext &context) override { inner_->Initialize(context); }
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl *decl : group)
+      if (!sources_.isInSystemHeader(decl->getLocation()))
+        userDecls_.push_back(decl);
+    return inner_->HandleTopLevelDecl(group);
+  }
+  void HandleTranslationUnit(clang::ASTContext &context) override {
+    context.setTraversalScope(userDecls_);
+    inner_->HandleTranslationUnit(context);
+  }
+  void HandleInlineFunctionDefinition(clang::FunctionDecl *d) override {
+    inner_->HandleInlineFunctionDefinition(d);
+  }
+  void HandleInterestingDecl(clang::DeclGroupRef d) override { HandleTopLevelDecl(d); }
+  void HandleTagDeclDefinition(clang::TagDecl *d) override { inner_->HandleTagDeclDefinition(d); }
+  void HandleTagDeclRequiredDefinition(const clang::TagDecl *d) override {
+    inner_->HandleTagDeclRequiredDefinition(d);
+  }
+  void HandleCXXImplicitFunctionInstantiation(clang::FunctionDecl *d) override {
+    inner_->HandleCXXImplicitFunctionInstantiation(d);
+  }
+  void HandleTopLevelDeclInObjCContainer(clang::DeclGroupRef d) override {
+    inner_->HandleTopLevelDeclInObjCContainer(d);
+  }
+  void HandleImplicitImportDecl(clang::ImportDecl *d) override {
+    inner_->HandleImplicitImportDecl(d);
+  }
+  void CompleteTentativeDefinition(clang::VarDecl *d) override {
+    inner_->CompleteTentativeDefinition(d);
+  }
+  void CompleteExternalDeclaration(clang::DeclaratorDecl *d) override {
+    inner_->CompleteExternalDeclaration(d);
+  }
+  void AssignInheritanceModel(clang::CXXRecordDecl *d) override {
+    inner_->AssignInheritanceModel(d);
+  }
+  void HandleCXXStaticMemberVarInstantiation(clang::VarDecl *d) override {
+    inner_->HandleCXXStaticMemberVarInstantiation(d);
+  }
+  void HandleVTable(clang::CXXRecordDecl *d) override { inner_->HandleVTable(d); }
+  clang::ASTMutationListener *GetASTMutationListener() override {
+    return inner_->GetASTMutationListener();
+  }
+  clang::ASTDeserializationListener *GetASTDeserializationListener() override {
+    return inner_->GetASTDeserializationListener();
+  }
+  void PrintStats() override { inner_->PrintStats(); }
+  bool shouldSkipFunctionBody(clang::Decl *d) override { return inner_->shouldSkipFunctionBody(d); }
+
+private:
+  std::unique_ptr<clang::ASTConsumer> inner_;
+  clang::SourceManager &sources_;
+  std::vector<clang::Decl *> userDecls_;
+};
+
 class Action : public clang::ASTFrontendAction {
 public:
   explicit Action(clang::tidy::ClangTidyASTConsumerFactory &factory) : factory_(factory) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
                                                         llvm::StringRef file) override {
-    return factory_.createASTConsumer(compiler, file);
+    return std::make_unique<UserCodeScope>(factory_.createASTConsumer(compiler, file),
+                                           compiler.getSourceManager());
   }
 
 private:
