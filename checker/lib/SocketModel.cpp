@@ -379,6 +379,15 @@ std::optional<LocId> SocketModel::locationOf(const Expr *expr, const FunctionDec
     return std::nullopt;
   }
 
+  // *out is out[0]: the fd a pointer (an out-parameter, a field's address) points at.
+  if (const auto *unary = dyn_cast<UnaryOperator>(expr); unary && unary->getOpcode() == UO_Deref) {
+    std::optional<LocId> base = locationOf(unary->getSubExpr(), function);
+    if (!base)
+      return std::nullopt;
+    return intern(LocKind::Element, Locations[*base].key + "[0]", "*" + Locations[*base].name,
+                  Locations[*base].decl, function, 0, *base);
+  }
+
   if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(expr)) {
     std::optional<int64_t> index = evalInt(subscript->getIdx(), *Ctx);
     if (!index || *index < 0)
@@ -669,6 +678,35 @@ private:
   }
 
   void onCall(const CallExpr *call, const FunctionDecl *callee, const FunctionDecl *fn);
+
+  // f(&fd) / f(sv) into an `int *` parameter: the callee's *p / p[k] and the caller's fd / sv[k]
+  // are the same places, written on either side (both directions, context-insensitive).
+  void linkPointerArgument(const Expr *arg, const ParmVarDecl *param, const FunctionDecl *fn) {
+    std::optional<LocId> paramLoc = Model.varLocation(param);
+    if (!paramLoc)
+      return;
+    const Expr *bare = strip(arg);
+    auto element = [&](LocId base, unsigned index) {
+      const SocketLocation &b = Model.location(base);
+      return Model.intern(LocKind::Element, b.key + "[" + std::to_string(index) + "]",
+                          b.name + "[" + std::to_string(index) + "]", b.decl, b.function, index,
+                          base);
+    };
+    auto link = [&](LocId a, LocId b) {
+      Model.addFlow(a, b, FlowKind::Argument, arg->getBeginLoc());
+      Model.addFlow(b, a, FlowKind::Argument, arg->getBeginLoc());
+    };
+    if (const auto *address = dyn_cast<UnaryOperator>(bare);
+        address && address->getOpcode() == UO_AddrOf) {
+      if (std::optional<LocId> target = Model.locationOf(address->getSubExpr(), fn))
+        link(*target, element(*paramLoc, 0));
+      return;
+    }
+    // An array (or pointer) passed on: its first two elements, the socketpair() ends.
+    if (std::optional<LocId> array = Model.locationOf(bare, fn))
+      for (unsigned index = 0; index < 2; ++index)
+        link(element(*array, index), element(*paramLoc, index));
+  }
   void onOptionCall(const CallExpr *call, const FunctionDecl *callee, const FunctionDecl *fn);
   bool familyGuarded(const Stmt *stmt);
 
@@ -918,6 +956,9 @@ void ModelBuilder::onCall(const CallExpr *call, const FunctionDecl *callee,
       if (type->isIntegerType()) {
         std::optional<LocId> target = Model.varLocation(param);
         flowInto(call->getArg(i), target, FlowKind::Argument, fn, call->getArg(i)->getBeginLoc());
+      } else if (const auto *pointee = type->getAs<PointerType>();
+                 pointee && pointee->getPointeeType()->isIntegerType()) {
+        linkPointerArgument(call->getArg(i), param, fn);
       } else if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr")) {
         if (fn)
           ControlCallees[canonicalDefinition(fn)].insert(definition);

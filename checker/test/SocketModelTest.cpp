@@ -353,3 +353,35 @@ TEST(SocketModel, SharedModelIsBuiltOncePerContext) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SocketModel, OutParameterLinksCalleeDerefAndCallerVariable) {
+  Facts f = extract("static void open_listener(int *out) { *out = socket(AF_UNIX, SOCK_STREAM, 0); listen(*out, 1); }"
+                    "void f(void) { int lfd; open_listener(&lfd); int c = accept(lfd, 0, 0); (void)c; }");
+  EXPECT_TRUE(f.has("flow site:socket@")) << f.dump;
+  EXPECT_TRUE(f.has("-> param:open_listener#0[0]")) << f.dump;
+  EXPECT_TRUE(f.has("flow param:open_listener#0[0] -> local:f:lfd")) << f.dump;
+  const CreateFact *accepted = nullptr;
+  for (const CreateFact &c : f.model->creates())
+    if (c.how == CreateHow::Accept)
+      accepted = &c;
+  ASSERT_TRUE(accepted);
+  ASSERT_EQ(f.model->originsOf(accepted->listener).size(), 1u) << f.dump;
+  EXPECT_EQ(f.model->creates()[f.model->originsOf(accepted->listener)[0]].how, CreateHow::Socket);
+}
+
+TEST(SocketModel, ArrayPassedToHelperLinksElements) {
+  Facts f = extract("static void make_pair(int sv[2]) { socketpair(AF_UNIX, SOCK_STREAM, 0, sv); }"
+                    "void f(void) { int fds[2]; make_pair(fds); listen(fds[1], 1); }");
+  ASSERT_EQ(f.model->lifecycle().size(), 1u);
+  const std::vector<unsigned> &origins = f.model->originsOf(f.model->lifecycle()[0].loc);
+  ASSERT_FALSE(origins.empty()) << f.dump;
+  bool secondEnd = false;
+  for (unsigned o : origins)
+    secondEnd |= f.model->creates()[o].how == CreateHow::Socketpair &&
+                 f.model->location(f.model->creates()[o].loc).index == 1;
+  EXPECT_TRUE(secondEnd) << f.dump;
+}
+
+} // namespace
