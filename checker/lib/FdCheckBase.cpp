@@ -1,6 +1,9 @@
 #include "FdCheckBase.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
 
 namespace clang::tidy::afunix {
 
@@ -61,17 +64,57 @@ std::string FdCheckBase::kernelVariant() const {
   return "since-6.8";
 }
 
+namespace {
+// Notes whether SCM_RIGHTS is spelled in the program's own code (glibc's `#define SCM_RIGHTS
+// SCM_RIGHTS` and musl's `#define SCM_RIGHTS 0x01` both expand a macro). One pointer compare
+// per macro expansion.
+class ScmRightsSpotter : public PPCallbacks {
+public:
+  ScmRightsSpotter(const SourceManager &sm, const IdentifierInfo *name, std::shared_ptr<bool> seen)
+      : SM(sm), Name(name), Seen(std::move(seen)) {}
+  void MacroExpands(const Token &token, const MacroDefinition &, SourceRange range,
+                    const MacroArgs *) override {
+    if (token.getIdentifierInfo() == Name && !*Seen &&
+        !SM.isInSystemHeader(SM.getExpansionLoc(range.getBegin())))
+      *Seen = true;
+  }
+
+private:
+  const SourceManager &SM;
+  const IdentifierInfo *Name;
+  std::shared_ptr<bool> Seen;
+};
+} // namespace
+
+void FdCheckBase::registerPPCallbacks(const SourceManager &sm, Preprocessor *pp, Preprocessor *) {
+  pp->addPPCallbacks(std::make_unique<ScmRightsSpotter>(sm, pp->getIdentifierInfo("SCM_RIGHTS"),
+                                                        ScmRightsSeen));
+}
+
 void FdCheckBase::registerSendmsgMatcher(MatchFinder *finder) {
-  finder->addMatcher(callExpr(callee(functionDecl(hasName("sendmsg")))).bind("sendmsg"), this);
+  finder->addMatcher(translationUnitDecl().bind("unit"), this);
 }
 
 void FdCheckBase::check(const MatchFinder::MatchResult &result) {
   Context = result.Context;
 }
 
+namespace {
+bool sendmsgReferenced(ASTContext &context) {
+  auto it = context.Idents.find("sendmsg");
+  if (it == context.Idents.end())
+    return false;
+  for (const NamedDecl *decl : context.getTranslationUnitDecl()->lookup(it->getValue()))
+    if (decl->isReferenced())
+      return true;
+  return false;
+}
+} // namespace
+
 void FdCheckBase::onEndOfTranslationUnit() {
-  if (!Context)
-    return; // no sendmsg() in this TU: nothing to build
+  // No SCM_RIGHTS or no sendmsg() call in this TU: no fd is passed here, nothing to build.
+  if (!Context || !*ScmRightsSeen || !sendmsgReferenced(*Context))
+    return;
   if (!Facts)
     Facts = fd::FdFacts::shared(*Context);
   checkSends(*Facts);

@@ -27,11 +27,17 @@ protected:
   // The variant id of a kernel-dependent rule for TargetKernel (default: the since-6.8 one).
   std::string kernelVariant() const;
 
-  // Matches sendmsg() calls; the checks then work from the facts at the end of the TU.
+  // Cheap gates instead of per-node matchers: one match on the TU for its context, a macro
+  // callback that notes SCM_RIGHTS being spelled outside system headers, and at the end a lookup
+  // of whether sendmsg() is referenced. Only then are the facts built.
   void registerSendmsgMatcher(ast_matchers::MatchFinder *finder);
+  void registerPPCallbacks(const SourceManager &sm, Preprocessor *pp,
+                           Preprocessor *moduleExpanderPP) override;
   void check(const ast_matchers::MatchFinder::MatchResult &result) override;
   void onEndOfTranslationUnit() override;
   virtual void checkSends(const fd::FdFacts &facts) = 0;
+  bool scmRightsSpelled() const { return *ScmRightsSeen; }
+  ASTContext *context() const { return Context; }
 
   const ::afunix::catalog::Rule *Rule;
   llvm::StringSet<> Producers;
@@ -40,6 +46,7 @@ protected:
 
 private:
   ASTContext *Context = nullptr;
+  std::shared_ptr<bool> ScmRightsSeen = std::make_shared<bool>(false);
   std::shared_ptr<fd::FdFacts> Facts;
 };
 

@@ -1,14 +1,13 @@
 #include "FdLimitCheck.h"
 
-#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 
 namespace clang::tidy::afunix {
-
-using namespace ast_matchers;
 
 namespace {
 
@@ -91,79 +90,117 @@ bool isCmsgData(const Expr *e, const ASTContext &ctx) {
 
 } // namespace
 
-void FdLimitCheck::registerMatchers(MatchFinder *finder) {
-  finder->addMatcher(
-      binaryOperator(hasOperatorName("="), hasLHS(memberExpr(member(hasName("cmsg_len")))))
-          .bind("len"),
-      this);
-  finder->addMatcher(callExpr(callee(functionDecl(hasAnyName("memcpy", "memmove", "__builtin_memcpy",
-                                                             "__builtin___memcpy_chk"))),
-                              argumentCountAtLeast(3))
-                         .bind("copy"),
-                     this);
-  // Buffer sizes: every n * sizeof(...) and sizeof(array); the macro test below is cheap and
-  // keeps only those spelled inside CMSG_SPACE()/CMSG_LEN().
-  finder->addMatcher(binaryOperator(hasOperatorName("*")).bind("size"), this);
-  finder->addMatcher(sizeOfExpr(anything()).bind("size"), this);
-  finder->addMatcher(declRefExpr(to(enumConstantDecl(hasName("SCM_RIGHTS")))).bind("rights"), this);
-}
+// One walk of the program's own code (system headers skipped), only in TUs that spell
+// SCM_RIGHTS: where each message's fd count shows, and which functions name SCM_RIGHTS.
+class FdLimitWalker : public RecursiveASTVisitor<FdLimitWalker> {
+  using Base = RecursiveASTVisitor<FdLimitWalker>;
 
-const FunctionDecl *FdLimitCheck::functionOf(const Stmt *node, ASTContext &context) const {
-  DynTypedNodeList parents = context.getParents(*node);
-  for (int depth = 0; depth < 64 && !parents.empty(); ++depth) {
-    const DynTypedNode &parent = parents[0];
-    if (const auto *fn = parent.get<FunctionDecl>())
-      return fn->getCanonicalDecl();
-    parents = context.getParents(parent);
+public:
+  FdLimitWalker(FdLimitCheck &check, ASTContext &ctx)
+      : Check(check), Ctx(ctx), SM(ctx.getSourceManager()) {}
+
+  bool TraverseDecl(Decl *d) {
+    if (!d)
+      return true;
+    if (!isa<TranslationUnitDecl>(d) && d->getLocation().isValid() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(d->getLocation())))
+      return true;
+    if (const auto *fn = dyn_cast<FunctionDecl>(d); fn && fn->doesThisDeclarationHaveABody()) {
+      const FunctionDecl *saved = Fn;
+      Fn = fn->getCanonicalDecl();
+      bool result = Base::TraverseDecl(d);
+      Fn = saved;
+      return result;
+    }
+    return Base::TraverseDecl(d);
   }
-  return nullptr;
-}
 
-void FdLimitCheck::add(Where where, const Stmt *node, int64_t count, ASTContext &context) {
-  if (count <= fd::kScmMaxFd)
-    return;
-  const SourceManager &sm = context.getSourceManager();
-  unsigned line = sm.getExpansionLineNumber(node->getBeginLoc());
-  Candidates.push_back({where, node, count, functionOf(node, context), line});
-}
+  bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (const auto *constant = dyn_cast<EnumConstantDecl>(ref->getDecl()))
+      if (const IdentifierInfo *id = constant->getIdentifier(); id && id->getName() == "SCM_RIGHTS")
+        markRights();
+    return true;
+  }
 
-void FdLimitCheck::check(const MatchFinder::MatchResult &result) {
-  ASTContext &ctx = *result.Context;
-  if (const auto *rights = result.Nodes.getNodeAs<DeclRefExpr>("rights")) {
-    if (const FunctionDecl *fn = functionOf(rights, ctx))
-      RightsFunctions.insert(fn);
+  bool VisitIntegerLiteral(IntegerLiteral *literal) {
+    if (literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
+        Lexer::getImmediateMacroName(literal->getBeginLoc(), SM, Ctx.getLangOpts()) == "SCM_RIGHTS")
+      markRights(); // musl: #define SCM_RIGHTS 0x01
+    return true;
+  }
+
+  bool VisitBinaryOperator(BinaryOperator *op) {
+    if (op->getOpcode() == BO_Assign) {
+      const auto *member = dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+      if (member && member->getMemberDecl()->getIdentifier() &&
+          member->getMemberDecl()->getName() == "cmsg_len")
+        if (std::optional<int64_t> count = largestFdCountIn(op->getRHS(), Ctx))
+          Check.add(FdLimitCheck::Where::CmsgLen, op, *count, Fn, Ctx);
+      return true;
+    }
+    if (op->getOpcode() == BO_Mul)
+      sizeCandidate(op);
+    return true;
+  }
+
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *size) {
+    if (size->getKind() == UETT_SizeOf)
+      sizeCandidate(size);
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr *call) {
+    const FunctionDecl *callee = call->getDirectCallee();
+    if (!callee || !callee->getIdentifier() || call->getNumArgs() < 3)
+      return true;
+    StringRef name = callee->getName();
+    if (name != "memcpy" && name != "memmove" && name != "__builtin_memcpy" &&
+        name != "__builtin___memcpy_chk")
+      return true;
+    if (isCmsgData(call->getArg(0), Ctx))
+      if (std::optional<int64_t> count = largestFdCountIn(call->getArg(2), Ctx))
+        Check.add(FdLimitCheck::Where::PayloadCopy, call, *count, Fn, Ctx);
+    return true;
+  }
+
+private:
+  void markRights() {
+    if (Fn)
+      Check.RightsFunctions.insert(Fn);
     else
-      RightsAtFileScope = true;
-    return;
+      Check.RightsAtFileScope = true;
   }
-  if (const auto *len = result.Nodes.getNodeAs<BinaryOperator>("len")) {
-    if (std::optional<int64_t> count = largestFdCountIn(len->getRHS(), ctx))
-      add(Where::CmsgLen, len, *count, ctx);
-    return;
-  }
-  if (const auto *copy = result.Nodes.getNodeAs<CallExpr>("copy")) {
-    if (isCmsgData(copy->getArg(0), ctx))
-      if (std::optional<int64_t> count = largestFdCountIn(copy->getArg(2), ctx))
-        add(Where::PayloadCopy, copy, *count, ctx);
-    return;
-  }
-  if (const auto *size = result.Nodes.getNodeAs<Expr>("size")) {
-    // Cheap filters first: most products and sizeofs are nowhere near a macro.
+
+  // n * sizeof(int) or sizeof(int[n]) spelled inside CMSG_SPACE()/CMSG_LEN(): a buffer size.
+  void sizeCandidate(const Expr *size) {
     if (!size->getBeginLoc().isMacroID() && !size->getExprLoc().isMacroID())
       return;
-    const SourceManager &sm = ctx.getSourceManager();
-    if (sm.isInSystemHeader(sm.getExpansionLoc(size->getBeginLoc())))
-      return;
-    std::optional<int64_t> count = fdCountOf(size, ctx);
+    std::optional<int64_t> count = fdCountOf(size, Ctx);
     if (!count || *count <= fd::kScmMaxFd)
       return;
-    if (inCmsgSizeMacro(size->getExprLoc(), sm, ctx.getLangOpts()) ||
-        inCmsgSizeMacro(size->getBeginLoc(), sm, ctx.getLangOpts()))
-      add(Where::BufferSize, size, *count, ctx);
+    if (inCmsgSizeMacro(size->getExprLoc(), SM, Ctx.getLangOpts()) ||
+        inCmsgSizeMacro(size->getBeginLoc(), SM, Ctx.getLangOpts()))
+      Check.add(FdLimitCheck::Where::BufferSize, size, *count, Fn, Ctx);
   }
+
+  FdLimitCheck &Check;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const FunctionDecl *Fn = nullptr;
+};
+
+void FdLimitCheck::add(Where where, const Stmt *node, int64_t count, const FunctionDecl *function,
+                       ASTContext &context) {
+  if (count <= fd::kScmMaxFd)
+    return;
+  unsigned line = context.getSourceManager().getExpansionLineNumber(node->getBeginLoc());
+  Candidates.push_back({where, node, count, function, line});
 }
 
 void FdLimitCheck::onEndOfTranslationUnit() {
+  if (!context() || !scmRightsSpelled())
+    return; // no SCM_RIGHTS message is built in this TU
+  FdLimitWalker(*this, *context()).TraverseDecl(context()->getTranslationUnitDecl());
   if (Candidates.empty())
     return;
   // One finding per function (one message), at the place that decides its fd count.

@@ -13,8 +13,9 @@ namespace clang::tidy::afunix {
 class FdLimitCheck : public FdCheckBase {
 public:
   using FdCheckBase::FdCheckBase;
-  void registerMatchers(ast_matchers::MatchFinder *finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &result) override;
+  void registerMatchers(ast_matchers::MatchFinder *finder) override {
+    registerSendmsgMatcher(finder);
+  }
   void onEndOfTranslationUnit() override;
 
 private:
@@ -30,8 +31,9 @@ private:
     const FunctionDecl *function;
     unsigned line;
   };
-  const FunctionDecl *functionOf(const Stmt *node, ASTContext &context) const;
-  void add(Where where, const Stmt *node, int64_t count, ASTContext &context);
+  friend class FdLimitWalker;
+  void add(Where where, const Stmt *node, int64_t count, const FunctionDecl *function,
+           ASTContext &context);
 
   std::vector<Candidate> Candidates;
   llvm::DenseSet<const FunctionDecl *> RightsFunctions;
