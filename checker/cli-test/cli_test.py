@@ -68,6 +68,11 @@ class CliTest(unittest.TestCase):
     def test_missing_file(self):
         self.assertInputError([fixture("no-such-file.c")], "no-such-file.c: no such file")
 
+    def test_not_a_source_file(self):
+        self.assertInputError([FIXTURES], "is a directory, not a source file")
+        self.assertInputError(["/dev/null"], "/dev/null: not a regular file")
+        self.assertInputError([f"--config={FIXTURES}", fixture("clean.c")], ": not a regular file")
+
     def test_no_input(self):
         self.assertInputError([], "no input files")
 

@@ -197,7 +197,9 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
   for (const std::string &f : request.files) {
     std::string abs = absolutePath(f);
     if (!fileExists(abs)) {
-      error = f + ": no such file" + (llvm::sys::fs::is_directory(abs) ? " (it is a directory)" : "");
+      error = f + (llvm::sys::fs::is_directory(abs) ? ": is a directory, not a source file"
+                   : llvm::sys::fs::exists(abs)   ? ": not a regular file"
+                                                  : ": no such file");
       return false;
     }
     files.push_back(abs);

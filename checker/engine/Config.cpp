@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -197,6 +198,12 @@ bool parseConfig(const std::string &text, const std::string &name, Config &out,
 }
 
 bool loadConfig(const std::string &path, Config &out, std::string &error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    error = path + (std::filesystem::exists(path, ec) ? ": not a regular file"
+                                                       : ": cannot read the config file");
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot read the config file";

@@ -247,6 +247,12 @@ public:
       reset(); // the context may be half-way through the crashed file
     }
     convert(errors, result);
+    // Errors with a location first, in source order; "too many errors" and the like last.
+    std::vector<std::string> located, unlocated;
+    for (std::string &e : result.outcome.errors)
+      (e.rfind(job.file + ": error: ", 0) == 0 ? unlocated : located).push_back(std::move(e));
+    located.insert(located.end(), unlocated.begin(), unlocated.end());
+    result.outcome.errors = std::move(located);
     if (!ran && result.outcome.parsed) {
       result.outcome.parsed = false;
       result.outcome.errors.push_back(job.file + ": error: clang could not process this file");
