@@ -26,6 +26,22 @@ std::string calleeText(const CallExpr *call) {
 
 } // namespace
 
+bool FdFloodCheck::channelMadeIn(const fd::FdFacts &facts, const fd::LoopNode *loop,
+                                 const Expr *channel) const {
+  fd::OriginSet origins = facts.resolve(channel, Producers);
+  if (origins.origins.empty())
+    return false;
+  for (const fd::FdOrigin &origin : origins.origins) {
+    const fd::CallRecord *made = origin.creator ? facts.recordOf(origin.creator) : nullptr;
+    bool inside = false;
+    for (const fd::LoopNode *n = made ? made->loop : nullptr; n && !inside; n = n->parent)
+      inside = n == loop;
+    if (!inside)
+      return false;
+  }
+  return true;
+}
+
 void FdFloodCheck::checkSends(const fd::FdFacts &facts) {
   llvm::DenseSet<const CallExpr *> reported;
   for (const fd::SendSite &site : facts.sends()) {
@@ -60,6 +76,10 @@ void FdFloodCheck::checkSends(const fd::FdFacts &facts) {
     for (const fd::SendLevel &level : site.levels) {
       for (const fd::LoopNode *loop = level.loop; loop; loop = loop->parent) {
         if (fd::FdFacts::isErrnoRetry(loop->loop))
+          continue;
+        // A channel made in this very loop (a fresh accept() per turn) gets one message each:
+        // what is in flight is bounded by the connections, not by this loop.
+        if (channelMadeIn(facts, loop, level.over))
           continue;
         if (facts.receivesInLoop(loop, level.function, level.over)) {
           acknowledged = true;

@@ -15,6 +15,8 @@ public:
 
 private:
   void checkSends(const fd::FdFacts &facts) override;
+  bool channelMadeIn(const fd::FdFacts &facts, const fd::LoopNode *loop,
+                     const Expr *channel) const;
 };
 
 } // namespace clang::tidy::afunix
