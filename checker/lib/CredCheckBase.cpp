@@ -4,6 +4,8 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+
 namespace clang::tidy::afunix {
 
 using namespace ast_matchers;
@@ -115,7 +117,8 @@ bool enablesPasscred(const OptionFact &option) {
 }
 
 bool reaches(const SocketModel &model, unsigned origin, LocId loc) {
-  return llvm::is_contained(model.originsOf(loc), origin);
+  const std::vector<unsigned> &origins = model.originsOf(loc); // sorted
+  return std::binary_search(origins.begin(), origins.end(), origin);
 }
 
 static bool enabledOn(const SocketModel &model, unsigned origin) {

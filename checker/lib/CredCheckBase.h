@@ -49,6 +49,9 @@ private:
   ASTContext *Context = nullptr;
 };
 
+// A finding names at most this many sockets in notes (a merged place can carry thousands).
+inline constexpr size_t kMaxOriginNotes = 3;
+
 // Queries over the model shared by the credential checks.
 enum class Passcred { Enabled, Never, Unknown };
 // A socket the program creates itself (socket(), socketpair(), accept(), a configured producer).

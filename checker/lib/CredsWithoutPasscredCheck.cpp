@@ -67,8 +67,12 @@ void CredsWithoutPasscredCheck::checkModel(const SocketModel &model) {
       continue;
     report(read.site.loc, *chosen, {{"socket", read.site.socketText}});
     note(read.evidence, "the credentials are looked for here");
-    for (unsigned origin : missing) {
-      const CreateFact &create = model.creates()[origin];
+    for (size_t i = 0; i < missing.size(); ++i) {
+      if (i == kMaxOriginNotes) {
+        note(read.site.loc, "and " + std::to_string(missing.size() - i) + " more such sockets");
+        break;
+      }
+      const CreateFact &create = model.creates()[missing[i]];
       if (create.how != CreateHow::Accept)
         note(create.site.loc, "socket created here, never given SO_PASSCRED");
       noteListener(model, create);

@@ -34,7 +34,12 @@ void PasscredWrongFamilyCheck::checkModel(const SocketModel &model) {
             {"socket", option.site.socketText},
             {"family", first.familyName.empty() ? familyName(first.family).str() : first.familyName},
             {"valid_families", valid}});
-    for (unsigned origin : wrong) {
+    for (size_t i = 0; i < wrong.size(); ++i) {
+      if (i == kMaxOriginNotes) {
+        note(option.site.loc, "and " + std::to_string(wrong.size() - i) + " more such sockets");
+        break;
+      }
+      unsigned origin = wrong[i];
       const CreateFact &create = model.creates()[origin];
       if (create.how == CreateHow::Accept)
         noteListener(model, create); // the family is the listener's

@@ -166,7 +166,7 @@ public:
   const std::vector<SendFdsFact> &fdSends() const { return Sends; }
   const std::vector<FlowEdge> &flows() const { return Flows; }
 
-  // Indices into creates() of every origin that can reach `loc` (after propagation).
+  // Indices into creates() of every origin that can reach `loc` (after propagation), ascending.
   const std::vector<unsigned> &originsOf(LocId loc) const;
   // Every location origin `create` reaches (after propagation).
   std::vector<LocId> reachOf(unsigned create) const;
