@@ -61,9 +61,9 @@ void captureEnvironment() {
 // own entries, LD_PRELOAD with the probe prepended if a program dropped it, and the AFUNIX_PROBE_*
 // variables it had at load if they are missing. Returns `envp` itself when nothing is missing.
 struct ExecEnv {
-  static constexpr int kMax = 4096;
+  static constexpr int kMax = 1024; // on the caller's stack: keep it small (threads, vfork children)
   char *entries[kMax + kCarriedCount + 2];
-  char preload[8192];
+  char preload[4096];
 };
 char *const *probedEnvironment(char *const *envp, ExecEnv &out) {
   if (!gLibraryPath[0] || !gPreload[0])
