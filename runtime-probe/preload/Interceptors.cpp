@@ -388,7 +388,8 @@ PROBE_EXPORT int execle(const char *path, const char *arg, ...) {
   return execve(path, args, envp);
 }
 
-PROBE_INTERCEPTOR(int, posix_spawn, pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+// posix_spawn[p] exist as GLIBC_2.15 (current) and GLIBC_2.2.5 (compat, other error reporting).
+PROBE_INTERCEPTOR_VERSIONED(int, posix_spawn, "GLIBC_2.15", pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
                   const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   ExecEnv env;
   char *const *probed = envp;
@@ -396,7 +397,7 @@ PROBE_INTERCEPTOR(int, posix_spawn, pid_t *pid, const char *path, const posix_sp
   return PROBE_REAL(posix_spawn)(pid, path, actions, attr, argv, probed);
 }
 
-PROBE_INTERCEPTOR(int, posix_spawnp, pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
+PROBE_INTERCEPTOR_VERSIONED(int, posix_spawnp, "GLIBC_2.15", pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions,
                   const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   ExecEnv env;
   char *const *probed = envp;

@@ -31,12 +31,28 @@
     return fn;                                                                                    \
   }
 
+// For functions glibc exports in several versions: the one programs link today, by name, so that
+// the probe never forwards to a compat variant with other semantics.
+#define PROBE_DECLARE_REAL_VERSIONED(ret, func, version, ...)                                      \
+  using func##_fn = ret (*)(__VA_ARGS__);                                                         \
+  static std::atomic<func##_fn> real_##func{nullptr};                                             \
+  static func##_fn resolve_##func() {                                                             \
+    auto fn = reinterpret_cast<func##_fn>(dlvsym(RTLD_NEXT, #func, version));                     \
+    if (!fn)                                                                                      \
+      fn = reinterpret_cast<func##_fn>(dlsym(RTLD_NEXT, #func));                                  \
+    real_##func.store(fn, std::memory_order_relaxed);                                             \
+    return fn;                                                                                    \
+  }
+
 #define PROBE_REAL(func)                                                                           \
   (real_##func.load(std::memory_order_relaxed) ? real_##func.load(std::memory_order_relaxed)      \
                                                : resolve_##func())
 
 #define PROBE_INTERCEPTOR(ret, func, ...)                                                          \
   PROBE_DECLARE_REAL(ret, func, __VA_ARGS__)                                                      \
+  PROBE_EXPORT ret func(__VA_ARGS__)
+#define PROBE_INTERCEPTOR_VERSIONED(ret, func, version, ...)                                       \
+  PROBE_DECLARE_REAL_VERSIONED(ret, func, version, __VA_ARGS__)                                   \
   PROBE_EXPORT ret func(__VA_ARGS__)
 
 // Enter: decides whether the call is watched (an AF_UNIX socket) and starts the clock.

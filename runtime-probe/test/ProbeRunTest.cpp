@@ -210,6 +210,16 @@ TEST(ProcessTree, VforkChildNeverCountsIntoItsParent) {
   EXPECT_EQ(childWrites, 5u);
 }
 
+TEST(ProcessTree, PosixSpawnChildKeepsTheProbe) {
+  Probed p = probe({kPrograms + "/spawn_child"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  auto procs = images(p.summary);
+  ASSERT_EQ(procs.size(), 2u) << "the child was spawned with an environment without LD_PRELOAD";
+  EXPECT_EQ(procs[0]["counters"]["write_calls"].as<uint64_t>(), 1u);
+  EXPECT_EQ(procs[1]["counters"]["write_calls"].as<uint64_t>(), 2u);
+  EXPECT_EQ(procs[1]["process"]["ppid"].as<int>(), procs[0]["process"]["pid"].as<int>());
+}
+
 TEST(ProcessTree, ThreadsAreCountedExactly) {
   Probed p = probe({kPrograms + "/threads"});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
