@@ -3,23 +3,68 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
+#include <map>
+
 namespace clang::tidy::afunix {
+
+// The enabling SO_PASSCRED options and the bind/listen/connect calls, grouped by location; an
+// origin's are those at the locations it reaches (memory stays linear when many sockets share
+// one place, such as a struct field).
+struct PerOrigin {
+  const SocketModel &Model;
+  std::vector<std::pair<LocId, std::vector<const OptionFact *>>> OptionsAt;
+  std::vector<std::pair<LocId, std::vector<const LifecycleFact *>>> EventsAt;
+
+  explicit PerOrigin(const SocketModel &model) : Model(model) {
+    std::map<LocId, size_t> optionSlot, eventSlot;
+    for (const OptionFact &option : model.options()) {
+      if (!enablesPasscred(option))
+        continue;
+      auto [it, fresh] = optionSlot.try_emplace(option.loc, OptionsAt.size());
+      if (fresh)
+        OptionsAt.push_back({option.loc, {}});
+      OptionsAt[it->second].second.push_back(&option);
+    }
+    for (const LifecycleFact &event : model.lifecycle()) {
+      auto [it, fresh] = eventSlot.try_emplace(event.loc, EventsAt.size());
+      if (fresh)
+        EventsAt.push_back({event.loc, {}});
+      EventsAt[it->second].second.push_back(&event);
+    }
+  }
+
+  std::vector<const OptionFact *> options(unsigned origin) const {
+    std::vector<const OptionFact *> out;
+    for (const auto &[loc, list] : OptionsAt)
+      if (reaches(Model, origin, loc))
+        out.insert(out.end(), list.begin(), list.end());
+    return out;
+  }
+  std::vector<const LifecycleFact *> events(unsigned origin, Lifecycle kind) const {
+    std::vector<const LifecycleFact *> out;
+    for (const auto &[loc, list] : EventsAt)
+      if (reaches(Model, origin, loc))
+        for (const LifecycleFact *event : list)
+          if (event->kind == kind)
+            out.push_back(event);
+    return out;
+  }
+};
 
 namespace {
 
 constexpr int kSockDgram = 2;
 
+
 // Whether SO_PASSCRED reaches `origin` at a point that may run before every `kind` call on it
 // (an option in another function than the call counts as before: we cannot order them).
-bool enabledBefore(const SocketModel &model, unsigned origin, Lifecycle kind,
-                   const OptionFact *except) {
-  for (const OptionFact &option : model.options()) {
-    if (&option == except || !enablesPasscred(option) || !reaches(model, origin, option.loc))
-      continue;
+bool enabledBefore(const SocketModel &model, const PerOrigin &index, unsigned origin,
+                   Lifecycle kind) {
+  std::vector<const LifecycleFact *> events = index.events(origin, kind);
+  for (const OptionFact *option : index.options(origin)) {
     bool beforeAll = true;
-    for (const LifecycleFact &event : model.lifecycle())
-      if (event.kind == kind && reaches(model, origin, event.loc) &&
-          !model.mayPrecede(option.site, event.site, /*unknown=*/true))
+    for (const LifecycleFact *event : events)
+      if (!model.mayPrecede(option->site, event->site, /*unknown=*/true))
         beforeAll = false;
     if (beforeAll)
       return true;
@@ -57,6 +102,8 @@ bool isPlainSocketExpr(const Expr *expr) {
 } // namespace
 
 void PasscredTooLateCheck::checkModel(const SocketModel &model) {
+  PerOrigin index(model);
+  Index = &index;
   for (const OptionFact &option : model.options()) {
     if (!enablesPasscred(option))
       continue;
@@ -100,7 +147,7 @@ bool PasscredTooLateCheck::checkAccepted(const SocketModel &model, const OptionF
     // A listener from elsewhere may have SO_PASSCRED from its creator.
     if (!createdHere(model.creates()[listener].how))
       return false;
-    if (enabledBefore(model, listener, Lifecycle::Listen, nullptr))
+    if (enabledBefore(model, *Index, listener, Lifecycle::Listen))
       return false;
   }
   const auto *chosen = variant("accepted-socket");
@@ -111,11 +158,10 @@ bool PasscredTooLateCheck::checkAccepted(const SocketModel &model, const OptionF
   // statement on a plain socket expression.
   const LifecycleFact *onlyListen = nullptr;
   unsigned listens = 0;
-  for (const LifecycleFact &event : model.lifecycle())
-    if (event.kind == Lifecycle::Listen && reaches(model, listeners.front(), event.loc)) {
-      onlyListen = &event;
-      ++listens;
-    }
+  for (const LifecycleFact *event : Index->events(listeners.front(), Lifecycle::Listen)) {
+    onlyListen = event;
+    ++listens;
+  }
   if (listeners.size() == 1 && listens == 1) {
     ASTContext &context = model.context();
     const auto *call = cast<CallExpr>(onlyListen->site.expr);
@@ -144,18 +190,16 @@ bool PasscredTooLateCheck::checkAccepted(const SocketModel &model, const OptionF
 bool PasscredTooLateCheck::checkAfter(const SocketModel &model, const OptionFact &option,
                                       unsigned origin, Lifecycle kind) {
   const LifecycleFact *before = nullptr;
-  for (const LifecycleFact &event : model.lifecycle())
-    if (event.kind == kind && reaches(model, origin, event.loc) &&
-        model.mustFollow(event.site, option.site, /*unknown=*/false)) {
-      before = &event;
+  for (const LifecycleFact *event : Index->events(origin, kind))
+    if (model.mustFollow(event->site, option.site, /*unknown=*/false)) {
+      before = event;
       break;
     }
   if (!before)
     return false;
   // Another SO_PASSCRED that may come first makes this one redundant, not late.
-  for (const OptionFact &other : model.options())
-    if (&other != &option && enablesPasscred(other) && reaches(model, origin, other.loc) &&
-        !model.mustFollow(before->site, other.site, /*unknown=*/false))
+  for (const OptionFact *other : Index->options(origin))
+    if (other != &option && !model.mustFollow(before->site, other->site, /*unknown=*/false))
       return false;
 
   const char *variantId = kind == Lifecycle::Bind ? "dgram-after-bind" : "listener-after-listen";
