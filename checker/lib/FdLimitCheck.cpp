@@ -115,7 +115,15 @@ public:
     return Base::TraverseDecl(d);
   }
 
+  bool VisitCaseStmt(CaseStmt *c) {
+    if (c->getLHS())
+      Compared.insert(c->getLHS()->IgnoreParenImpCasts());
+    return true;
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (Compared.count(ref))
+      return true; // `cmsg_type == SCM_RIGHTS` reads a received message: a receive buffer
     if (const auto *constant = dyn_cast<EnumConstantDecl>(ref->getDecl()))
       if (const IdentifierInfo *id = constant->getIdentifier(); id && id->getName() == "SCM_RIGHTS")
         markRights();
@@ -123,13 +131,18 @@ public:
   }
 
   bool VisitIntegerLiteral(IntegerLiteral *literal) {
-    if (literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
+    if (!Compared.count(literal) && literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
         Lexer::getImmediateMacroName(literal->getBeginLoc(), SM, Ctx.getLangOpts()) == "SCM_RIGHTS")
       markRights(); // musl: #define SCM_RIGHTS 0x01
     return true;
   }
 
   bool VisitBinaryOperator(BinaryOperator *op) {
+    if (op->isEqualityOp()) {
+      Compared.insert(op->getLHS()->IgnoreParenImpCasts());
+      Compared.insert(op->getRHS()->IgnoreParenImpCasts());
+      return true;
+    }
     if (op->getOpcode() == BO_Assign) {
       const auto *member = dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
       if (member && member->getMemberDecl()->getIdentifier() &&
@@ -187,6 +200,7 @@ private:
   ASTContext &Ctx;
   const SourceManager &SM;
   const FunctionDecl *Fn = nullptr;
+  llvm::DenseSet<const Expr *> Compared;
 };
 
 void FdLimitCheck::add(Where where, const Stmt *node, int64_t count, const FunctionDecl *function,

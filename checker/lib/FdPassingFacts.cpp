@@ -246,6 +246,12 @@ public:
   }
 
   bool VisitBinaryOperator(BinaryOperator *op) {
+    if (op->isEqualityOp()) {
+      // `c->cmsg_type == SCM_RIGHTS` reads a received message; only building one counts.
+      Compared.insert(op->getLHS()->IgnoreParenImpCasts());
+      Compared.insert(op->getRHS()->IgnoreParenImpCasts());
+      return true;
+    }
     if (op->getOpcode() != BO_Assign)
       return true;
     if (auto key = keyOf(op->getLHS(), Ctx)) {
@@ -289,7 +295,15 @@ public:
     return true;
   }
 
+  bool VisitCaseStmt(CaseStmt *c) {
+    if (c->getLHS())
+      Compared.insert(c->getLHS()->IgnoreParenImpCasts());
+    return true;
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr *ref) {
+    if (Compared.count(ref))
+      return true;
     if (const auto *constant = dyn_cast<EnumConstantDecl>(ref->getDecl()))
       if (const IdentifierInfo *id = constant->getIdentifier(); id && id->getName() == "SCM_RIGHTS")
         F.ScmRightsFunctions.insert(canonical(Fn));
@@ -298,7 +312,7 @@ public:
 
   // musl and others spell SCM_RIGHTS as a plain macro for 1.
   bool VisitIntegerLiteral(IntegerLiteral *literal) {
-    if (literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
+    if (!Compared.count(literal) && literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
         Lexer::getImmediateMacroName(literal->getBeginLoc(), SM, Ctx.getLangOpts()) ==
             "SCM_RIGHTS")
       F.ScmRightsFunctions.insert(canonical(Fn));
@@ -325,6 +339,7 @@ private:
   const SourceManager &SM;
   const FunctionDecl *Fn = nullptr;
   const LoopNode *Loop = nullptr;
+  llvm::DenseSet<const Expr *> Compared;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -796,6 +811,10 @@ bool FdFacts::receivesInLoop(const LoopNode *loop, const FunctionDecl *fn,
 }
 
 std::optional<int64_t> FdFacts::constantTrips(const Stmt *loop) const {
+  // `do { ... } while (0)` (statement macros) runs once.
+  if (const auto *once = dyn_cast<DoStmt>(loop))
+    if (std::optional<int64_t> cond = constantOf(once->getCond(), *Ctx); cond && *cond == 0)
+      return 1;
   const auto *forLoop = dyn_cast<ForStmt>(loop);
   if (!forLoop || !forLoop->getCond())
     return std::nullopt;
@@ -862,7 +881,14 @@ bool FdFacts::connectsInFunction(const FunctionDecl *fn, const FdOrigin &origin,
 
 std::string FdFacts::text(const Expr *expr) const {
   const SourceManager &sm = Ctx->getSourceManager();
-  CharSourceRange range = CharSourceRange::getTokenRange(expr->getSourceRange());
+  // A macro argument (ASSERT_EQ(send_fd(s, s), 0)) is shown as written, not as the whole macro.
+  SourceLocation begin = expr->getBeginLoc(), end = expr->getEndLoc();
+  if (begin.isMacroID() && sm.isMacroArgExpansion(begin) && end.isMacroID() &&
+      sm.isMacroArgExpansion(end)) {
+    begin = sm.getSpellingLoc(begin);
+    end = sm.getSpellingLoc(end);
+  }
+  CharSourceRange range = CharSourceRange::getTokenRange(begin, end);
   if (range.getBegin().isMacroID() || range.getEnd().isMacroID())
     range = sm.getExpansionRange(expr->getSourceRange());
   llvm::StringRef spelled = Lexer::getSourceText(range, sm, Ctx->getLangOpts());
