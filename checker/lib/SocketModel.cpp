@@ -324,17 +324,6 @@ LocId SocketModel::intern(LocKind kind, std::string key, std::string name, const
   return id;
 }
 
-std::optional<LocId> SocketModel::lookupLocation(const Expr *expr,
-                                                 const FunctionDecl *function) const {
-  // locationOf only interns; the const_cast keeps lookups and creation on one code path.
-  auto *self = const_cast<SocketModel *>(this);
-  size_t before = Locations.size();
-  std::optional<LocId> id = self->locationOf(expr, function);
-  if (id && *id >= before)
-    return std::nullopt; // would have been new: not a known location
-  return id;
-}
-
 std::optional<LocId> SocketModel::varLocation(const VarDecl *var) {
   const SourceManager &sm = Ctx->getSourceManager();
   if (const auto *param = dyn_cast<ParmVarDecl>(var)) {

@@ -176,7 +176,6 @@ public:
   // The location an expression denotes (a variable, parameter, field, array element, a call's
   // return value), or std::nullopt. Creates the location when new (for extractors).
   std::optional<LocId> locationOf(const Expr *expr, const FunctionDecl *function);
-  std::optional<LocId> lookupLocation(const Expr *expr, const FunctionDecl *function) const;
 
   // Control flow order of two sites. Only within one function; across functions every answer is
   // the conservative one given by the caller (`unknown`).
