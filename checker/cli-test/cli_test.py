@@ -302,6 +302,26 @@ class CliTest(unittest.TestCase):
         self.assertIn(serial[0], (0, 1, 3))
         self.assertEqual(parallel, serial)
 
+    def test_export_fixes_and_fix(self):
+        self.need("afunix-passcred-too-late")
+        source = os.path.join(REPO, "testdata", "checker", "afunix-passcred-too-late",
+                              "pos_accepted_socket.c")
+        with tempfile.TemporaryDirectory() as tmp:
+            work = os.path.join(tmp, "server.c")
+            shutil.copy(source, work)
+            fixes = os.path.join(tmp, "fixes.yaml")
+            code, _, err = run("--quiet", f"--export-fixes={fixes}", work, "--", "-std=gnu11")
+            self.assertEqual(code, 1, err)
+            exported = open(fixes).read()
+            self.assertIn("DiagnosticName:  afunix-passcred-too-late", exported)
+            self.assertIn("ReplacementText:", exported)
+            code, _, err = run("--fix", work, "--", "-std=gnu11")
+            self.assertEqual(code, 1, err)  # reported, and fixed on disk
+            self.assertIn("1 fix applied", err)
+            self.assertNotEqual(open(work).read(), open(source).read())
+            code, report, err = run_json(work, "--", "-std=gnu11")
+            self.assertEqual((code, report["findings"]), (0, []), err)
+
     def test_baseline_round_trip(self):
         self.need("afunix-fd-limit")
         with tempfile.TemporaryDirectory() as tmp:
