@@ -272,17 +272,20 @@ TEST_F(EngineTest, CrashInOneFileKeepsTheOthers) {
   std::string crash = write("crash.c", "void crashme(void);\nvoid f(void) { crashme(); }\n");
   std::string good = write("good.c", kFlagged);
   std::string good2 = write("good2.c", kFlagged);
-  EngineOptions options;
-  options.checks = "-*,afunix-test-call,afunix-test-crash";
-  RunResult result = run({crash, good, good2}, options);
-  ASSERT_EQ(result.files.size(), 3u);
-  EXPECT_FALSE(result.files[0].parsed);
-  EXPECT_NE(result.files[0].errors.at(0).find("crashed"), std::string::npos);
-  EXPECT_TRUE(result.files[1].parsed);
-  EXPECT_TRUE(result.files[2].parsed);
-  ASSERT_EQ(result.findings.size(), 2u);
-  EXPECT_EQ(result.findings[0].where.file, good);
-  EXPECT_EQ(result.findings[1].where.file, good2);
+  for (unsigned jobs : {1u, 2u}) {
+    EngineOptions options;
+    options.checks = "-*,afunix-test-call,afunix-test-crash";
+    options.jobs = jobs;
+    RunResult result = run({crash, good, good2}, options);
+    ASSERT_EQ(result.files.size(), 3u);
+    EXPECT_FALSE(result.files[0].parsed);
+    EXPECT_NE(result.files[0].errors.at(0).find("crashed"), std::string::npos);
+    EXPECT_TRUE(result.files[1].parsed);
+    EXPECT_TRUE(result.files[2].parsed);
+    ASSERT_EQ(result.findings.size(), 2u) << "jobs=" << jobs;
+    EXPECT_EQ(result.findings[0].where.file, good);
+    EXPECT_EQ(result.findings[1].where.file, good2);
+  }
 }
 
 TEST_F(EngineTest, ParallelRunGivesTheSameResult) {
