@@ -94,6 +94,15 @@ DiagnosticBuilder CredCheckBase::report(SourceLocation loc,
   return diag(loc, fillMessage(chosen.message, fill));
 }
 
+DiagnosticBuilder CredCheckBase::report(const Site &site,
+                                        const ::afunix::catalog::Variant &chosen,
+                                        const std::map<std::string, std::string> &fill) {
+  DiagnosticBuilder diagnostic = report(site.loc, chosen, fill);
+  if (site.expr && site.expr->getSourceRange().isValid())
+    diagnostic << site.expr->getSourceRange();
+  return diagnostic;
+}
+
 void CredCheckBase::note(SourceLocation loc, StringRef text) {
   if (loc.isValid())
     diag(loc, fillMessage(text, {}), DiagnosticIDs::Note);
@@ -205,15 +214,19 @@ CharSourceRange wholeLines(CharSourceRange range, ASTContext &context) {
     ++last;
   bool lineStart = first == 0 || buffer[first - 1] == '\n';
   bool lineEnd = last == buffer.size() || buffer[last] == '\n';
+  SourceLocation fileStart = sm.getLocForStartOfFile(file);
+  // Not a whole line: take the blanks after the statement too. Otherwise clang's fix-it merging
+  // (EditedSource::adjustRemoval) drops one of the two spaces left behind while clangd does not,
+  // and the same fix would read differently in the editor and on the command line.
   if (!lineStart || !lineEnd)
-    return range;
+    return CharSourceRange::getCharRange(fileStart.getLocWithOffset(begin),
+                                         fileStart.getLocWithOffset(last));
   // Take the newline before the lines, not after: clang's fix-it merging
   // (EditedSource::commitRemove) would also eat the next line's first space when the removal
   // ends in a newline and the next line is indented.
   if (first == 0)
     return range;
   --first;
-  SourceLocation fileStart = sm.getLocForStartOfFile(file);
   return CharSourceRange::getCharRange(fileStart.getLocWithOffset(first),
                                        fileStart.getLocWithOffset(last));
 }

@@ -31,6 +31,10 @@ protected:
   // Emits the finding of `chosen` at `loc` with its placeholders filled.
   DiagnosticBuilder report(SourceLocation loc, const ::afunix::catalog::Variant &chosen,
                            const std::map<std::string, std::string> &fill);
+  // Same, at a call: the call's range goes with the finding, so editors (clangd) underline the
+  // call instead of deriving a range from the fix-it's edits.
+  DiagnosticBuilder report(const Site &site, const ::afunix::catalog::Variant &chosen,
+                           const std::map<std::string, std::string> &fill);
   void note(SourceLocation loc, StringRef text);
   // For an accepted socket: where its listener was created.
   void noteListener(const SocketModel &model, const CreateFact &accepted);

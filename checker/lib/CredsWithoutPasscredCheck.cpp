@@ -27,7 +27,7 @@ void CredsWithoutPasscredCheck::checkModel(const SocketModel &model) {
       // (an epoll data.fd, a union) is not evidence that this one lacks it.
       if (pedantic() && !anyKnown && !anyEnabled)
         if (const auto *chosen = variant("unknown-origin")) {
-          report(read.site.loc, *chosen, {{"socket", read.site.socketText}});
+          report(read.site, *chosen, {{"socket", read.site.socketText}});
           note(read.evidence, "the credentials are looked for here");
         }
       continue;
@@ -65,7 +65,7 @@ void CredsWithoutPasscredCheck::checkModel(const SocketModel &model) {
     const auto *chosen = variant("default");
     if (!chosen)
       continue;
-    report(read.site.loc, *chosen, {{"socket", read.site.socketText}});
+    report(read.site, *chosen, {{"socket", read.site.socketText}});
     note(read.evidence, "the credentials are looked for here");
     for (size_t i = 0; i < missing.size(); ++i) {
       if (i == kMaxOriginNotes) {

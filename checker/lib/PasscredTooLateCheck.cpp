@@ -114,7 +114,7 @@ void PasscredTooLateCheck::checkModel(const SocketModel &model) {
         continue;
       if (create.how == CreateHow::External) {
         if (const auto *chosen = variant("external-socket")) {
-          report(option.site.loc, *chosen,
+          report(option.site, *chosen,
                  {{"socket", option.site.socketText}, {"origin", create.origin}});
           note(create.site.loc, "the socket comes from outside the program here");
         }
@@ -175,7 +175,7 @@ bool PasscredTooLateCheck::checkAccepted(const SocketModel &model, const OptionF
     }
   }
   {
-    auto diagnostic = report(option.site.loc, *chosen, {{"socket", option.site.socketText}});
+    auto diagnostic = report(option.site, *chosen, {{"socket", option.site.socketText}});
     for (const FixItHint &fix : fixes)
       diagnostic << fix;
   } // emitted here, before its notes
@@ -229,7 +229,7 @@ bool PasscredTooLateCheck::checkAfter(const SocketModel &model, const OptionFact
     }
   }
   {
-    auto diagnostic = report(option.site.loc, *chosen, {{"socket", option.site.socketText}});
+    auto diagnostic = report(option.site, *chosen, {{"socket", option.site.socketText}});
     for (const FixItHint &fix : fixes)
       diagnostic << fix;
   }

@@ -29,7 +29,7 @@ void PasscredWrongFamilyCheck::checkModel(const SocketModel &model) {
     std::string valid = option.option == SockOption::PassPidfd
                             ? "AF_UNIX"
                             : "AF_UNIX, AF_NETLINK and AF_BLUETOOTH";
-    report(option.site.loc, *chosen,
+    report(option.site, *chosen,
            {{"option", optionName(option.option).str()},
             {"socket", option.site.socketText},
             {"family", first.familyName.empty() ? familyName(first.family).str() : first.familyName},
