@@ -4,6 +4,7 @@
 // and the TU's SocketModel, built once and shared by the three checks.
 #pragma once
 
+#include "CatalogMessage.h"
 #include "ClangTidyCheck.h"
 #include "SocketModel.h"
 #include "afunix/RuleCatalog.h"
@@ -67,8 +68,6 @@ bool reaches(const SocketModel &model, unsigned origin, LocId loc);
 // socket itself or, for an accepted socket, on its listener (inherited since 3.12).
 Passcred passcredReaching(const SocketModel &model, unsigned origin);
 
-// The catalog text with {name} replaced and '%' doubled for clang's diagnostic formatter.
-std::string fillMessage(llvm::StringRef text, const std::map<std::string, std::string> &fill);
 
 // Source edits shared by the fix-its.
 namespace edits {

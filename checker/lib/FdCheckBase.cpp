@@ -1,5 +1,7 @@
 #include "FdCheckBase.h"
 
+#include "CatalogMessage.h"
+
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/PPCallbacks.h"
@@ -32,20 +34,7 @@ std::string FdCheckBase::message(StringRef variant,
   const ::afunix::catalog::Variant *chosen = Rule ? ::afunix::catalog::findVariant(*Rule, variant) : nullptr;
   if (!chosen && Rule && Rule->variantCount > 0)
     chosen = &Rule->variants[0];
-  std::string text = chosen ? chosen->message : "afunix fd-passing problem";
-  for (const auto &[key, value] : fill) {
-    std::string placeholder = "{" + key + "}";
-    for (size_t at = text.find(placeholder); at != std::string::npos;
-         at = text.find(placeholder, at + value.size()))
-      text.replace(at, placeholder.size(), value);
-  }
-  std::string escaped;
-  for (char c : text) {
-    escaped += c;
-    if (c == '%')
-      escaped += '%';
-  }
-  return escaped;
+  return fillMessage(chosen ? chosen->message : "afunix fd-passing problem", fill);
 }
 
 DiagnosticIDs::Level FdCheckBase::severity() const {
