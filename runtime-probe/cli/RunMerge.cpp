@@ -245,10 +245,14 @@ std::string mergeReports(const RunSummaryInput &in, const std::string &format, s
     out << " " << key << "=" << value;
   out << "\n";
   for (const auto &[key, h] : hists) {
-    out << "\n" << h.call << " (" << h.cls << "): " << h.count << " calls\n";
+    out << "\n" << h.call << " (" << h.cls << "): " << h.count << " calls";
     uint64_t timed = 0;
     for (auto b : h.buckets)
       timed += b;
+    // Latency is sampled (AFUNIX_PROBE_TIMING_SAMPLE): say how many calls the histogram holds.
+    if (timed && timed != h.count)
+      out << ", " << timed << " timed";
+    out << "\n";
     if (timed)
       printHistogram(out, h.buckets);
   }

@@ -51,6 +51,15 @@ bool parseConfig(GetEnvFn getenvFn, Config &c, char *messages, std::size_t size)
       ok = false;
     }
   }
+  if (const char *sample = getenvFn("AFUNIX_PROBE_TIMING_SAMPLE"); sample && *sample) {
+    if (parseUnsigned(sample, number) && number >= 1 && number <= 65536 && !(number & (number - 1)))
+      c.timingSample = static_cast<uint32_t>(number);
+    else {
+      append(messages, size, "AFUNIX_PROBE_TIMING_SAMPLE must be a power of two from 1 to 65536, got '",
+             sample, "'; timing one call in 16");
+      ok = false;
+    }
+  }
   if (const char *fix = getenvFn("AFUNIX_PROBE_FIX"); fix && *fix) {
     if (!std::strcmp(fix, "passcred"))
       c.fixPasscred = true;

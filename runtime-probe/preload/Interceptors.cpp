@@ -24,7 +24,8 @@ namespace {
 // ---- environment handed to exec'd images -------------------------------------------------------
 // Captured at load: the variables a child image needs to be probed the same way.
 constexpr const char *kCarried[] = {"AFUNIX_PROBE_DIR",     "AFUNIX_PROBE_TIMING",   "AFUNIX_PROBE_FIX",
-                                    "AFUNIX_PROBE_FORMAT",  "AFUNIX_PROBE_SLOW_NS", "AFUNIX_PROBE_INTERVAL"};
+                                    "AFUNIX_PROBE_FORMAT",  "AFUNIX_PROBE_SLOW_NS", "AFUNIX_PROBE_INTERVAL",
+                                    "AFUNIX_PROBE_TIMING_SAMPLE"};
 constexpr int kCarriedCount = sizeof kCarried / sizeof *kCarried;
 char gCarried[kCarriedCount][640];
 char gPreload[4096]; // "LD_PRELOAD=<value at load>"

@@ -81,13 +81,30 @@
 
 namespace afunix::probe::detail {
 
+// Timing samples are drawn at random (xorshift32, per thread), not every Nth call: a program that
+// alternates write() and read() would otherwise have only one of them ever timed. Initial-exec TLS
+// so the state is reached without calling into libc.
+inline thread_local uint32_t tTimingRandom __attribute__((tls_model("initial-exec"))) = 0;
+inline bool sampleThisCall(uint32_t period) {
+  if (period <= 1)
+    return true;
+  uint32_t x = tTimingRandom;
+  if (!x) // per-thread seed: the TLS block's address differs between threads
+    x = 0x9E3779B9u ^ static_cast<uint32_t>(reinterpret_cast<uintptr_t>(&tTimingRandom) >> 4);
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  tTimingRandom = x;
+  return (x & (period - 1)) == 0;
+}
+
 struct Call {
   bool watched = false;
   uint64_t start = 0;
   explicit Call(int fd, bool forceTiming = false) {
     int saved = errno;
     watched = fdTable().lookup(fd).isUnix();
-    if (watched && (config().timing || forceTiming))
+    if (watched && (forceTiming || (config().timing && sampleThisCall(config().timingSample))))
       start = nowNs();
     errno = saved;
   }

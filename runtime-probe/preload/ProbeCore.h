@@ -17,6 +17,10 @@ namespace afunix::probe {
 // Configuration, read once from the environment at load time (Config.cpp).
 struct Config {
   bool timing = true;             // AFUNIX_PROBE_TIMING=0 turns latency histograms off
+  // AFUNIX_PROBE_TIMING_SAMPLE=N (a power of two): time one call in N, drawn at random. Reading the
+  // clock twice costs more than the rest of the probe on many VMs; calls are still all counted,
+  // and sendmsg() with control data (fds, credentials) is always timed.
+  uint32_t timingSample = 16;
   bool fixPasscred = false;       // AFUNIX_PROBE_FIX=passcred
   bool reportText = false;        // AFUNIX_PROBE_FORMAT=text|json|both (default json)
   bool reportJson = true;

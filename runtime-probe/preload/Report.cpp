@@ -409,6 +409,8 @@ std::size_t renderJson(char *buf, std::size_t size, const char *reason) {
   o.u64(gProcess.startNs);
   o.str("},\"config\":{\"timing\":");
   o.str(config().timing ? "true" : "false");
+  o.str(",\"timing_sample\":");
+  o.u64(config().timingSample);
   o.str(",\"fix_passcred\":");
   o.str(config().fixPasscred ? "true" : "false");
   o.str(",\"slow_ns\":");
@@ -561,6 +563,11 @@ std::size_t renderText(char *buf, std::size_t size, const char *reason) {
     o.i64(rows[i].value);
   }
   o.put('\n');
+  if (config().timing) {
+    o.str("latency: one call in ");
+    o.u64(config().timingSample);
+    o.str(" timed per thread (AFUNIX_PROBE_TIMING_SAMPLE); sendmsg() with control data always\n");
+  }
   for (int h = 0; h < kHistCount; ++h) {
     if (!gSnapshot.calls[h] || o.remaining() < 4096)
       continue;

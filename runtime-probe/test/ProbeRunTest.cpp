@@ -373,12 +373,28 @@ TEST(RunCommand, KeepsReportsInOutDirAndPrependsToLdPreload) {
 
 TEST(RunCommand, TextSummaryHasFunclatencyHistograms) {
   std::string dir = tempDir();
-  Result r = run({kProbe, "run", "--report", dir + "/summary.txt", "--", kPrograms + "/threads"});
+  Result r = run({kProbe, "run", "--report", dir + "/summary.txt", "--", kPrograms + "/threads"},
+                 {"AFUNIX_PROBE_TIMING_SAMPLE=1"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string text = readFile(dir + "/summary.txt");
   EXPECT_NE(text.find("write (none): 32000 calls\n     nsecs               : count     distribution\n"), std::string::npos)
       << text;
   removeTree(dir);
+}
+
+// By default one call in 16, drawn at random, is timed: every call is counted, about a sixteenth
+// lands in the histogram (2000 expected, standard deviation ~43; the bound is 7 of them).
+TEST(RunCommand, LatencyIsSampledByDefault) {
+  Probed p = probe({kPrograms + "/threads"});
+  ASSERT_EQ(p.program.status, 0);
+  EXPECT_EQ(total(p.summary, "write_calls"), 32000u);
+  uint64_t timedWrites = 0;
+  for (const auto &h : p.summary["totals"]["histograms"])
+    if (h["call"].as<std::string>() == "write")
+      for (const auto &b : h["log2_ns"])
+        timedWrites += b.as<uint64_t>();
+  EXPECT_GE(timedWrites, 32000u / 16 - 300);
+  EXPECT_LE(timedWrites, 32000u / 16 + 300);
 }
 
 TEST(RunCommand, CountingOnlyModeHasNoLatencies) {
