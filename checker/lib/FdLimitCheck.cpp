@@ -102,8 +102,7 @@ public:
   bool TraverseDecl(Decl *d) {
     if (!d)
       return true;
-    if (!isa<TranslationUnitDecl>(d) && d->getLocation().isValid() &&
-        SM.isInSystemHeader(SM.getExpansionLoc(d->getLocation())))
+    if (fd::declaredInSystemHeader(d, SM))
       return true;
     if (const auto *fn = dyn_cast<FunctionDecl>(d); fn && fn->doesThisDeclarationHaveABody()) {
       const FunctionDecl *saved = Fn;

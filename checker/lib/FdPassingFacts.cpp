@@ -189,10 +189,7 @@ public:
   bool TraverseDecl(Decl *d) {
     if (!d)
       return true;
-    // Library headers hold declarations, not the program's sends; skipping them keeps the walk
-    // proportional to the project's own code.
-    if (!isa<TranslationUnitDecl>(d) && d->getLocation().isValid() &&
-        SM.isInSystemHeader(SM.getExpansionLoc(d->getLocation())))
+    if (declaredInSystemHeader(d, SM))
       return true;
     if (const auto *fn = dyn_cast<FunctionDecl>(d); fn && fn->doesThisDeclarationHaveABody()) {
       const FunctionDecl *savedFn = Fn;

@@ -12,6 +12,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -23,6 +24,13 @@
 #include <vector>
 
 namespace clang::tidy::afunix::fd {
+
+// Library headers hold declarations, not the program's sends: the fd walkers skip them, which
+// keeps each walk proportional to the project's own code.
+inline bool declaredInSystemHeader(const Decl *d, const SourceManager &sm) {
+  return !isa<TranslationUnitDecl>(d) && d->getLocation().isValid() &&
+         sm.isInSystemHeader(sm.getExpansionLoc(d->getLocation()));
+}
 
 // SCM_MAX_FD: the kernel refuses more fds in one SCM_RIGHTS message with EINVAL.
 inline constexpr int64_t kScmMaxFd = 253;
