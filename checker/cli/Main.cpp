@@ -6,11 +6,13 @@
 #include "Fixes.h"
 #include "Output.h"
 #include "Sarif.h"
+#include "StoredFacts.h"
 
 #include "afunix/RuleCatalog.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,8 +37,15 @@ SYNOPSIS
     afunix-check --list-rules | --version | --help
 
 DESCRIPTION
-    Parses each C or C++ file once with Clang 19 and runs the afunix-* rules on it (the rule
-    catalog: afunix-check --list-rules; each rule is documented in docs/rules/<rule-id>.md).
+    Parses each C or C++ file once with Clang 19, reads its socket facts, links the facts of all
+    files into one program and runs the afunix-* rules over it (the rule catalog: afunix-check
+    --list-rules; each rule is documented in docs/rules/<rule-id>.md), so a socket created in one
+    file and read for credentials in another is judged as one. Findings and their notes may point
+    into any file. With --single-tu each file is judged on its own, as the clang-tidy plugin does.
+
+    A run over a whole compile database (-p without FILE) leaves the facts of every file in
+    afunix-facts.json next to compile_commands.json; afunix-clangd and later runs with -p and FILEs
+    use them for the files they do not parse themselves (docs/facts-format.md).
 
     With -p, compile commands come from BUILD_DIR/compile_commands.json (every file in it when no
     FILE is named); commands written for gcc are adapted: options clang does not know (such as
@@ -58,6 +67,13 @@ OPTIONS
         have yet are dropped. Default: every kernel.
     --pedantic
         Also report the findings the rules keep back by default because they may be harmless.
+    --single-tu
+        Judge each file on its own (what the clang-tidy plugin sees), not the linked program.
+    --no-store-facts
+        Do not write afunix-facts.json after a run over the whole database.
+    --dump-facts
+        Print the linked program's facts (places, origins, flows, facts), one per line, instead
+        of findings: for seeing why a rule did or did not fire.
     --format=text|json|sarif
         Output on stdout. text (default): clang's "file:line:col: severity: message [rule]" with
         notes; json: {"version":1,"findings":[...],"summary":{...}}; sarif: SARIF 2.1.0.
@@ -116,7 +132,8 @@ struct Cli {
   std::string baseline, writeBaselinePath, exportFixesPath, headerFilter;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, quiet = false, listRules = false, version = false,
-       help = false, printCommands = false, parseOnly = false;
+       help = false, printCommands = false, parseOnly = false, singleTu = false,
+       noStoreFacts = false, dumpFacts = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -216,6 +233,12 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       cli.printCommands = true;
     else if (arg == "--parse-only")
       cli.parseOnly = true;
+    else if (arg == "--single-tu")
+      cli.singleTu = true;
+    else if (arg == "--no-store-facts")
+      cli.noStoreFacts = true;
+    else if (arg == "--dump-facts")
+      cli.dumpFacts = true;
     else if (arg == "--version")
       cli.version = true;
     else if (arg == "-h" || arg == "--help")
@@ -365,7 +388,32 @@ int run(int argc, char **argv) {
     return kClean;
   }
 
+  options.wholeProgram = !cli.singleTu;
+  if (options.wholeProgram && !cli.buildPath.empty()) {
+    // The facts live next to the compile database.
+    std::string database = absolutePath(cli.buildPath);
+    if (llvm::StringRef(database).ends_with(".json"))
+      database = std::string(llvm::sys::path::parent_path(database));
+    llvm::SmallString<256> stored(database);
+    llvm::sys::path::append(stored, afunix::analysis::kStoredFactsName);
+    if (cli.files.empty() && !cli.noStoreFacts && !cli.parseOnly)
+      options.storeFacts = std::string(stored);
+    else if (!cli.files.empty() && llvm::sys::fs::is_regular_file(stored))
+      options.readFacts = std::string(stored);
+  }
+  std::string dumped;
+  if (cli.dumpFacts) {
+    if (cli.singleTu)
+      return usage("--dump-facts shows the linked program; it does not go with --single-tu");
+    options.dumpFacts = &dumped;
+  }
+
   RunResult result = runChecks(jobs, options);
+  if (cli.dumpFacts) {
+    llvm::outs() << dumped;
+    llvm::outs().flush();
+    return countParseErrors(result) ? kParseError : kClean;
+  }
   std::string root = cli.sarifRoot.empty() ? currentDir() : absolutePath(cli.sarifRoot);
 
   if (!cli.writeBaselinePath.empty() &&

@@ -18,11 +18,19 @@ struct EngineOptions {
   std::map<std::string, std::string> severity;        // rule id -> severity override
   std::string headerFilter;                           // regex; empty: findings in main files only
   unsigned jobs = 1;
+  // Whole program: extract every file's facts, link them, judge the linked program (afunix-check's
+  // default). Otherwise each file alone, through clang-tidy (--single-tu).
+  bool wholeProgram = false;
+  std::string storeFacts;          // write the units' facts here (afunix-facts.json); "" = don't
+  std::string readFacts;           // link with these stored facts for the files not checked now
+  std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
 };
 
 // Checks every job. Never throws; a file that makes clang crash is reported as not parsed and the
 // other files' findings are kept (needs enableCrashRecovery()).
 RunResult runChecks(const std::vector<CompileJob> &jobs, const EngineOptions &options);
+// The whole-program run (runChecks calls it when options.wholeProgram is set).
+RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options);
 
 // Installs LLVM's crash recovery signal handlers; front ends call it once at start-up.
 void enableCrashRecovery();

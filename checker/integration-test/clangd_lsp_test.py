@@ -167,7 +167,9 @@ def run(clangd, checker, samples, checks):
             for sample, path in zip(samples, copies):
                 groups[(tuple(sample.options), tuple(sample.args))].append(path)
             for (options, args), paths in groups.items():
-                _, report = lib.run_check(checker, paths, list(args), list(options), cwd=lib.REPO)
+                # Without stored facts the editor sees one TU: afunix-check's per-file mode.
+                _, report = lib.run_check(checker, paths, list(args), list(options), ["--single-tu"],
+                                          cwd=lib.REPO)
                 for path in paths:
                     reports[path] = {"findings": [f for f in report["findings"]
                                                   if f["file"] == path]}

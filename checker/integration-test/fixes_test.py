@@ -39,7 +39,9 @@ def main():
         groups[(tuple(sample.options), tuple(sample.args))].append(sample)
     with_fixes = []
     for (options, cargs), group in groups.items():
-        _, report = lib.run_check(args.checker, [s.path for s in group], list(cargs), list(options))
+        # Unrelated testdata programs: each file on its own.
+        _, report = lib.run_check(args.checker, [s.path for s in group], list(cargs), list(options),
+                                  ["--single-tu"])
         for sample in group:
             fixable = [f for f in report["findings"] if f["fixes"] and f["file"] == sample.path]
             if fixable:

@@ -79,7 +79,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="afunix-tidy-") as workdir:
         def compare(paths, options, cargs, what):
             opts = lib.check_options(options)
-            _, report = lib.run_check(args.checker, paths, cargs, options)
+            # The plugin sees one TU at a time: compare with afunix-check's per-file mode.
+            _, report = lib.run_check(args.checker, paths, cargs, options, ["--single-tu"])
             want = lib.finding_keys(report)
             got = tidy_findings(args.clang_tidy, args.plugin, paths, cargs, opts, workdir)
             for path in paths:

@@ -1,21 +1,52 @@
 #include "AfunixChecks.h"
-#include "CredsWithoutPasscredCheck.h"
-#include "PasscredTooLateCheck.h"
-#include "PasscredWrongFamilyCheck.h"
-#include "FdCycleCheck.h"
-#include "FdFloodCheck.h"
-#include "FdLimitCheck.h"
+
+#include "AfunixCheck.h"
+#include "Rules.h"
+
+#include "ClangTidyModule.h"
+
+namespace afunix::rules {
+
+llvm::ArrayRef<RuleEntry> allRules() {
+  static const RuleEntry kRules[] = {
+      {"afunix-creds-without-passcred", &credsWithoutPasscred},
+      {"afunix-passcred-too-late", &passcredTooLate},
+      {"afunix-passcred-wrong-family", &passcredWrongFamily},
+      {"afunix-fd-flood", &fdFlood},
+      {"afunix-fd-cycle", &fdCycle},
+      {"afunix-fd-limit", &fdLimit},
+  };
+  return kRules;
+}
+
+std::vector<analysis::Report> evaluate(const analysis::Program &program,
+                                       const analysis::ProjectOptions &options,
+                                       llvm::ArrayRef<std::string> enabled) {
+  std::vector<analysis::Report> out;
+  for (const RuleEntry &entry : allRules()) {
+    if (!enabled.empty() && !llvm::is_contained(enabled, entry.id))
+      continue;
+    analysis::RuleContext context(program, options, ::afunix::catalog::findRule(entry.id));
+    if (!context.applies())
+      continue;
+    entry.run(context);
+    for (analysis::Report &r : context.Reports)
+      out.push_back(std::move(r));
+  }
+  return out;
+}
+
+} // namespace afunix::rules
 
 namespace clang::tidy::afunix {
 
 void registerAfunixChecks(ClangTidyCheckFactories &factories) {
-  (void)factories; // checks are added here as they land (one line per rule)
-  factories.registerCheck<CredsWithoutPasscredCheck>("afunix-creds-without-passcred");
-  factories.registerCheck<PasscredTooLateCheck>("afunix-passcred-too-late");
-  factories.registerCheck<PasscredWrongFamilyCheck>("afunix-passcred-wrong-family");
-  factories.registerCheck<FdFloodCheck>("afunix-fd-flood");
-  factories.registerCheck<FdCycleCheck>("afunix-fd-cycle");
-  factories.registerCheck<FdLimitCheck>("afunix-fd-limit");
+  for (const ::afunix::rules::RuleEntry &entry : ::afunix::rules::allRules()) {
+    ::afunix::analysis::RuleFunction run = entry.run;
+    factories.registerCheckFactory(entry.id, [run](StringRef name, ClangTidyContext *context) {
+      return std::make_unique<AfunixCheck>(name, context, run);
+    });
+  }
 }
 
 } // namespace clang::tidy::afunix

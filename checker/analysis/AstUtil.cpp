@@ -1,0 +1,380 @@
+#include "AstUtil.h"
+
+#include "afunix/KernelConstants.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace afunix::analysis {
+
+using namespace clang;
+
+const Expr *stripValue(const Expr *expr) {
+  while (expr) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr)) {
+      expr = cleanups->getSubExpr();
+      continue;
+    }
+    if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr)) {
+      expr = temporary->getSubExpr();
+      continue;
+    }
+    if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr)) {
+      expr = bind->getSubExpr();
+      continue;
+    }
+    if (const auto *cast = dyn_cast<ExplicitCastExpr>(expr)) {
+      QualType to = cast->getType();
+      QualType from = cast->getSubExpr()->getType();
+      // (int)fd, (uint32_t)fd, (void *)(intptr_t)fd, (int)(intptr_t)arg keep the value; a cast
+      // to a struct pointer does not denote an fd.
+      bool integral = to->isIntegerType() && (from->isIntegerType() || from->isPointerType());
+      bool carried = to->isVoidPointerType() && from->isIntegerType();
+      if (integral || carried) {
+        expr = cast->getSubExpr();
+        continue;
+      }
+    }
+    return expr;
+  }
+  return expr;
+}
+
+llvm::SmallVector<llvm::StringRef, 4> macroNames(SourceLocation loc, const SourceManager &sm,
+                                                 const LangOptions &lang) {
+  llvm::SmallVector<llvm::StringRef, 4> names;
+  for (int depth = 0; loc.isMacroID() && depth < 16; ++depth) {
+    llvm::StringRef name = Lexer::getImmediateMacroName(loc, sm, lang);
+    if (!name.empty())
+      names.push_back(name);
+    loc = sm.getImmediateMacroCallerLoc(loc);
+  }
+  return names;
+}
+
+bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTContext &ctx,
+               llvm::StringRef *found) {
+  if (!expr)
+    return false;
+  const Expr *bare = expr->IgnoreParenImpCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
+    if (const auto *enumerator = dyn_cast<EnumConstantDecl>(ref->getDecl()))
+      for (llvm::StringRef name : names)
+        if (enumerator->getName() == name) {
+          if (found)
+            *found = name;
+          return true;
+        }
+  for (SourceLocation loc : {expr->getBeginLoc(), bare->getBeginLoc()})
+    for (llvm::StringRef macro : macroNames(loc, ctx.getSourceManager(), ctx.getLangOpts()))
+      for (llvm::StringRef name : names)
+        if (macro == name) {
+          if (found)
+            *found = name;
+          return true;
+        }
+  return false;
+}
+
+bool inMacro(SourceLocation loc, llvm::StringRef name, const SourceManager &sm,
+             const LangOptions &lang) {
+  for (int depth = 0; depth < 16 && loc.isMacroID(); ++depth) {
+    if (Lexer::getImmediateMacroName(loc, sm, lang) == name)
+      return true;
+    loc = sm.getImmediateMacroCallerLoc(loc);
+  }
+  return false;
+}
+
+std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
+  if (!expr || expr->isValueDependent() || expr->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult result;
+  if (expr->EvaluateAsInt(result, ctx))
+    return result.Val.getInt().getExtValue();
+  return std::nullopt;
+}
+
+std::string sourceText(const Expr *expr, const ASTContext &ctx) {
+  if (!expr)
+    return "<expr>";
+  const SourceManager &sm = ctx.getSourceManager();
+  SourceLocation begin = expr->getBeginLoc(), end = expr->getEndLoc();
+  // A macro argument (ASSERT_EQ(send_fd(s, s), 0)) is shown as written, not as the whole macro.
+  if (begin.isMacroID() && sm.isMacroArgExpansion(begin) && end.isMacroID() &&
+      sm.isMacroArgExpansion(end)) {
+    begin = sm.getSpellingLoc(begin);
+    end = sm.getSpellingLoc(end);
+  }
+  CharSourceRange range = CharSourceRange::getTokenRange(begin, end);
+  range = Lexer::makeFileCharRange(range, sm, ctx.getLangOpts());
+  if (range.isValid()) {
+    llvm::StringRef text = Lexer::getSourceText(range, sm, ctx.getLangOpts());
+    if (!text.empty() && text.size() <= 80)
+      return text.str();
+  }
+  if (const auto *ref = dyn_cast<DeclRefExpr>(stripValue(expr)))
+    return ref->getDecl()->getNameAsString();
+  return "<expr>";
+}
+
+llvm::StringRef calleeName(const CallExpr *call) {
+  if (const FunctionDecl *fn = call->getDirectCallee())
+    if (const IdentifierInfo *id = fn->getIdentifier())
+      return id->getName();
+  return {};
+}
+
+bool isSocketApi(const FunctionDecl *callee) {
+  if (!callee || isa<CXXMethodDecl>(callee))
+    return false;
+  const DeclContext *context = callee->getDeclContext()->getRedeclContext();
+  return context->isTranslationUnit() || callee->isExternC();
+}
+
+bool declaredInSystemHeader(const Decl *decl, const SourceManager &sm) {
+  return !isa<TranslationUnitDecl>(decl) && decl->getLocation().isValid() &&
+         sm.isInSystemHeader(sm.getExpansionLoc(decl->getLocation()));
+}
+
+bool isFdValueType(QualType type, const ASTContext &ctx) {
+  if (type.isNull())
+    return false;
+  type = type.getNonReferenceType().getCanonicalType();
+  if (!type->isIntegerType() || type->isBooleanType() || type->isAnyCharacterType() ||
+      type->isEnumeralType())
+    return false;
+  return ctx.getTypeSize(type) >= 32;
+}
+
+bool typeIsRecordNamed(QualType type, llvm::StringRef name) {
+  if (type.isNull())
+    return false;
+  if (const auto *pointer = type->getAs<PointerType>())
+    type = pointer->getPointeeType();
+  const RecordDecl *record = type->getAsRecordDecl();
+  return record && record->getName() == name;
+}
+
+bool mentionsCmsghdr(const Stmt *stmt) {
+  if (!stmt)
+    return false;
+  if (const auto *expr = dyn_cast<Expr>(stmt))
+    if (typeIsRecordNamed(expr->getType(), "cmsghdr"))
+      return true;
+  for (const Stmt *child : stmt->children())
+    if (mentionsCmsghdr(child))
+      return true;
+  return false;
+}
+
+facts::Family familyFromValue(std::int64_t value) {
+  using facts::Family;
+  switch (value) {
+  case kernel::kAfUnix: // == AF_LOCAL
+    return Family::Unix;
+  case kernel::kAfNetlink:
+    return Family::Netlink;
+  case kernel::kAfBluetooth:
+    return Family::Bluetooth;
+  case kernel::kAfInet:
+    return Family::Inet;
+  case kernel::kAfInet6:
+    return Family::Inet6;
+  default:
+    return Family::Other;
+  }
+}
+
+std::optional<facts::Family> familyFromName(llvm::StringRef name) {
+  using facts::Family;
+  return llvm::StringSwitch<std::optional<Family>>(name)
+      .Cases("AF_UNIX", "AF_LOCAL", "PF_UNIX", "PF_LOCAL", Family::Unix)
+      .Cases("AF_NETLINK", "PF_NETLINK", Family::Netlink)
+      .Cases("AF_BLUETOOTH", "PF_BLUETOOTH", Family::Bluetooth)
+      .Cases("AF_INET", "PF_INET", Family::Inet)
+      .Cases("AF_INET6", "PF_INET6", Family::Inet6)
+      .Default(std::nullopt);
+}
+
+bool isReceiveCall(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("recv", "recvmsg", "recvfrom", "recvmmsg", "read", "readv", true)
+      .Cases("__recv_chk", "__recvfrom_chk", "__read_chk", true)
+      .Default(false);
+}
+
+bool isMemoryCopy(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("memcpy", "memmove", "__builtin_memcpy", "__builtin_memmove", true)
+      .Cases("__builtin___memcpy_chk", "__builtin___memmove_chk", true)
+      .Default(false);
+}
+
+bool returnsNonSocketFd(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("open", "open64", "openat", "openat64", "openat2", "creat", "creat64", true)
+      .Cases("memfd_create", "memfd_secret", "eventfd", "timerfd_create", "signalfd", true)
+      .Cases("epoll_create", "epoll_create1", "inotify_init", "inotify_init1", true)
+      .Cases("fanotify_init", "pidfd_open", "userfaultfd", "shm_open", "posix_openpt", true)
+      .Cases("mkstemp", "mkostemp", "mkstemps", "mkostemps", "fileno", true)
+      // dmabuf-style exporters hand out buffers through ioctl(); no ioctl returns a new socket.
+      .Case("ioctl", true)
+      .Default(false);
+}
+
+bool isCmsgDataSpelling(const Expr *expr, const ASTContext &ctx) {
+  if (!expr)
+    return false;
+  const Expr *bare = expr->IgnoreParenCasts();
+  if (const auto *member = dyn_cast<MemberExpr>(bare))
+    if (const IdentifierInfo *id = member->getMemberDecl()->getIdentifier();
+        id && id->getName() == "__cmsg_data")
+      return true; // glibc: CMSG_DATA(c) is ((c)->__cmsg_data)
+  const SourceManager &sm = ctx.getSourceManager();
+  return inMacro(expr->getBeginLoc(), "CMSG_DATA", sm, ctx.getLangOpts()) ||
+         inMacro(bare->getBeginLoc(), "CMSG_DATA", sm, ctx.getLangOpts());
+}
+
+const Expr *arrayBase(const Expr *expr) {
+  const Expr *e = expr ? expr->IgnoreParenCasts() : nullptr;
+  while (e) {
+    if (const auto *bin = dyn_cast<BinaryOperator>(e);
+        bin && bin->isAdditiveOp() && bin->getLHS()->getType()->isPointerType()) {
+      e = bin->getLHS()->IgnoreParenCasts();
+      continue;
+    }
+    if (const auto *un = dyn_cast<UnaryOperator>(e); un && un->getOpcode() == UO_AddrOf) {
+      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(un->getSubExpr()->IgnoreParenCasts())) {
+        e = sub->getBase()->IgnoreParenCasts();
+        continue;
+      }
+    }
+    break;
+  }
+  return e;
+}
+
+bool readsErrno(const Stmt *stmt) {
+  if (!stmt)
+    return false;
+  if (const auto *call = dyn_cast<CallExpr>(stmt)) {
+    llvm::StringRef name = calleeName(call);
+    if (name == "__errno_location" || name == "__error" || name == "__errno")
+      return true; // what `errno` expands to in glibc/musl, the BSDs and bionic
+  }
+  for (const Stmt *child : stmt->children())
+    if (readsErrno(child))
+      return true;
+  return false;
+}
+
+namespace {
+// An fd is an int: sizeof(int), sizeof(fd), sizeof(int32_t).
+bool isFdSized(QualType type, const ASTContext &ctx) {
+  return !type.isNull() && type->isIntegerType() && !type->isBooleanType() &&
+         ctx.getTypeSize(type) == 32;
+}
+
+bool isSizeofFd(const Expr *e, const ASTContext &ctx) {
+  const auto *size = dyn_cast_or_null<UnaryExprOrTypeTraitExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
+  return size && size->getKind() == UETT_SizeOf && isFdSized(size->getTypeOfArgument(), ctx);
+}
+} // namespace
+
+std::optional<std::int64_t> fdCountOf(const Expr *expr, const ASTContext &ctx) {
+  const Expr *e = expr ? expr->IgnoreParenImpCasts() : nullptr;
+  if (!e)
+    return std::nullopt;
+  if (const auto *mul = dyn_cast<BinaryOperator>(e); mul && mul->getOpcode() == BO_Mul) {
+    if (isSizeofFd(mul->getLHS(), ctx))
+      return evalInt(mul->getRHS(), ctx);
+    if (isSizeofFd(mul->getRHS(), ctx))
+      return evalInt(mul->getLHS(), ctx);
+    return std::nullopt;
+  }
+  if (const auto *size = dyn_cast<UnaryExprOrTypeTraitExpr>(e); size && size->getKind() == UETT_SizeOf)
+    if (const auto *array = ctx.getAsConstantArrayType(size->getTypeOfArgument()))
+      if (isFdSized(array->getElementType(), ctx))
+        return static_cast<std::int64_t>(array->getSize().getZExtValue());
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> largestFdCountIn(const Stmt *stmt, const ASTContext &ctx) {
+  if (!stmt)
+    return std::nullopt;
+  std::optional<std::int64_t> best;
+  if (const auto *e = dyn_cast<Expr>(stmt))
+    best = fdCountOf(e, ctx);
+  for (const Stmt *child : stmt->children())
+    if (std::optional<std::int64_t> count = largestFdCountIn(child, ctx);
+        count && (!best || *count > *best))
+      best = count;
+  return best;
+}
+
+CharSourceRange statementRange(const Stmt *stmt, const ASTContext &ctx) {
+  const SourceManager &sm = ctx.getSourceManager();
+  const LangOptions &lang = ctx.getLangOpts();
+  SourceLocation begin = stmt->getBeginLoc();
+  SourceLocation end = stmt->getEndLoc();
+  if (begin.isMacroID() || end.isMacroID())
+    return {};
+  SourceLocation afterEnd = Lexer::getLocForEndOfToken(end, 0, sm, lang);
+  // An expression statement ends before its ';'.
+  std::optional<Token> next = Lexer::findNextToken(end, sm, lang);
+  if (next && next->is(tok::semi) && !isa<CompoundStmt>(stmt))
+    afterEnd = next->getEndLoc();
+  return CharSourceRange::getCharRange(begin, afterEnd);
+}
+
+CharSourceRange wholeLines(CharSourceRange range, const ASTContext &ctx) {
+  const SourceManager &sm = ctx.getSourceManager();
+  auto [file, begin] = sm.getDecomposedLoc(range.getBegin());
+  auto [endFile, end] = sm.getDecomposedLoc(range.getEnd());
+  if (file != endFile)
+    return range;
+  llvm::StringRef buffer = sm.getBufferData(file);
+  size_t first = begin;
+  while (first > 0 && (buffer[first - 1] == ' ' || buffer[first - 1] == '\t'))
+    --first;
+  size_t last = end;
+  while (last < buffer.size() && (buffer[last] == ' ' || buffer[last] == '\t'))
+    ++last;
+  bool lineStart = first == 0 || buffer[first - 1] == '\n';
+  bool lineEnd = last == buffer.size() || buffer[last] == '\n';
+  SourceLocation fileStart = sm.getLocForStartOfFile(file);
+  // Not a whole line: take the blanks after the statement too. Otherwise clang's fix-it merging
+  // (EditedSource::adjustRemoval) drops one of the two spaces left behind while clangd does not,
+  // and the same fix would read differently in the editor and on the command line.
+  if (!lineStart || !lineEnd)
+    return CharSourceRange::getCharRange(fileStart.getLocWithOffset(begin),
+                                         fileStart.getLocWithOffset(last));
+  // Take the newline before the lines, not after: clang's fix-it merging
+  // (EditedSource::commitRemove) would also eat the next line's first space when the removal
+  // ends in a newline and the next line is indented.
+  if (first == 0)
+    return range;
+  --first;
+  return CharSourceRange::getCharRange(fileStart.getLocWithOffset(first),
+                                       fileStart.getLocWithOffset(last));
+}
+
+std::string indentationAt(SourceLocation loc, const ASTContext &ctx) {
+  const SourceManager &sm = ctx.getSourceManager();
+  auto [file, offset] = sm.getDecomposedLoc(sm.getExpansionLoc(loc));
+  llvm::StringRef buffer = sm.getBufferData(file);
+  size_t lineStart = buffer.rfind('\n', offset == 0 ? 0 : offset - 1);
+  lineStart = lineStart == llvm::StringRef::npos ? 0 : lineStart + 1;
+  if (offset == 0)
+    lineStart = 0;
+  size_t end = lineStart;
+  while (end < buffer.size() && (buffer[end] == ' ' || buffer[end] == '\t'))
+    ++end;
+  return buffer.slice(lineStart, end).str();
+}
+
+} // namespace afunix::analysis

@@ -1,0 +1,2130 @@
+#include "Extract.h"
+
+#include "AstUtil.h"
+
+#include "afunix/KernelConstants.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Index/USRGeneration.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <deque>
+
+namespace afunix::analysis {
+
+using namespace clang;
+using facts::Id;
+using facts::kNone;
+
+namespace {
+
+constexpr int kSockTypeMask = 0xf; // SOCK_TYPE_MASK: SOCK_CLOEXEC and SOCK_NONBLOCK dropped
+
+// Event loops that call a function with an fd registered together with it.
+struct KnownRegistrar {
+  const char *name;
+  int fdArg, callbackArg, param;
+  bool accepts; // the callback gets connections accept()ed on the registered listener
+};
+constexpr KnownRegistrar kKnownRegistrars[] = {
+    {"sd_event_add_io", 2, 4, 1, false},    // sd-event: cb(source, fd, revents, userdata)
+    {"g_unix_fd_add", 0, 2, 0, false},      // GLib: cb(fd, condition, data)
+    {"g_unix_fd_add_full", 1, 3, 0, false},
+    {"event_new", 1, 3, 0, false},          // libevent: cb(fd, what, arg)
+    {"event_set", 1, 3, 0, false},
+    {"event_assign", 2, 4, 0, false},
+    {"event_base_once", 1, 3, 0, false},
+    {"evconnlistener_new", 5, 1, 1, true},  // libevent: cb(listener, accepted fd, addr, len, arg)
+    {"pthread_create", 3, 2, 0, false},     // the thread's argument, an fd cast to void *
+};
+
+// Event-loop objects that hold an fd: the call that stores it, the call that reads it back, and
+// the one place that stands for the fd of every such object (as a struct field would).
+struct FdBox {
+  const char *store;
+  int fdArg;
+  const char *load;
+  int outArg; // the load writes the fd through this pointer argument (uv_fileno); -1: returns it
+  const char *key;
+  const char *name;
+};
+constexpr FdBox kFdBoxes[] = {
+    {"g_io_channel_unix_new", 0, "g_io_channel_unix_get_fd", -1, "f:GIOChannel::<fd>", "GIOChannel fd"},
+    {"bufferevent_socket_new", 1, "bufferevent_getfd", -1, "f:bufferevent::<fd>", "bufferevent fd"},
+    {"event_new", 1, "event_get_fd", -1, "f:event::<fd>", "event fd"},
+    {"event_assign", 2, "event_get_fd", -1, "f:event::<fd>", "event fd"},
+    {"uv_poll_init", 2, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
+    {"uv_poll_init_socket", 2, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
+    {"uv_pipe_open", 1, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
+    {"uv_tcp_open", 1, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
+    {"uv_udp_open", 1, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
+};
+
+// Standard functions that construct their template argument (or the container's element) from
+// the arguments they forward.
+bool constructsForwarded(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("make_unique", "make_shared", "allocate_shared", "make_optional", true)
+      .Cases("emplace", "emplace_back", "emplace_front", "emplace_hint", "try_emplace", true)
+      .Case("construct_at", true)
+      .Default(false);
+}
+
+bool isStdMove(const FunctionDecl *fn) {
+  if (!fn->isInStdNamespace() || !fn->getIdentifier())
+    return false;
+  llvm::StringRef name = fn->getName();
+  return name == "move" || name == "forward" || name == "as_const";
+}
+
+bool isSocketCallName(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("socket", "socketpair", "accept", "accept4", "paccept", true)
+      .Cases("bind", "listen", "connect", "setsockopt", true)
+      .Cases("recvmsg", "sendmsg", "recv", "recvfrom", "recvmmsg", true)
+      .Case("android_get_control_socket", true)
+      .Default(false);
+}
+
+bool isLoop(const Stmt *s) {
+  return isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s);
+}
+
+std::string recordName(const RecordDecl *record) {
+  if (!record)
+    return "<record>";
+  if (!record->getName().empty())
+    return record->getQualifiedNameAsString();
+  if (const TypedefNameDecl *alias = record->getTypedefNameForAnonDecl())
+    return alias->getQualifiedNameAsString();
+  // A member of an anonymous struct/union is a member of the enclosing record.
+  if (const auto *parent = dyn_cast<RecordDecl>(record->getDeclContext()))
+    return recordName(parent);
+  return "<anonymous>";
+}
+
+// Whether an `if`/switch/?: condition tests the socket's family.
+bool conditionTestsFamily(const Stmt *cond, ASTContext &ctx) {
+  if (!cond)
+    return false;
+  static const llvm::StringRef names[] = {"AF_UNIX",    "AF_LOCAL",     "PF_UNIX", "PF_LOCAL",
+                                          "AF_NETLINK", "AF_BLUETOOTH", "SO_DOMAIN"};
+  if (const auto *expr = dyn_cast<Expr>(cond))
+    if (spelledAs(expr, names, ctx))
+      return true;
+  for (const Stmt *child : cond->children())
+    if (conditionTestsFamily(child, ctx))
+      return true;
+  return false;
+}
+
+bool isPlainSocketExpr(const Expr *expr) {
+  expr = expr->IgnoreParenImpCasts();
+  if (isa<DeclRefExpr>(expr))
+    return true;
+  if (const auto *member = dyn_cast<MemberExpr>(expr))
+    return isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts()) ||
+           isPlainSocketExpr(member->getBase());
+  if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(expr))
+    return isa<IntegerLiteral>(subscript->getIdx()->IgnoreParenImpCasts()) &&
+           isPlainSocketExpr(subscript->getBase());
+  return false;
+}
+
+// `f` or `&f` as an argument: the reference to the function.
+const DeclRefExpr *functionRefExpr(const Expr *expr) {
+  if (!expr)
+    return nullptr;
+  expr = expr->IgnoreParenCasts();
+  if (const auto *address = dyn_cast<UnaryOperator>(expr); address && address->getOpcode() == UO_AddrOf)
+    expr = address->getSubExpr()->IgnoreParenCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(expr); ref && isa<FunctionDecl>(ref->getDecl()))
+    return ref;
+  return nullptr;
+}
+
+const FunctionDecl *functionRef(const Expr *expr) {
+  const DeclRefExpr *ref = functionRefExpr(expr);
+  return ref ? cast<FunctionDecl>(ref->getDecl()) : nullptr;
+}
+
+// The functions named in a struct's initializer (a table of callbacks passed as &ops or ops).
+void functionsInInitializer(const Expr *expr, llvm::SmallVectorImpl<const DeclRefExpr *> &out,
+                            int depth = 0) {
+  if (!expr || depth > 3)
+    return;
+  if (const DeclRefExpr *ref = functionRefExpr(expr)) {
+    out.push_back(ref);
+    return;
+  }
+  if (const auto *list = dyn_cast<InitListExpr>(expr->IgnoreParenImpCasts()))
+    for (const Expr *init : list->inits())
+      functionsInInitializer(init, out, depth + 1);
+}
+
+class Extractor : public RecursiveASTVisitor<Extractor> {
+  using Base = RecursiveASTVisitor<Extractor>;
+
+public:
+  Extractor(ASTContext &ctx, const ProjectOptions &options)
+      : Ctx(ctx), SM(ctx.getSourceManager()), Lang(ctx.getLangOpts()), Options(options) {}
+
+  facts::Unit run() {
+    if (OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID()))
+      U.mainFile = normalisedPath(main->getName());
+    Scopes.emplace_back(); // file scope
+    TraverseAST(Ctx);
+    finishScope(Scopes.back());
+    Scopes.clear();
+    finishUnit();
+    return std::move(U);
+  }
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
+
+  bool TraverseDecl(Decl *decl) {
+    if (!decl)
+      return true;
+    if (declaredInSystemHeader(decl, SM))
+      return true;
+    const auto *fn = dyn_cast<FunctionDecl>(decl);
+    // Templates are analysed as instantiated, where types and constants are known.
+    if (fn && fn->isDependentContext())
+      return true;
+    if (!fn || !fn->doesThisDeclarationHaveABody())
+      return Base::TraverseDecl(decl);
+    enterFunction(fn);
+    bool ok = Base::TraverseDecl(decl);
+    exitFunction();
+    return ok;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *lambda) {
+    for (const LambdaCapture &capture : lambda->captures())
+      if (capture.capturesVariable())
+        if (const auto *var = dyn_cast<VarDecl>(capture.getCapturedVar()))
+          Scopes.back().unsafe.insert(var); // used in another function: no reaching definitions
+    const CXXMethodDecl *op = lambda->getCallOperator();
+    if (!op || op->isDependentContext())
+      return true;
+    enterFunction(op);
+    bool ok = Base::TraverseLambdaExpr(lambda);
+    exitFunction();
+    return ok;
+  }
+
+  bool dataTraverseStmtPre(Stmt *stmt) {
+    Stack.push_back(stmt);
+    if (isLoop(stmt))
+      Loops.push_back({stmt, kNone, Scopes.size()});
+    return true;
+  }
+  bool dataTraverseStmtPost(Stmt *stmt) {
+    if (!Loops.empty() && Loops.back().stmt == stmt)
+      Loops.pop_back();
+    if (!Stack.empty())
+      Stack.pop_back();
+    return true;
+  }
+
+  bool TraverseConstructorInitializer(CXXCtorInitializer *init) {
+    if (init && init->isMemberInitializer() && init->getInit() && holdsFd(init->getMember()->getType()))
+      defer(Event::CtorInit, init);
+    return Base::TraverseConstructorInitializer(init);
+  }
+
+  bool VisitCallExpr(CallExpr *call);
+  bool VisitCXXConstructExpr(CXXConstructExpr *construct);
+  bool VisitBinaryOperator(BinaryOperator *op);
+  bool VisitUnaryOperator(UnaryOperator *op);
+  bool VisitVarDecl(VarDecl *var);
+  bool VisitReturnStmt(ReturnStmt *ret);
+  bool VisitCaseStmt(CaseStmt *caseStmt);
+  bool VisitExplicitCastExpr(ExplicitCastExpr *cast);
+  bool VisitDeclRefExpr(DeclRefExpr *ref);
+  bool VisitIntegerLiteral(IntegerLiteral *literal);
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *expr);
+
+private:
+  // What the walk defers until the function's CFG is known (places of reassigned locals depend
+  // on it).
+  struct Event {
+    enum Kind : std::uint8_t { Call, Construct, Assign, VarInit, Return, CtorInit } kind;
+    const void *node;
+    Id loop;
+    Id statement;
+    bool guarded;
+  };
+  struct Scope {
+    const FunctionDecl *fn = nullptr;
+    std::size_t stackBase = 0;
+    std::size_t loopBase = 0;
+    std::vector<Event> events;
+    bool socketCalls = false;
+    llvm::DenseSet<const VarDecl *> unsafe; // address taken, bound to a reference, captured
+    llvm::DenseMap<const VarDecl *, unsigned> definitions;
+    llvm::DenseSet<const VarDecl *> cmsgDataPointers;
+  };
+  struct OpenLoop {
+    const Stmt *stmt;
+    Id id;
+    std::size_t scope; // Scopes.size() when it was entered
+  };
+  // Reaching definitions of the reassigned locals of one function.
+  struct Definition {
+    const VarDecl *var;
+    unsigned block;
+    int element; // -1: on entry (a parameter's value)
+    Id place;
+  };
+  struct FlowSensitivity {
+    std::unique_ptr<CFG> cfg;
+    llvm::DenseMap<const Stmt *, std::pair<unsigned, unsigned>> positions;
+    std::vector<Definition> defs;
+    llvm::DenseMap<const VarDecl *, llvm::SmallVector<unsigned, 4>> defsOf;
+    llvm::DenseMap<const Stmt *, unsigned> defAt;      // assignment or DeclStmt -> definition
+    llvm::DenseMap<const VarDecl *, unsigned> initDef; // initialised declaration -> definition
+    std::vector<llvm::BitVector> in;                   // per block
+    llvm::DenseMap<const DeclRefExpr *, Id> uses;      // memoised
+    // Every definition of a followed variable, for a use the CFG does not position.
+    llvm::DenseMap<const VarDecl *, Id> anyDefinition;
+  };
+
+  // --- scopes ------------------------------------------------------------------------------
+  void enterFunction(const FunctionDecl *fn) {
+    Scope scope;
+    scope.fn = fn;
+    scope.stackBase = Stack.size();
+    scope.loopBase = Loops.size();
+    Scopes.push_back(std::move(scope));
+  }
+  void exitFunction() {
+    Scope scope = std::move(Scopes.back());
+    Scopes.pop_back();
+    finishScope(scope);
+  }
+  Scope &scope() { return Scopes.back(); }
+  // While a scope's events are processed (Current) its function, else the one being walked.
+  const FunctionDecl *currentFunction() const {
+    return Current ? Current->fn : Scopes.empty() ? nullptr : Scopes.back().fn;
+  }
+
+  Id currentLoop() {
+    if (Loops.empty() || Loops.back().scope != Scopes.size())
+      return kNone;
+    return loopId(Loops.size() - 1);
+  }
+  Id loopId(std::size_t index) {
+    OpenLoop &open = Loops[index];
+    if (open.id != kNone)
+      return open.id;
+    facts::Loop loop;
+    loop.function = functionId(currentFunction());
+    if (index > 0 && Loops[index - 1].scope == open.scope)
+      loop.parent = loopId(index - 1);
+    loop.site = makeSite(open.stmt, nullptr, kNone, /*positioned=*/false);
+    const Expr *cond = nullptr;
+    if (const auto *d = dyn_cast<DoStmt>(open.stmt)) {
+      cond = d->getCond();
+      // `do { ... } while (0)` (statement macros) runs once.
+      if (std::optional<std::int64_t> value = evalInt(cond, Ctx); value && *value == 0)
+        loop.trips = 1;
+    } else if (const auto *w = dyn_cast<WhileStmt>(open.stmt)) {
+      cond = w->getCond();
+    } else if (const auto *f = dyn_cast<ForStmt>(open.stmt)) {
+      cond = f->getCond();
+      if (const auto *test = dyn_cast_or_null<BinaryOperator>(cond ? cond->IgnoreParenImpCasts() : nullptr))
+        if (std::optional<std::int64_t> limit = evalInt(test->getRHS(), Ctx)) {
+          if (test->getOpcode() == BO_LT || test->getOpcode() == BO_NE)
+            loop.trips = *limit;
+          else if (test->getOpcode() == BO_LE)
+            loop.trips = *limit + 1;
+        }
+    }
+    loop.errnoRetry = readsErrno(cond);
+    open.id = U.loops.size();
+    U.loops.push_back(loop);
+    return open.id;
+  }
+
+  void defer(Event::Kind kind, const void *node, Id statement = kNone, bool guarded = false) {
+    Scopes.back().events.push_back({kind, node, currentLoop(), statement, guarded});
+  }
+
+  // --- tables --------------------------------------------------------------------------------
+  std::string normalisedPath(llvm::StringRef name) {
+    llvm::SmallString<256> path(name);
+    SM.getFileManager().makeAbsolutePath(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    return std::string(path);
+  }
+
+  Id fileId(FileID fid) {
+    auto it = FileIds.find(fid);
+    if (it != FileIds.end())
+      return it->second;
+    Id id = kNone;
+    if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(fid)) {
+      std::string path = normalisedPath(entry->getName());
+      auto found = FileByPath.find(path);
+      if (found != FileByPath.end()) {
+        id = found->second;
+      } else {
+        id = U.files.size();
+        U.files.push_back(path);
+        FileByPath[path] = id;
+      }
+    }
+    FileIds[fid] = id;
+    return id;
+  }
+
+  const FunctionDecl *keyDecl(const FunctionDecl *fn) {
+    if (const FunctionDecl *pattern = fn->getTemplateInstantiationPattern())
+      fn = pattern;
+    return fn->getCanonicalDecl();
+  }
+
+  std::string functionKey(const FunctionDecl *fn) {
+    const FunctionDecl *decl = keyDecl(fn);
+    llvm::SmallString<128> usr;
+    if (!index::generateUSRForDecl(decl, usr))
+      return std::string(usr);
+    SourceLocation at = SM.getExpansionLoc(decl->getLocation());
+    return "fn:" + decl->getQualifiedNameAsString() + "@" + normalisedPath(SM.getFilename(at)) +
+           ":" + std::to_string(SM.getFileOffset(at));
+  }
+
+  Id functionId(const FunctionDecl *fn) {
+    if (!fn)
+      return kNone;
+    const FunctionDecl *decl = keyDecl(fn);
+    auto it = FunctionIds.find(decl);
+    if (it != FunctionIds.end()) {
+      if (fn->doesThisDeclarationHaveABody())
+        markDefined(it->second, fn);
+      return it->second;
+    }
+    Id id = U.functions.size();
+    FunctionIds[decl] = id;
+    facts::Function info;
+    info.key = functionKey(fn);
+    if (isa<CXXMethodDecl>(decl) && cast<CXXMethodDecl>(decl)->getParent()->isLambda())
+      info.name = "lambda";
+    else
+      info.name = decl->getQualifiedNameAsString();
+    info.system = declaredInSystemHeader(decl, SM);
+    info.params = fn->getNumParams();
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (holdsFd(fn->getParamDecl(i)->getType()))
+        info.paramIsInt.push_back(i);
+    U.functions.push_back(std::move(info));
+    if (const auto *method = dyn_cast<CXXMethodDecl>(decl); method && method->isVirtual()) {
+      llvm::SmallVector<const CXXMethodDecl *, 4> work(method->overridden_methods());
+      llvm::SmallPtrSet<const CXXMethodDecl *, 4> seen;
+      while (!work.empty()) {
+        const CXXMethodDecl *base = work.pop_back_val();
+        if (!seen.insert(base).second)
+          continue;
+        Id baseId = functionId(base);
+        U.functions[id].overrides.push_back(baseId);
+        work.append(base->overridden_methods().begin(), base->overridden_methods().end());
+      }
+    }
+    if (fn->doesThisDeclarationHaveABody())
+      markDefined(id, fn);
+    return id;
+  }
+  void markDefined(Id id, const FunctionDecl *fn) {
+    facts::Function &info = U.functions[id];
+    if (info.defined)
+      return;
+    info.defined = true;
+    info.file = fileId(SM.getFileID(SM.getExpansionLoc(fn->getLocation())));
+  }
+
+  Id intern(const std::string &key, facts::PlaceKind kind, const std::string &name,
+            Id function = kNone, int index = -1, Id base = kNone) {
+    auto it = PlaceIds.find(key);
+    if (it != PlaceIds.end())
+      return it->second;
+    Id id = U.places.size();
+    U.places.push_back({key, kind, name, function, index, base});
+    PlaceIds[key] = id;
+    return id;
+  }
+
+  std::uint32_t offsetOf(SourceLocation loc) { return SM.getFileOffset(SM.getExpansionLoc(loc)); }
+
+  Id makeSite(const Stmt *node, const Expr *socketArg, Id loop, bool positioned = true) {
+    facts::Site site;
+    SourceLocation begin = SM.getExpansionLoc(node->getBeginLoc());
+    site.file = fileId(SM.getFileID(begin));
+    site.offset = SM.getFileOffset(begin);
+    site.line = SM.getExpansionLineNumber(begin);
+    site.column = SM.getExpansionColumnNumber(begin);
+    SourceLocation end = SM.getExpansionRange(node->getEndLoc()).getEnd();
+    if (end.isValid()) {
+      SourceLocation after = Lexer::getLocForEndOfToken(end, 0, SM, Lang);
+      if (after.isValid() && SM.getFileID(after) == SM.getFileID(begin) &&
+          SM.getExpansionLineNumber(after) == site.line && SM.getFileOffset(after) > site.offset)
+        site.length = SM.getFileOffset(after) - site.offset;
+    }
+    site.function = functionId(currentFunction());
+    site.loop = loop;
+    if (positioned && Flow)
+      if (auto it = Flow->positions.find(node); it != Flow->positions.end()) {
+        site.block = it->second.first;
+        site.element = it->second.second;
+      }
+    if (socketArg) {
+      site.text = sourceText(socketArg, Ctx);
+      site.var = variableKey(socketArg);
+    }
+    U.sites.push_back(std::move(site));
+    return U.sites.size() - 1;
+  }
+
+  // --- fd owners (RAII) ------------------------------------------------------------------------
+  bool isFdOwner(const CXXRecordDecl *record) {
+    if (!record || !record->hasDefinition())
+      return false;
+    record = record->getDefinition();
+    auto it = Owners.find(record);
+    if (it != Owners.end())
+      return it->second;
+    bool owner = false;
+    std::string qualified = record->getQualifiedNameAsString();
+    for (const std::string &name : Options.fdOwnerClasses)
+      if (name == qualified || name == record->getNameAsString())
+        owner = true;
+    if (!owner) {
+      // By shape: one int it owns, a constructor that takes it, a way to read it back, and a
+      // destructor (that closes it).
+      unsigned fdFields = 0, otherFields = 0;
+      for (const FieldDecl *field : record->fields())
+        (isFdValueType(field->getType(), Ctx) ? fdFields : otherFields)++;
+      bool takesFd = false, readsBack = false;
+      for (const CXXConstructorDecl *ctor : record->ctors())
+        if (ctor->getNumParams() == 1 && isFdValueType(ctor->getParamDecl(0)->getType(), Ctx))
+          takesFd = true;
+      for (const CXXMethodDecl *method : record->methods()) {
+        if (isa<CXXConversionDecl>(method) && isFdValueType(method->getReturnType(), Ctx))
+          readsBack = true;
+        if (method->getIdentifier() && method->getNumParams() == 0 &&
+            isFdValueType(method->getReturnType(), Ctx) &&
+            llvm::StringSwitch<bool>(method->getName())
+                .Cases("get", "fd", "release", "native_handle", "value", true)
+                .Default(false))
+          readsBack = true;
+      }
+      owner = fdFields == 1 && otherFields <= 1 && takesFd && readsBack &&
+              record->hasUserDeclaredDestructor();
+    }
+    Owners[record] = owner;
+    return owner;
+  }
+  bool isFdOwnerType(QualType type) {
+    type = type.getNonReferenceType();
+    return isFdOwner(type->getAsCXXRecordDecl());
+  }
+  // A value that can be an fd: an integer or an fd owner.
+  bool holdsFd(QualType type) { return isFdValueType(type, Ctx) || isFdOwnerType(type); }
+
+  // --- places --------------------------------------------------------------------------------
+  std::string fieldKey(const FieldDecl *field) {
+    return "f:" + recordName(field->getParent()) + "::" + field->getNameAsString();
+  }
+
+  std::string localKey(const VarDecl *var) {
+    const auto *owner = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+    std::string fn = owner ? functionKey(owner) : "<block>";
+    return "l:" + fn + ":" + var->getNameAsString() + "@" +
+           std::to_string(offsetOf(var->getLocation()));
+  }
+
+  Id paramPlace(const FunctionDecl *fn, unsigned index) {
+    Id function = functionId(fn);
+    const FunctionDecl *named = fn->getDefinition() ? fn->getDefinition() : fn;
+    std::string name = index < named->getNumParams() && !named->getParamDecl(index)->getName().empty()
+                           ? named->getParamDecl(index)->getNameAsString()
+                           : "parameter " + std::to_string(index + 1);
+    return intern("p:" + U.functions[function].key + "#" + std::to_string(index),
+                  facts::PlaceKind::Param, name, function, static_cast<int>(index));
+  }
+
+  Id returnPlace(const FunctionDecl *fn) {
+    Id function = functionId(fn);
+    return intern("r:" + U.functions[function].key, facts::PlaceKind::Return,
+                  fn->getNameAsString() + "()", function);
+  }
+
+  Id element(Id base, int index) {
+    const facts::Place &b = U.places[base];
+    std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
+    return intern(b.key + suffix, facts::PlaceKind::Element, b.name + suffix, b.function, index, base);
+  }
+
+  // The place a variable names, ignoring reassignments.
+  std::optional<Id> plainVarPlace(const VarDecl *var) {
+    if (const auto *param = dyn_cast<ParmVarDecl>(var)) {
+      const auto *owner = dyn_cast_or_null<FunctionDecl>(param->getDeclContext());
+      if (!owner)
+        return std::nullopt;
+      return paramPlace(owner, param->getFunctionScopeIndex());
+    }
+    if (var->isLocalVarDecl() && !var->isStaticLocal()) {
+      const auto *owner = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+      return intern(localKey(var), facts::PlaceKind::Local, var->getNameAsString(),
+                    owner ? functionId(owner) : kNone);
+    }
+    llvm::SmallString<128> usr;
+    std::string key = index::generateUSRForDecl(var, usr)
+                          ? "g:" + var->getQualifiedNameAsString()
+                          : "g:" + std::string(usr);
+    return intern(key, facts::PlaceKind::Global, var->getNameAsString());
+  }
+
+  std::optional<Id> varPlace(const VarDecl *var, const DeclRefExpr *use) {
+    if (Flow && use)
+      if (auto it = Flow->defsOf.find(var); it != Flow->defsOf.end())
+        return useOf(var, use);
+    return plainVarPlace(var);
+  }
+
+  // What a socket argument names, for "the same socket" comparisons and messages.
+  std::string variableKey(const Expr *expr) {
+    const Expr *e = stripValue(expr);
+    if (const auto *ref = dyn_cast_or_null<DeclRefExpr>(e))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        if (std::optional<Id> place = plainVarPlace(var))
+          return U.places[*place].key;
+    if (const auto *member = dyn_cast_or_null<MemberExpr>(e)) {
+      if (const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl())) {
+        // s->fd and t->fd are different sockets when s and t are different objects.
+        std::string base = isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts())
+                               ? "this"
+                               : variableKey(member->getBase());
+        return base.empty() ? "" : base + "." + fieldKey(field);
+      }
+    }
+    if (const auto *subscript = dyn_cast_or_null<ArraySubscriptExpr>(e)) {
+      std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+      std::string base = variableKey(subscript->getBase());
+      if (!index || base.empty())
+        return "";
+      return base + "[" + std::to_string(*index) + "]";
+    }
+    if (const auto *call = dyn_cast_or_null<CXXMemberCallExpr>(e))
+      if (isFdOwnerType(call->getImplicitObjectArgument()->getType()))
+        return variableKey(call->getImplicitObjectArgument());
+    if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(e))
+      if (construct->getNumArgs() == 1 && isFdOwnerType(construct->getType()))
+        return variableKey(construct->getArg(0));
+    return "";
+  }
+
+  std::optional<Id> placeOf(const Expr *expr);
+  std::optional<Id> callValue(const CallExpr *call);
+  Id createValue(const Expr *at, facts::Create create, const std::string &callee);
+  void flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact = true);
+  void addFlow(Id from, Id to, facts::FlowKind kind, bool exact = true, Id site = kNone) {
+    if (from == kNone || to == kNone || from == to)
+      return;
+    U.flows.push_back({from, to, kind, site, exact});
+  }
+  void untracked(Id place) { U.untracked.push_back(place); }
+
+  // --- reaching definitions --------------------------------------------------------------------
+  void buildFlowSensitivity(Scope &scope, FlowSensitivity &flow);
+  Id useOf(const VarDecl *var, const DeclRefExpr *use);
+  // The place an assignment writes: its own definition when the variable is followed.
+  std::optional<Id> definitionTarget(const VarDecl *var, const Stmt *assignment) {
+    if (Flow) {
+      if (auto it = Flow->defAt.find(assignment); it != Flow->defAt.end())
+        return Flow->defs[it->second].place;
+      if (auto it = Flow->anyDefinition.find(var); it != Flow->anyDefinition.end())
+        return it->second;
+    }
+    return plainVarPlace(var);
+  }
+
+  // --- processing --------------------------------------------------------------------------------
+  void finishScope(Scope &scope);
+  void process(const Event &event);
+  void processCall(const CallExpr *call, const Event &event);
+  void processOption(const CallExpr *call, const FunctionDecl *callee, const Event &event);
+  void processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event);
+  void processUserCall(const Expr *call, const FunctionDecl *callee,
+                       llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false);
+  void pairCreates(const CallExpr *call, const Expr *array, facts::CreateHow how, const Event &event);
+  bool isCmsgData(const Expr *expr) {
+    if (isCmsgDataSpelling(expr, Ctx))
+      return true;
+    if (const auto *ref = dyn_cast_or_null<DeclRefExpr>(expr ? expr->IgnoreParenCasts() : nullptr))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        return Current && Current->cmsgDataPointers.count(var);
+    return false;
+  }
+  void payload(const Stmt *write, const Expr *value, bool many, std::int64_t count, const Event &event);
+
+  // --- visit-time helpers --------------------------------------------------------------------------
+  Id statementOf(const Expr *call, const Expr *socketArg);
+  bool familyGuarded();
+  void evidence(SourceLocation loc);
+  void scmRightsNamed() {
+    if (const FunctionDecl *fn = currentFunction())
+      U.functions[functionId(fn)].buildsScmRights = true;
+  }
+  void limit(const Stmt *node, std::int64_t count, facts::LimitWhere where) {
+    if (count <= kernel::kScmMaxFd)
+      return;
+    U.limits.push_back({makeSite(node, nullptr, kNone, false), count, where});
+  }
+  void sizeCandidate(const Expr *size);
+
+  void finishUnit();
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &Lang;
+  const ProjectOptions &Options;
+  facts::Unit U;
+
+  std::vector<Scope> Scopes;
+  std::vector<const Stmt *> Stack;
+  std::vector<OpenLoop> Loops;
+  Scope *Current = nullptr;         // the scope being processed
+  Id EventLoop = kNone;             // the loop of the event being processed
+  FlowSensitivity *Flow = nullptr;  // its reaching definitions, when it has a CFG
+
+  llvm::DenseMap<FileID, Id> FileIds;
+  llvm::StringMap<Id> FileByPath;
+  llvm::DenseMap<const FunctionDecl *, Id> FunctionIds;
+  llvm::StringMap<Id> PlaceIds;
+  llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
+  llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
+  llvm::DenseSet<const Expr *> Compared;
+  llvm::DenseSet<const DeclRefExpr *> CalleeRefs;
+  llvm::DenseSet<const DeclRefExpr *> ModeledRefs;
+  std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> FunctionRefs;
+  llvm::DenseSet<const CallExpr *> SeenCalls; // C init lists are walked in both their forms
+};
+
+// ---------------------------------------------------------------------------------------------
+// Visiting: what needs only the AST is recorded now, the rest deferred to the function's end.
+
+bool Extractor::VisitCallExpr(CallExpr *call) {
+  if (!SeenCalls.insert(call).second)
+    return true;
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee)
+    return true;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
+    CalleeRefs.insert(ref);
+  Scope &s = scope();
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool api = isSocketApi(callee);
+  bool wrapper = Options.optionWrappers.count(name) != 0;
+  if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name))
+    s.socketCalls = true;
+
+  // An fd bound to a non-const reference parameter can be rewritten by the callee.
+  unsigned count = std::min<unsigned>(call->getNumArgs(), callee->getNumParams());
+  for (unsigned i = 0; i < count; ++i) {
+    QualType type = callee->getParamDecl(i)->getType();
+    if (type->isReferenceType() && !type.getNonReferenceType().isConstQualified())
+      if (const auto *ref = dyn_cast<DeclRefExpr>(call->getArg(i)->IgnoreParenImpCasts()))
+        if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+          s.unsafe.insert(var);
+  }
+
+  if (isMemoryCopy(name) && call->getNumArgs() >= 3 && isCmsgDataSpelling(call->getArg(0), Ctx))
+    if (std::optional<std::int64_t> fds = largestFdCountIn(call->getArg(2), Ctx))
+      limit(call, *fds, facts::LimitWhere::PayloadCopy);
+
+  // Calls whose fix-its or verdicts need the statement around them.
+  Id statement = kNone;
+  bool guarded = false;
+  bool lifecycle = api && (name == "bind" || name == "listen" || name == "connect");
+  static const llvm::StringRef optionNames[] = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
+  bool option = wrapper || (api && name == "setsockopt");
+  if (!option)
+    for (const Expr *arg : call->arguments())
+      if (spelledAs(arg, optionNames, Ctx))
+        option = true;
+  if ((lifecycle || option) && call->getNumArgs() >= 1) {
+    statement = statementOf(call, call->getArg(0));
+    guarded = option && familyGuarded();
+  }
+  defer(Event::Call, call, statement, guarded);
+  return true;
+}
+
+bool Extractor::VisitCXXConstructExpr(CXXConstructExpr *construct) {
+  if (isFdOwnerType(construct->getType()))
+    return true; // a value, read where it is stored
+  for (const Expr *arg : construct->arguments())
+    if (holdsFd(arg->getType())) {
+      defer(Event::Construct, construct);
+      break;
+    }
+  return true;
+}
+
+bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
+  if (op->isEqualityOp()) {
+    // `c->cmsg_type == SCM_RIGHTS` reads a received message; only building one counts.
+    Compared.insert(op->getLHS()->IgnoreParenImpCasts());
+    Compared.insert(op->getRHS()->IgnoreParenImpCasts());
+    static const llvm::StringRef creds[] = {"SCM_CREDENTIALS"};
+    if (spelledAs(op->getLHS(), creds, Ctx) || spelledAs(op->getRHS(), creds, Ctx))
+      evidence(op->getExprLoc());
+    return true;
+  }
+  if (op->getOpcode() == BO_Mul) {
+    sizeCandidate(op);
+    return true;
+  }
+  if (!op->isAssignmentOp())
+    return true;
+  const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(lhs))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      if (op->getOpcode() != BO_Assign)
+        scope().unsafe.insert(var); // x += n: a value we do not follow
+      else
+        ++scope().definitions[var];
+      if (var->getType()->isPointerType() && isCmsgDataSpelling(op->getRHS(), Ctx))
+        scope().cmsgDataPointers.insert(var);
+    }
+  if (op->getOpcode() != BO_Assign)
+    return true;
+  if (const auto *member = dyn_cast<MemberExpr>(lhs);
+      member && member->getMemberDecl()->getIdentifier() &&
+      member->getMemberDecl()->getName() == "cmsg_len")
+    if (std::optional<std::int64_t> fds = largestFdCountIn(op->getRHS(), Ctx))
+      limit(op, *fds, facts::LimitWhere::CmsgLen);
+  defer(Event::Assign, op);
+  return true;
+}
+
+bool Extractor::VisitUnaryOperator(UnaryOperator *op) {
+  if (op->getOpcode() == UO_AddrOf || op->isIncrementDecrementOp())
+    if (const auto *ref = dyn_cast<DeclRefExpr>(op->getSubExpr()->IgnoreParenImpCasts()))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        scope().unsafe.insert(var);
+  return true;
+}
+
+bool Extractor::VisitVarDecl(VarDecl *var) {
+  if (isa<ParmVarDecl>(var) || !var->getInit())
+    return true;
+  if (var->getType()->isReferenceType())
+    if (const auto *ref = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenImpCasts()))
+      if (const auto *target = dyn_cast<VarDecl>(ref->getDecl()))
+        scope().unsafe.insert(target);
+  if (var->getType()->isPointerType() && isCmsgDataSpelling(var->getInit(), Ctx))
+    scope().cmsgDataPointers.insert(var);
+  bool array = var->getType()->isArrayType() &&
+               holdsFd(Ctx.getAsArrayType(var->getType())->getElementType());
+  if (!array && !holdsFd(var->getType()))
+    return true;
+  if (var->isLocalVarDecl())
+    ++scope().definitions[var];
+  defer(Event::VarInit, var);
+  return true;
+}
+
+bool Extractor::VisitReturnStmt(ReturnStmt *ret) {
+  if (ret->getRetValue() && currentFunction() && holdsFd(currentFunction()->getReturnType()))
+    defer(Event::Return, ret);
+  return true;
+}
+
+bool Extractor::VisitCaseStmt(CaseStmt *caseStmt) {
+  if (!caseStmt->getLHS())
+    return true;
+  Compared.insert(caseStmt->getLHS()->IgnoreParenImpCasts());
+  static const llvm::StringRef creds[] = {"SCM_CREDENTIALS"};
+  if (spelledAs(caseStmt->getLHS(), creds, Ctx))
+    evidence(caseStmt->getBeginLoc());
+  return true;
+}
+
+bool Extractor::VisitExplicitCastExpr(ExplicitCastExpr *cast) {
+  // (struct ucred *)CMSG_DATA(cmsg): the credentials read out of the control data.
+  QualType type = cast->getTypeAsWritten();
+  if (type->isPointerType() && typeIsRecordNamed(type, "ucred") &&
+      mentionsCmsghdr(cast->getSubExpr()))
+    evidence(cast->getBeginLoc());
+  return true;
+}
+
+bool Extractor::VisitDeclRefExpr(DeclRefExpr *ref) {
+  if (const auto *fn = dyn_cast<FunctionDecl>(ref->getDecl())) {
+    if (!CalleeRefs.count(ref))
+      FunctionRefs.push_back({ref, fn});
+    return true;
+  }
+  if (Compared.count(ref))
+    return true;
+  if (const auto *constant = dyn_cast<EnumConstantDecl>(ref->getDecl()))
+    if (const IdentifierInfo *id = constant->getIdentifier(); id && id->getName() == "SCM_RIGHTS")
+      scmRightsNamed();
+  return true;
+}
+
+bool Extractor::VisitIntegerLiteral(IntegerLiteral *literal) {
+  // musl and others spell SCM_RIGHTS as a plain macro for 1.
+  if (!Compared.count(literal) && literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
+      Lexer::getImmediateMacroName(literal->getBeginLoc(), SM, Lang) == "SCM_RIGHTS")
+    scmRightsNamed();
+  return true;
+}
+
+bool Extractor::VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *expr) {
+  if (expr->getKind() == UETT_SizeOf)
+    sizeCandidate(expr);
+  return true;
+}
+
+void Extractor::sizeCandidate(const Expr *size) {
+  // n * sizeof(int) or sizeof(int[n]) spelled inside CMSG_SPACE()/CMSG_LEN(): a buffer size.
+  if (!size->getBeginLoc().isMacroID() && !size->getExprLoc().isMacroID())
+    return;
+  std::optional<std::int64_t> count = fdCountOf(size, Ctx);
+  if (!count || *count <= kernel::kScmMaxFd)
+    return;
+  for (const char *macro : {"CMSG_SPACE", "CMSG_LEN"})
+    if (inMacro(size->getExprLoc(), macro, SM, Lang) || inMacro(size->getBeginLoc(), macro, SM, Lang)) {
+      limit(size, *count, facts::LimitWhere::BufferSize);
+      return;
+    }
+}
+
+void Extractor::evidence(SourceLocation loc) {
+  const FunctionDecl *fn = currentFunction();
+  if (!fn)
+    return;
+  facts::Function &info = U.functions[functionId(fn)];
+  if (info.credentialEvidence != kNone)
+    return;
+  facts::Site site;
+  SourceLocation at = SM.getExpansionLoc(loc);
+  site.file = fileId(SM.getFileID(at));
+  site.offset = SM.getFileOffset(at);
+  site.line = SM.getExpansionLineNumber(at);
+  site.column = SM.getExpansionColumnNumber(at);
+  site.function = functionId(fn);
+  U.sites.push_back(site);
+  U.functions[functionId(fn)].credentialEvidence = U.sites.size() - 1;
+}
+
+Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
+  std::size_t base = Scopes.back().stackBase;
+  const Stmt *stmt = nullptr;
+  const CompoundStmt *compound = nullptr;
+  for (std::size_t i = Stack.size(); i-- > base + 0;) {
+    if (i + 1 < Stack.size())
+      if (const auto *c = dyn_cast<CompoundStmt>(Stack[i])) {
+        compound = c;
+        stmt = Stack[i + 1];
+        break;
+      }
+  }
+  if (!stmt || !compound)
+    return kNone;
+  CharSourceRange range = statementRange(stmt, Ctx);
+  if (range.isInvalid() || !stmt->getBeginLoc().isFileID() || !socketArg->getBeginLoc().isFileID())
+    return kNone;
+  facts::Statement info;
+  info.file = fileId(SM.getFileID(range.getBegin()));
+  info.begin = SM.getFileOffset(range.getBegin());
+  info.end = SM.getFileOffset(range.getEnd());
+  CharSourceRange removal = wholeLines(range, Ctx);
+  info.removeBegin = SM.getFileOffset(removal.getBegin());
+  info.removeEnd = SM.getFileOffset(removal.getEnd());
+  info.text = Lexer::getSourceText(range, SM, Lang).str();
+  info.indentation = indentationAt(stmt->getBeginLoc(), Ctx);
+  info.plainSocket = isPlainSocketExpr(socketArg);
+  auto [it, fresh] = Compounds.try_emplace(compound, Compounds.size());
+  info.block = it->second;
+  // The latest local declaration the statement uses: it can only move above later statements.
+  std::vector<const Stmt *> work{stmt};
+  while (!work.empty()) {
+    const Stmt *s = work.back();
+    work.pop_back();
+    if (!s)
+      continue;
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->isLocalVarDecl())
+        info.latestDeclaration = std::max(info.latestDeclaration, offsetOf(var->getLocation()));
+    for (const Stmt *child : s->children())
+      work.push_back(child);
+  }
+  U.statements.push_back(std::move(info));
+  return U.statements.size() - 1;
+}
+
+bool Extractor::familyGuarded() {
+  for (std::size_t i = Scopes.back().stackBase; i < Stack.size(); ++i) {
+    const Stmt *s = Stack[i];
+    if (const auto *ifStmt = dyn_cast<IfStmt>(s)) {
+      if (conditionTestsFamily(ifStmt->getCond(), Ctx))
+        return true;
+    } else if (const auto *conditional = dyn_cast<ConditionalOperator>(s)) {
+      if (conditionTestsFamily(conditional->getCond(), Ctx))
+        return true;
+    } else if (const auto *switchStmt = dyn_cast<SwitchStmt>(s)) {
+      if (conditionTestsFamily(switchStmt->getCond(), Ctx))
+        return true;
+    } else if (const auto *binary = dyn_cast<BinaryOperator>(s)) {
+      // family == AF_UNIX && setsockopt(...)
+      if (binary->isLogicalOp() && conditionTestsFamily(binary->getLHS(), Ctx))
+        return true;
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reaching definitions: a local assigned more than once gets one place per definition, and each
+// use reads the definitions that reach it over the CFG.
+
+void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
+  CFG::BuildOptions options;
+  options.setAllAlwaysAdd(); // every expression is an element: uses and definitions get positions
+  flow.cfg = CFG::buildCFG(s.fn, s.fn->getBody(), &Ctx, options);
+  if (!flow.cfg)
+    return;
+  CFG &cfg = *flow.cfg;
+  Id fnId = functionId(s.fn);
+  facts::Function &info = U.functions[fnId];
+  info.successors.assign(cfg.getNumBlockIDs(), {});
+  info.idom.assign(cfg.getNumBlockIDs(), kNone);
+  info.entry = cfg.getEntry().getBlockID();
+  for (const CFGBlock *block : cfg) {
+    unsigned index = 0;
+    for (const CFGElement &element : *block) {
+      if (std::optional<CFGStmt> stmt = element.getAs<CFGStmt>())
+        flow.positions.try_emplace(stmt->getStmt(), block->getBlockID(), index);
+      ++index;
+    }
+    for (const CFGBlock *succ : block->succs())
+      if (succ)
+        info.successors[block->getBlockID()].push_back(succ->getBlockID());
+  }
+  CFGDomTree dominators(&cfg);
+  for (CFGBlock *block : cfg)
+    if (auto *node = dominators.getBase().getNode(block))
+      if (auto *idom = node->getIDom(); idom && idom->getBlock())
+        U.functions[fnId].idom[block->getBlockID()] = idom->getBlock()->getBlockID();
+
+  // Which locals are followed definition by definition: fd-valued, never aliased, defined twice
+  // or more (a parameter's value on entry counts as one).
+  auto tracked = [&](const VarDecl *var) {
+    if (s.unsafe.count(var) || !holdsFd(var->getType()))
+      return false;
+    auto it = s.definitions.find(var);
+    unsigned defs = (it == s.definitions.end() ? 0 : it->second) + (isa<ParmVarDecl>(var) ? 1 : 0);
+    if (defs < 2)
+      return false;
+    if (isa<ParmVarDecl>(var))
+      return cast<ParmVarDecl>(var)->getDeclContext() == s.fn;
+    return var->isLocalVarDecl() && !var->isStaticLocal() && var->getParentFunctionOrMethod() == s.fn;
+  };
+  auto addDef = [&](const VarDecl *var, unsigned block, int element, Id place) {
+    unsigned index = flow.defs.size();
+    flow.defs.push_back({var, block, element, place});
+    flow.defsOf[var].push_back(index);
+    return index;
+  };
+  for (const ParmVarDecl *param : s.fn->parameters())
+    if (tracked(param))
+      addDef(param, cfg.getEntry().getBlockID(), -1, *plainVarPlace(param));
+  for (const CFGBlock *block : cfg) {
+    int index = 0;
+    for (const CFGElement &element : *block) {
+      std::optional<CFGStmt> cfgStmt = element.getAs<CFGStmt>();
+      const Stmt *stmt = cfgStmt ? cfgStmt->getStmt() : nullptr;
+      if (const auto *decl = dyn_cast_or_null<DeclStmt>(stmt)) {
+        for (const Decl *d : decl->decls())
+          if (const auto *var = dyn_cast<VarDecl>(d); var && var->getInit() && tracked(var)) {
+            Id place = intern(localKey(var) + "#" + std::to_string(offsetOf(var->getLocation())),
+                              facts::PlaceKind::Local, var->getNameAsString(), fnId);
+            flow.initDef[var] = addDef(var, block->getBlockID(), index, place);
+            flow.defAt[decl] = flow.initDef[var];
+          }
+      } else if (const auto *assign = dyn_cast_or_null<BinaryOperator>(stmt);
+                 assign && assign->getOpcode() == BO_Assign) {
+        if (const auto *ref = dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts()))
+          if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && tracked(var)) {
+            Id place = intern(localKey(var) + "#" + std::to_string(offsetOf(assign->getOperatorLoc())),
+                              facts::PlaceKind::Local, var->getNameAsString(), fnId);
+            flow.defAt[assign] = addDef(var, block->getBlockID(), index, place);
+          }
+      }
+      ++index;
+    }
+  }
+  if (flow.defs.empty())
+    return;
+  // A use we cannot position (an unevaluated operand) reads every definition. A parameter's
+  // own place is its value on entry, so its union is a place of its own.
+  for (const Definition &def : flow.defs) {
+    auto [it, fresh] = flow.anyDefinition.try_emplace(def.var, kNone);
+    if (fresh)
+      it->second = isa<ParmVarDecl>(def.var)
+                       ? intern(U.places[*plainVarPlace(def.var)].key + "@any", facts::PlaceKind::Local,
+                                def.var->getNameAsString(), fnId)
+                       : *plainVarPlace(def.var);
+    addFlow(def.place, it->second, facts::FlowKind::Assign);
+  }
+
+  unsigned blocks = cfg.getNumBlockIDs();
+  std::size_t count = flow.defs.size();
+  std::vector<llvm::BitVector> gen(blocks, llvm::BitVector(count)), kill(blocks, llvm::BitVector(count));
+  for (unsigned d = 0; d < count; ++d) {
+    const Definition &def = flow.defs[d];
+    if (def.element < 0)
+      continue;
+    // Later definitions of the same variable in the block win (definitions are in order).
+    for (unsigned other : flow.defsOf[def.var]) {
+      gen[def.block].reset(other);
+      kill[def.block].set(other);
+    }
+    gen[def.block].set(d);
+  }
+  flow.in.assign(blocks, llvm::BitVector(count));
+  std::vector<llvm::BitVector> out(blocks, llvm::BitVector(count));
+  llvm::BitVector entry(count);
+  for (unsigned d = 0; d < count; ++d)
+    if (flow.defs[d].element < 0)
+      entry.set(d);
+  std::vector<const CFGBlock *> byId(blocks, nullptr);
+  for (const CFGBlock *block : cfg)
+    byId[block->getBlockID()] = block;
+  std::deque<unsigned> work;
+  std::vector<bool> queued(blocks, true);
+  for (unsigned b = 0; b < blocks; ++b)
+    work.push_back(b);
+  while (!work.empty()) {
+    unsigned b = work.front();
+    work.pop_front();
+    queued[b] = false;
+    const CFGBlock *block = byId[b];
+    if (!block)
+      continue;
+    llvm::BitVector in = b == cfg.getEntry().getBlockID() ? entry : llvm::BitVector(count);
+    for (const CFGBlock *pred : block->preds())
+      if (pred)
+        in |= out[pred->getBlockID()];
+    llvm::BitVector result = in;
+    result.reset(kill[b]);
+    result |= gen[b];
+    flow.in[b] = std::move(in);
+    if (result != out[b]) {
+      out[b] = std::move(result);
+      for (const CFGBlock *succ : block->succs())
+        if (succ && !queued[succ->getBlockID()]) {
+          queued[succ->getBlockID()] = true;
+          work.push_back(succ->getBlockID());
+        }
+    }
+  }
+}
+
+Id Extractor::useOf(const VarDecl *var, const DeclRefExpr *use) {
+  if (auto it = Flow->uses.find(use); it != Flow->uses.end())
+    return it->second;
+  Id result = Flow->anyDefinition.count(var) ? Flow->anyDefinition[var] : *plainVarPlace(var);
+  auto pos = Flow->positions.find(use);
+  if (pos != Flow->positions.end()) {
+    auto [block, element] = pos->second;
+    llvm::SmallVector<unsigned, 4> reaching;
+    const llvm::SmallVector<unsigned, 4> &defs = Flow->defsOf[var];
+    // The last definition of the variable earlier in the same block, else those reaching its start.
+    int best = -1;
+    for (unsigned d : defs)
+      if (Flow->defs[d].block == block && Flow->defs[d].element >= 0 &&
+          Flow->defs[d].element < static_cast<int>(element) &&
+          (best < 0 || Flow->defs[d].element > Flow->defs[best].element))
+        best = static_cast<int>(d);
+    if (best >= 0)
+      reaching.push_back(best);
+    else
+      for (unsigned d : defs)
+        if (block < Flow->in.size() && Flow->in[block].test(d))
+          reaching.push_back(d);
+    if (reaching.size() == 1) {
+      result = Flow->defs[reaching[0]].place;
+    } else if (reaching.size() > 1) {
+      result = intern(localKey(var) + "@" + std::to_string(offsetOf(use->getLocation())),
+                      facts::PlaceKind::Local, var->getNameAsString(), functionId(Current->fn));
+      for (unsigned d : reaching)
+        addFlow(Flow->defs[d].place, result, facts::FlowKind::Assign);
+    }
+  }
+  Flow->uses[use] = result;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Places of expressions
+
+Id Extractor::createValue(const Expr *at, facts::Create create, const std::string &callee) {
+  SourceLocation loc = SM.getExpansionLoc(at->getBeginLoc());
+  std::string key = "v:" + callee + "@" + normalisedPath(SM.getFilename(loc)) + ":" +
+                    std::to_string(SM.getFileOffset(loc));
+  bool fresh = PlaceIds.find(key) == PlaceIds.end();
+  Id place = intern(key, facts::PlaceKind::Value, callee + "()", functionId(currentFunction()));
+  if (fresh) {
+    create.place = place;
+    create.site = makeSite(at, nullptr, EventLoop);
+    create.creator = callee;
+    U.creates.push_back(std::move(create));
+  }
+  return place;
+}
+
+std::optional<Id> Extractor::placeOf(const Expr *expr) {
+  const Expr *e = stripValue(expr);
+  if (!e)
+    return std::nullopt;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+      return varPlace(var, ref);
+    return std::nullopt;
+  }
+  if (const auto *member = dyn_cast<MemberExpr>(e)) {
+    if (const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl()))
+      return intern(fieldKey(field), facts::PlaceKind::Field,
+                    recordName(field->getParent()) + "::" + field->getNameAsString());
+    return std::nullopt;
+  }
+  if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Deref) {
+    std::optional<Id> base = placeOf(unary->getSubExpr());
+    return base ? std::optional<Id>(element(*base, 0)) : std::nullopt;
+  }
+  if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+    std::optional<Id> base = placeOf(subscript->getBase());
+    if (!base)
+      return std::nullopt;
+    std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+    return element(*base, index && *index >= 0 ? static_cast<int>(*index) : -1);
+  }
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
+    const Expr *object = member->getImplicitObjectArgument();
+    const CXXMethodDecl *method = member->getMethodDecl();
+    if (object && method && isFdOwnerType(object->getType()) && holdsFd(method->getReturnType()))
+      return placeOf(object); // fd.get(), fd.release(), (int)fd
+  }
+  if (const auto *call = dyn_cast<CallExpr>(e))
+    return callValue(call);
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e)) {
+    // UniqueFd(fd), UniqueFd(std::move(other)): the owned fd.
+    if (isFdOwnerType(construct->getType()) && construct->getNumArgs() >= 1)
+      return placeOf(construct->getArg(0));
+    return std::nullopt;
+  }
+  // An inherited fd spelled as a constant: SD_LISTEN_FDS_START (+ n).
+  static const llvm::StringRef activation[] = {"SD_LISTEN_FDS_START"};
+  bool activated = false;
+  if (const auto *binary = dyn_cast<BinaryOperator>(e)) {
+    if (binary->getOpcode() == BO_Add)
+      activated = spelledAs(binary->getLHS(), activation, Ctx) ||
+                  spelledAs(binary->getRHS(), activation, Ctx);
+  } else {
+    activated = spelledAs(e, activation, Ctx);
+  }
+  if (activated)
+    if (std::optional<std::int64_t> value = evalInt(e, Ctx)) {
+      std::string text = sourceText(e, Ctx);
+      std::string key = "c:" + std::to_string(*value);
+      bool fresh = PlaceIds.find(key) == PlaceIds.end();
+      Id place = intern(key, facts::PlaceKind::Value, text);
+      if (fresh) {
+        facts::Create create;
+        create.place = place;
+        create.how = facts::CreateHow::External;
+        create.site = makeSite(e, nullptr, kNone);
+        create.creator = "SD_LISTEN_FDS_START";
+        create.origin = "socket activation, " + text;
+        U.creates.push_back(std::move(create));
+      }
+      return place;
+    }
+  return std::nullopt;
+}
+
+// An fd spelled as a number where an fd is expected (fd 3, the first socket-activation fd).
+bool inheritedNumber(const Expr *arg, const ASTContext &ctx) {
+  const auto *literal = dyn_cast<IntegerLiteral>(arg->IgnoreParenImpCasts());
+  // SO_PASSCRED or SOCK_STREAM passed to an int parameter is a constant, not an fd.
+  if (!literal || literal->getBeginLoc().isMacroID())
+    return false;
+  std::optional<std::int64_t> value = evalInt(literal, ctx);
+  return value && *value >= 3 && *value < 1024;
+}
+
+std::optional<Id> Extractor::callValue(const CallExpr *call) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee)
+    return std::nullopt;
+  if (isStdMove(callee) && call->getNumArgs() == 1)
+    return placeOf(call->getArg(0));
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool api = isSocketApi(callee);
+  const FunctionDecl *fn = currentFunction();
+  std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
+  if (api && name == "socket" && call->getNumArgs() >= 2) {
+    facts::Create create;
+    create.how = facts::CreateHow::Socket;
+    static const llvm::StringRef families[] = {
+        "AF_UNIX",      "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH",
+        "PF_BLUETOOTH", "AF_INET",  "PF_INET", "AF_INET6", "PF_INET6"};
+    if (std::optional<std::int64_t> value = evalInt(call->getArg(0), Ctx)) {
+      create.family = familyFromValue(*value);
+      llvm::StringRef spelled;
+      if (spelledAs(call->getArg(0), families, Ctx, &spelled) && familyFromName(spelled) == create.family)
+        create.familyName = spelled.str();
+      else if (create.family == facts::Family::Other)
+        create.familyName = sourceText(call->getArg(0), Ctx);
+      else
+        create.familyName = facts::name(create.family);
+      // Prefer what the user wrote: the outermost family macro of the expansion chain.
+      llvm::SmallVector<llvm::StringRef, 4> chain = macroNames(call->getArg(0)->getBeginLoc(), SM, Lang);
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if (familyFromName(*it) == create.family) {
+          create.familyName = it->str();
+          break;
+        }
+    }
+    if (std::optional<std::int64_t> type = evalInt(call->getArg(1), Ctx))
+      create.type = static_cast<int>(*type & kSockTypeMask);
+    create.origin = "socket()" + where;
+    return createValue(call, std::move(create), "socket");
+  }
+  if (api && (name == "accept" || name == "accept4" || name == "paccept") && call->getNumArgs() >= 1) {
+    facts::Create create;
+    create.how = facts::CreateHow::Accept;
+    if (std::optional<Id> listener = placeOf(call->getArg(0)))
+      create.listener = *listener;
+    create.origin = name.str() + "()" + where;
+    return createValue(call, std::move(create), name.str());
+  }
+  if (api && (name == "dup" || name == "fcntl") && call->getNumArgs() >= 1) {
+    // The same socket under a new fd: for fd cycles no longer "the same fd".
+    std::optional<Id> from = placeOf(call->getArg(0));
+    if (!from)
+      return std::nullopt;
+    SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
+    Id place = intern("v:" + name.str() + "@" + normalisedPath(SM.getFilename(loc)) + ":" +
+                          std::to_string(SM.getFileOffset(loc)),
+                      facts::PlaceKind::Value, name.str() + "()", functionId(fn));
+    addFlow(*from, place, facts::FlowKind::Assign, /*exact=*/false);
+    return place;
+  }
+  if (name == "android_get_control_socket" ||
+      llvm::is_contained(Options.externalSources, name.str())) {
+    facts::Create create;
+    create.how = facts::CreateHow::External;
+    create.origin = name.str() + "()";
+    return createValue(call, std::move(create), name.str());
+  }
+  if (auto producer = Options.socketProducers.find(name); producer != Options.socketProducers.end()) {
+    facts::Create create;
+    create.how = facts::CreateHow::Producer;
+    create.family = producer->getValue();
+    create.familyName = Options.producerFamilyNames.lookup(name);
+    create.origin = name.str() + "()" + where;
+    return createValue(call, std::move(create), name.str());
+  }
+  if (api && returnsNonSocketFd(name)) {
+    facts::Create create;
+    create.how = facts::CreateHow::NotSocket;
+    create.origin = name.str() + "()" + where;
+    return createValue(call, std::move(create), name.str());
+  }
+  for (const FdBox &box : kFdBoxes)
+    if (name == box.load && box.outArg < 0)
+      return intern(box.key, facts::PlaceKind::Field, box.name);
+  if (!holdsFd(call->getType()) && !holdsFd(callee->getReturnType()))
+    return std::nullopt;
+  return returnPlace(callee);
+}
+
+void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact) {
+  if (!target || !value)
+    return;
+  const Expr *e = stripValue(value);
+  if (!e)
+    return;
+  if (const auto *conditional = dyn_cast<AbstractConditionalOperator>(e)) {
+    flowInto(conditional->getTrueExpr(), target, kind, exact);
+    flowInto(conditional->getFalseExpr(), target, kind, exact);
+    return;
+  }
+  if (const auto *binary = dyn_cast<BinaryOperator>(e)) {
+    if (binary->getOpcode() == BO_Comma || binary->getOpcode() == BO_Assign) {
+      flowInto(binary->getRHS(), target, kind, exact); // a = b = socket(...)
+      return;
+    }
+  }
+  // UniqueFd fd; or UniqueFd fd(-1): no fd yet.
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e);
+      construct && isFdOwnerType(construct->getType()) &&
+      (construct->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(construct->getArg(0))))
+    return;
+  if (std::optional<Id> from = placeOf(e)) {
+    bool viaUnknownIndex = U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0;
+    addFlow(*from, *target, kind, exact && !viaUnknownIndex);
+    return;
+  }
+  // A value we cannot follow (x + 1, a call through a pointer). Small constants (-1, 0) are
+  // "no socket yet", not an origin.
+  if (!evalInt(e, Ctx))
+    untracked(*target);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processing the deferred events of one function
+
+void Extractor::finishScope(Scope &s) {
+  FlowSensitivity flow;
+  Current = &s;
+  if (s.fn && s.socketCalls && s.fn->getBody())
+    buildFlowSensitivity(s, flow);
+  Flow = flow.cfg ? &flow : nullptr;
+  for (const Event &event : s.events)
+    process(event);
+  Flow = nullptr;
+  Current = nullptr;
+}
+
+void Extractor::process(const Event &event) {
+  EventLoop = event.loop;
+  switch (event.kind) {
+  case Event::Call:
+    processCall(static_cast<const CallExpr *>(event.node), event);
+    return;
+  case Event::Construct: {
+    const auto *construct = static_cast<const CXXConstructExpr *>(event.node);
+    if (!construct->getConstructor() || declaredInSystemHeader(construct->getConstructor(), SM))
+      return;
+    llvm::SmallVector<const Expr *, 4> args(construct->arguments());
+    processUserCall(construct, construct->getConstructor(), args, event);
+    return;
+  }
+  case Event::Assign: {
+    const auto *op = static_cast<const BinaryOperator *>(event.node);
+    const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
+    // *(int *)CMSG_DATA(c) = fd, ((int *)CMSG_DATA(c))[i] = fds[i], p[i] = fd with p = CMSG_DATA(c)
+    const Expr *target = nullptr;
+    if (const auto *deref = dyn_cast<UnaryOperator>(lhs); deref && deref->getOpcode() == UO_Deref)
+      target = deref->getSubExpr();
+    else if (const auto *element = dyn_cast<ArraySubscriptExpr>(lhs))
+      target = element->getBase();
+    if (target && isCmsgData(target)) {
+      payload(op, op->getRHS(), false, 1, event);
+      return;
+    }
+    if (!holdsFd(op->getLHS()->getType()))
+      return;
+    std::optional<Id> place;
+    if (const auto *ref = dyn_cast<DeclRefExpr>(lhs); ref && isa<VarDecl>(ref->getDecl()))
+      place = definitionTarget(cast<VarDecl>(ref->getDecl()), op);
+    else
+      place = placeOf(lhs);
+    flowInto(op->getRHS(), place, facts::FlowKind::Assign);
+    return;
+  }
+  case Event::VarInit: {
+    const auto *var = static_cast<const VarDecl *>(event.node);
+    const Expr *init = var->getInit();
+    if (var->getType()->isArrayType()) {
+      if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit()))
+        if (std::optional<Id> array = plainVarPlace(var))
+          for (unsigned i = 0; i < list->getNumInits(); ++i)
+            flowInto(list->getInit(i), element(*array, static_cast<int>(i)), facts::FlowKind::Init);
+      return;
+    }
+    std::optional<Id> place = plainVarPlace(var);
+    if (Flow)
+      if (auto it = Flow->initDef.find(var); it != Flow->initDef.end())
+        place = Flow->defs[it->second].place;
+    flowInto(init, place, facts::FlowKind::Init);
+    return;
+  }
+  case Event::Return: {
+    const auto *ret = static_cast<const ReturnStmt *>(event.node);
+    flowInto(ret->getRetValue(), returnPlace(Current->fn), facts::FlowKind::Return);
+    return;
+  }
+  case Event::CtorInit: {
+    const auto *init = static_cast<const CXXCtorInitializer *>(event.node);
+    const FieldDecl *field = init->getMember();
+    Id place = intern(fieldKey(field), facts::PlaceKind::Field,
+                      recordName(field->getParent()) + "::" + field->getNameAsString());
+    flowInto(init->getInit(), place, facts::FlowKind::Init);
+    return;
+  }
+  }
+}
+
+void Extractor::payload(const Stmt *write, const Expr *value, bool many, std::int64_t count,
+                        const Event &event) {
+  facts::Payload p;
+  p.site = makeSite(write, value, event.loop);
+  const Expr *source = value->IgnoreParenCasts();
+  if (!many) {
+    if (std::optional<Id> place = placeOf(value))
+      p.place = *place;
+  } else {
+    const Expr *base = arrayBase(source);
+    if (std::optional<Id> place = placeOf(base))
+      p.place = *place;
+    if (const auto *type = dyn_cast<ConstantArrayType>(
+            base->getType().getTypePtr()->getUnqualifiedDesugaredType()))
+      p.boundedArray = type->getSize().getZExtValue() <= static_cast<std::uint64_t>(kernel::kScmMaxFd);
+    // The elements' text, not the address expression: "fds", not "&fds[0]".
+    U.sites[p.site].text = sourceText(base, Ctx);
+    U.sites[p.site].var = variableKey(base);
+  }
+  p.many = many;
+  p.count = count;
+  U.payloads.push_back(std::move(p));
+}
+
+void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::CreateHow how,
+                            const Event &event) {
+  std::optional<Id> array = placeOf(arrayBase(arrayArg));
+  if (!array)
+    return; // the fds land where we cannot follow them
+  llvm::StringRef name = calleeName(call);
+  const FunctionDecl *fn = currentFunction();
+  std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
+  Id ends[2] = {element(*array, 0), element(*array, 1)};
+  Id site = makeSite(call, arrayArg, event.loop);
+  for (int i = 0; i < 2; ++i) {
+    facts::Create create;
+    create.place = ends[i];
+    create.how = how;
+    create.site = site;
+    create.end = i;
+    create.creator = name.str();
+    if (how == facts::CreateHow::Socketpair) {
+      if (std::optional<std::int64_t> family = evalInt(call->getArg(0), Ctx)) {
+        create.family = familyFromValue(*family);
+        create.familyName = facts::name(create.family);
+      }
+      if (std::optional<std::int64_t> type = evalInt(call->getArg(1), Ctx))
+        create.type = static_cast<int>(*type & kSockTypeMask);
+      create.peer = ends[1 - i];
+    }
+    create.origin = name.str() + "()" + where;
+    U.creates.push_back(std::move(create));
+  }
+}
+
+void Extractor::processCall(const CallExpr *call, const Event &event) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee)
+    return;
+  if (isStdMove(callee))
+    return;
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool api = isSocketApi(callee);
+
+  // A creating call interns its value (and its origin) even when the value is dropped.
+  if (api && (name == "socket" || name == "accept" || name == "accept4" || name == "paccept"))
+    placeOf(call);
+
+  if (api && name == "socketpair" && call->getNumArgs() >= 4) {
+    pairCreates(call, call->getArg(3), facts::CreateHow::Socketpair, event);
+  } else if (api && (name == "pipe" || name == "pipe2") && call->getNumArgs() >= 1) {
+    pairCreates(call, call->getArg(0), facts::CreateHow::NotSocket, event);
+  } else if (api && (name == "bind" || name == "listen" || name == "connect") && call->getNumArgs() >= 1) {
+    if (std::optional<Id> socket = placeOf(call->getArg(0))) {
+      facts::LifecycleEvent fact;
+      fact.place = *socket;
+      fact.site = makeSite(call, call->getArg(0), event.loop);
+      fact.kind = name == "bind" ? facts::Lifecycle::Bind
+                  : name == "listen" ? facts::Lifecycle::Listen
+                                     : facts::Lifecycle::Connect;
+      fact.statement = event.statement;
+      U.lifecycle.push_back(std::move(fact));
+    }
+  } else if (api && isReceiveCall(name) && call->getNumArgs() >= 1) {
+    if (std::optional<Id> socket = placeOf(call->getArg(0))) {
+      facts::Receive fact;
+      fact.place = *socket;
+      fact.site = makeSite(call, call->getArg(0), event.loop);
+      fact.kind = name == "recvmsg" ? facts::ReceiveKind::Recvmsg : facts::ReceiveKind::Other;
+      U.receives.push_back(std::move(fact));
+    }
+  } else if (api && name == "sendmsg" && call->getNumArgs() >= 2) {
+    facts::Send send;
+    const Expr *message = call->getArg(1)->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(message))
+      if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
+          param && Current->fn && param->getDeclContext() == Current->fn)
+        send.msghdrParam = static_cast<int>(param->getFunctionScopeIndex());
+    bool builds = Current->fn && U.functions[functionId(Current->fn)].buildsScmRights;
+    if (!builds && send.msghdrParam < 0)
+      return; // no SCM_RIGHTS in sight: conservatively, the message carries no fds
+    if (std::optional<Id> channel = placeOf(call->getArg(0)))
+      send.channel = *channel;
+    send.site = makeSite(call, call->getArg(0), event.loop);
+    U.sends.push_back(std::move(send));
+  } else if (api && (name == "dup2" || name == "dup3") && call->getNumArgs() >= 2) {
+    if (std::optional<Id> from = placeOf(call->getArg(0)))
+      if (std::optional<Id> to = placeOf(call->getArg(1)))
+        addFlow(*from, *to, facts::FlowKind::Assign, /*exact=*/false);
+  } else if (isMemoryCopy(name) && call->getNumArgs() >= 3 && isCmsgData(call->getArg(0))) {
+    std::optional<std::int64_t> bytes = evalInt(call->getArg(2), Ctx);
+    std::int64_t count = bytes && *bytes % 4 == 0 ? *bytes / 4 : -1; // sizeof(int)
+    const Expr *source = call->getArg(1)->IgnoreParenCasts();
+    const auto *address = dyn_cast<UnaryOperator>(source);
+    if (address && address->getOpcode() == UO_AddrOf && count == 1)
+      payload(call, address->getSubExpr(), false, 1, event); // &fd, &sv[0], &s->fd: one fd
+    else
+      payload(call, call->getArg(1), count != 1, count, event);
+  } else if (call->getNumArgs() >= 1) {
+    processOption(call, callee, event);
+  }
+
+  for (const FdBox &box : kFdBoxes) {
+    if (name == box.store && static_cast<int>(call->getNumArgs()) > box.fdArg)
+      flowInto(call->getArg(box.fdArg), intern(box.key, facts::PlaceKind::Field, box.name),
+               facts::FlowKind::Assign);
+    if (name == box.load && box.outArg >= 0 && static_cast<int>(call->getNumArgs()) > box.outArg) {
+      const Expr *out = call->getArg(box.outArg)->IgnoreParenCasts();
+      std::optional<Id> target;
+      if (const auto *address = dyn_cast<UnaryOperator>(out); address && address->getOpcode() == UO_AddrOf)
+        target = placeOf(address->getSubExpr());
+      else if (std::optional<Id> base = placeOf(out))
+        target = element(*base, 0);
+      if (target)
+        addFlow(intern(box.key, facts::PlaceKind::Field, box.name), *target, facts::FlowKind::Assign);
+    }
+  }
+
+  processRegistration(call, callee, event);
+
+  // Owners: fd.reset(other), fd = std::move(other).
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    const Expr *object = member->getImplicitObjectArgument();
+    if (object && isFdOwnerType(object->getType()) && name == "reset" && call->getNumArgs() == 1)
+      flowInto(call->getArg(0), placeOf(object), facts::FlowKind::Assign);
+  }
+  if (const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
+      op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
+      isFdOwnerType(op->getArg(0)->getType())) {
+    flowInto(op->getArg(1), placeOf(op->getArg(0)), facts::FlowKind::Assign);
+    return;
+  }
+
+  // std::make_unique<Server>(fd), v.emplace_back(fd): the constructor gets the arguments.
+  // (A member's own context is its class: ask for the namespace around it.)
+  const Decl *owner = isa<CXXMethodDecl>(callee) ? static_cast<const Decl *>(cast<CXXMethodDecl>(callee)->getParent()) : callee;
+  bool inStd = owner->isInStdNamespace();
+  if (inStd && constructsForwarded(name)) {
+    QualType built;
+    unsigned skip = 0;
+    if (const TemplateArgumentList *targs = callee->getTemplateSpecializationArgs();
+        targs && targs->size() >= 1 && targs->get(0).getKind() == TemplateArgument::Type &&
+        (name.starts_with("make_") || name == "allocate_shared" || name == "construct_at"))
+      built = targs->get(0).getAsType();
+    if (name == "allocate_shared" || name == "construct_at")
+      skip = 1;
+    if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && built.isNull())
+      if (const auto *spec = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent())) {
+        const TemplateArgumentList &args = spec->getTemplateArgs();
+        bool mapped = name == "try_emplace";
+        skip = name == "emplace_hint" || mapped ? 1 : 0;
+        if (args.size() > (mapped ? 1u : 0u) && args[mapped ? 1 : 0].getKind() == TemplateArgument::Type)
+          built = args[mapped ? 1 : 0].getAsType();
+      }
+    if (const CXXRecordDecl *record = built.isNull() ? nullptr : built->getAsCXXRecordDecl())
+      if (record->hasDefinition() && !isFdOwner(record))
+        for (const CXXConstructorDecl *ctor : record->getDefinition()->ctors())
+          if (call->getNumArgs() >= skip && ctor->getNumParams() == call->getNumArgs() - skip) {
+            llvm::SmallVector<const Expr *, 4> args(call->arguments());
+            processUserCall(call, ctor, llvm::ArrayRef(args).drop_front(skip), event, true);
+          }
+    return;
+  }
+
+  if (declaredInSystemHeader(callee, SM) || (api && isSocketCallName(name)))
+    return; // library code: what it does with an fd is modelled above or not at all
+  llvm::SmallVector<const Expr *, 4> args(call->arguments());
+  unsigned first = 0;
+  // A call of an operator method passes the object first.
+  if (isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(callee))
+    first = 1;
+  processUserCall(call, callee, llvm::ArrayRef(args).drop_front(first), event);
+}
+
+void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee,
+                                llvm::ArrayRef<const Expr *> args, const Event &event,
+                                bool forwarded) {
+  if (!callee)
+    return;
+  facts::Call call;
+  unsigned count = std::min<unsigned>(args.size(), callee->getNumParams());
+  bool any = false;
+  for (unsigned i = 0; i < count; ++i) {
+    const ParmVarDecl *param = callee->getParamDecl(i);
+    QualType type = param->getType();
+    facts::Argument arg;
+    const Expr *value = args[i];
+    if (holdsFd(type) || (forwarded && holdsFd(value->getType()))) {
+      if (std::optional<Id> place = placeOf(value)) {
+        arg.place = *place;
+        arg.mode = facts::ArgMode::Value;
+      } else if (inheritedNumber(value, Ctx)) {
+        std::optional<std::int64_t> number = evalInt(value, Ctx);
+        std::string key = "c:" + std::to_string(*number);
+        bool fresh = PlaceIds.find(key) == PlaceIds.end();
+        arg.place = intern(key, facts::PlaceKind::Value, "fd " + std::to_string(*number));
+        arg.mode = facts::ArgMode::Value;
+        if (fresh) {
+          facts::Create create;
+          create.place = arg.place;
+          create.how = facts::CreateHow::External;
+          create.site = makeSite(value, nullptr, event.loop);
+          create.creator = "fd " + std::to_string(*number);
+          create.origin = "inherited fd " + std::to_string(*number);
+          U.creates.push_back(std::move(create));
+        }
+      } else if (!evalInt(value, Ctx)) {
+        // Passed something we cannot follow: the parameter may hold any socket.
+        arg.mode = facts::ArgMode::Value;
+      }
+    } else if (const auto *pointer = type->getAs<PointerType>();
+               pointer && holdsFd(pointer->getPointeeType())) {
+      const Expr *bare = value->IgnoreParenImpCasts();
+      if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf) {
+        if (std::optional<Id> place = placeOf(address->getSubExpr())) {
+          arg.place = *place;
+          arg.mode = facts::ArgMode::Address;
+        }
+      } else if (std::optional<Id> place = placeOf(arrayBase(bare))) {
+        arg.place = *place;
+        arg.mode = facts::ArgMode::Array;
+      }
+    } else if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr")) {
+      call.passesControl = true;
+    }
+    if (arg.mode != facts::ArgMode::None) {
+      arg.text = sourceText(value, Ctx);
+      arg.var = variableKey(value);
+      any = true;
+    }
+    call.args.push_back(std::move(arg));
+  }
+  if (!any && !call.passesControl)
+    return;
+  call.caller = functionId(currentFunction());
+  call.callee = functionId(callee);
+  call.site = makeSite(callExpr, nullptr, event.loop);
+  U.calls.push_back(std::move(call));
+}
+
+void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  // Registered with an fd, a callback is not escaping: the registration says what it is called with.
+  auto registerWith = [&](const Expr *fdArg, const DeclRefExpr *ref, int param, bool accepts,
+                          const std::string &registrar) {
+    const auto *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    if (!target || param < 0 || static_cast<unsigned>(param) >= target->getNumParams())
+      return;
+    std::optional<Id> socket = placeOf(fdArg);
+    if (!socket)
+      return;
+    facts::Callback callback;
+    callback.site = makeSite(call, fdArg, event.loop);
+    callback.callee = functionId(target);
+    callback.param = param;
+    callback.registrar = registrar;
+    if (accepts) {
+      facts::Create create;
+      create.how = facts::CreateHow::Accept;
+      create.listener = *socket;
+      create.origin = "a connection " + registrar + "() accepts";
+      callback.socket = createValue(call, std::move(create), registrar);
+    } else {
+      callback.socket = *socket;
+    }
+    U.callbacks.push_back(std::move(callback));
+    ModeledRefs.insert(ref);
+  };
+  for (const KnownRegistrar &r : kKnownRegistrars)
+    if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
+      registerWith(call->getArg(r.fdArg), functionRefExpr(call->getArg(r.callbackArg)), r.param,
+                   r.accepts, name.str());
+      return;
+    }
+  for (const Registrar &r : Options.registrars)
+    if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
+      registerWith(call->getArg(r.fdArg), functionRefExpr(call->getArg(r.callbackArg)), r.param,
+                   false, name.str());
+      return;
+    }
+  // The general rule for project-local loops: a call that passes an fd together with a function
+  // (or a table of them) hands the fd to that function's first fd parameter.
+  llvm::SmallVector<const DeclRefExpr *, 4> targets;
+  for (const Expr *arg : call->arguments()) {
+    if (const DeclRefExpr *ref = functionRefExpr(arg)) {
+      targets.push_back(ref);
+      continue;
+    }
+    const Expr *bare = arg->IgnoreParenImpCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf)
+      bare = address->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+          var && var->getInit() && var->getType()->isRecordType())
+        functionsInInitializer(var->getInit(), targets);
+  }
+  if (targets.empty())
+    return;
+  for (const Expr *arg : call->arguments()) {
+    if (!holdsFd(arg->getType()) || functionRefExpr(arg))
+      continue;
+    for (const DeclRefExpr *ref : targets) {
+      const auto *target = cast<FunctionDecl>(ref->getDecl());
+      int param = -1;
+      for (unsigned i = 0; i < target->getNumParams() && param < 0; ++i)
+        if (holdsFd(target->getParamDecl(i)->getType()))
+          param = static_cast<int>(i);
+      registerWith(arg, ref, param, false, "a call passing both");
+    }
+  }
+}
+
+void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  static const llvm::StringRef optionNames[] = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool isSetsockopt = isSocketApi(callee) && name == "setsockopt";
+  auto wrapper = Options.optionWrappers.find(name);
+  bool configured = wrapper != Options.optionWrappers.end();
+
+  int optionArg = -1;
+  llvm::StringRef spelled;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i)
+    if (spelledAs(call->getArg(i), optionNames, Ctx, &spelled)) {
+      optionArg = static_cast<int>(i);
+      break;
+    }
+  if (optionArg < 0 && !configured)
+    return;
+  // getsockopt() and getters read the option; they set nothing.
+  if (!configured && name.contains_insensitive("get"))
+    return;
+  if (isSetsockopt && optionArg != 2)
+    return;
+
+  facts::OptionSet fact;
+  fact.throughWrapper = !isSetsockopt;
+  fact.option = optionArg >= 0 ? llvm::StringSwitch<facts::Option>(spelled)
+                                     .Case("SO_PASSSEC", facts::Option::PassSec)
+                                     .Case("SO_PASSPIDFD", facts::Option::PassPidfd)
+                                     .Default(facts::Option::PassCred)
+                               : wrapper->getValue();
+
+  // The socket: setsockopt's first argument, or the first integer argument of a wrapper that
+  // names a place (or a number: an inherited fd).
+  const Expr *socketArg = nullptr;
+  std::optional<Id> socket;
+  auto socketOf = [&](const Expr *arg) -> std::optional<Id> {
+    if (std::optional<Id> place = placeOf(arg))
+      return place;
+    if (inheritedNumber(arg, Ctx)) {
+      std::int64_t number = *evalInt(arg, Ctx);
+      std::string key = "c:" + std::to_string(number);
+      bool fresh = PlaceIds.find(key) == PlaceIds.end();
+      Id place = intern(key, facts::PlaceKind::Value, "fd " + std::to_string(number));
+      if (fresh) {
+        facts::Create create;
+        create.place = place;
+        create.how = facts::CreateHow::External;
+        create.site = makeSite(arg, nullptr, event.loop);
+        create.creator = "fd " + std::to_string(number);
+        create.origin = "inherited fd " + std::to_string(number);
+        U.creates.push_back(std::move(create));
+      }
+      return place;
+    }
+    return std::nullopt;
+  };
+  if (isSetsockopt) {
+    socketArg = call->getArg(0);
+    socket = socketOf(socketArg);
+  } else {
+    for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+      if (static_cast<int>(i) == optionArg)
+        continue;
+      const Expr *arg = call->getArg(i);
+      if (!holdsFd(arg->getType()))
+        continue;
+      if ((socket = socketOf(arg))) {
+        socketArg = arg;
+        break;
+      }
+    }
+  }
+  if (!socket)
+    return;
+
+  // The value: the int setsockopt points at, or the wrapper's argument after the option.
+  const Expr *valueArg = nullptr;
+  if (isSetsockopt) {
+    valueArg = call->getNumArgs() > 3 ? call->getArg(3) : nullptr;
+  } else {
+    unsigned start = optionArg >= 0 ? optionArg + 1 : 0;
+    for (unsigned i = start; i < call->getNumArgs(); ++i)
+      if (call->getArg(i) != socketArg) {
+        valueArg = call->getArg(i);
+        break;
+      }
+  }
+  fact.value = facts::Tri::Maybe;
+  if (!valueArg) {
+    fact.value = facts::Tri::True; // enable_passcred(fd): naming the option means turning it on
+  } else {
+    const Expr *value = valueArg->IgnoreParenImpCasts();
+    while (const auto *cast = dyn_cast<ExplicitCastExpr>(value)) // &one, (void *)&one
+      value = cast->getSubExpr()->IgnoreParenImpCasts();
+    std::optional<std::int64_t> constant;
+    if (const auto *address = dyn_cast<UnaryOperator>(value); address && address->getOpcode() == UO_AddrOf) {
+      const Expr *target = address->getSubExpr()->IgnoreParenImpCasts();
+      if (const auto *literal = dyn_cast<CompoundLiteralExpr>(target)) {
+        constant = evalInt(literal->getInitializer(), Ctx);
+        if (!constant)
+          if (const auto *list = dyn_cast<InitListExpr>(literal->getInitializer()); list && list->getNumInits() == 1)
+            constant = evalInt(list->getInit(0), Ctx);
+      } else if (const auto *ref = dyn_cast<DeclRefExpr>(target)) {
+        if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getInit())
+          constant = evalInt(var->getInit(), Ctx);
+      }
+    } else if (const auto *ref = dyn_cast<DeclRefExpr>(value)) {
+      // int on[] = {1}; setsockopt(..., on, sizeof on)
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getType()->isArrayType() && var->getInit())
+        if (const auto *list = dyn_cast<InitListExpr>(var->getInit()->IgnoreImplicit()); list && list->getNumInits() >= 1)
+          constant = evalInt(list->getInit(0), Ctx);
+      if (!constant && value->getType()->isIntegerType())
+        constant = evalInt(value, Ctx);
+    } else if (value->getType()->isIntegerType() || value->getType()->isBooleanType()) {
+      constant = evalInt(value, Ctx);
+    }
+    if (constant)
+      fact.value = *constant ? facts::Tri::True : facts::Tri::False;
+  }
+  fact.place = *socket;
+  fact.site = makeSite(call, socketArg, event.loop);
+  fact.familyGuarded = event.guarded;
+  fact.statement = event.statement;
+  U.options.push_back(std::move(fact));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The end of the unit: which functions escape, and only the places that can matter.
+
+void Extractor::finishUnit() {
+  for (auto [ref, fn] : FunctionRefs)
+    if (!ModeledRefs.count(ref) && fn->getNumParams() > 0) {
+      bool fdParam = false;
+      for (const ParmVarDecl *param : fn->parameters())
+        fdParam |= holdsFd(param->getType());
+      if (fdParam)
+        U.functions[functionId(fn)].addressEscapes = true;
+    }
+
+  // fds[i] reads every element of the array; which one is not known, so not "the same" fd.
+  for (Id id = 0, count = U.places.size(); id < count; ++id) {
+    const facts::Place &p = U.places[id];
+    if (p.kind == facts::PlaceKind::Element && p.index >= 0 && p.base != kNone)
+      if (auto any = PlaceIds.find(U.places[p.base].key + "[*]"); any != PlaceIds.end())
+        addFlow(id, any->second, facts::FlowKind::Element, /*exact=*/false);
+  }
+
+  // A local can be dropped when no socket can reach it or it leads to nothing: every other place
+  // is seen by other TUs (parameters, returns, fields, globals, created values).
+  std::size_t n = U.places.size();
+  auto local = [&](Id id) {
+    while (U.places[id].kind == facts::PlaceKind::Element)
+      id = U.places[id].base;
+    return U.places[id].kind == facts::PlaceKind::Local;
+  };
+  std::vector<std::vector<Id>> out(n), in(n);
+  for (const facts::Flow &flow : U.flows) {
+    out[flow.from].push_back(flow.to);
+    in[flow.to].push_back(flow.from);
+  }
+  auto reach = [&](std::vector<char> &mark, const std::vector<std::vector<Id>> &edges) {
+    std::vector<Id> work;
+    for (Id id = 0; id < n; ++id)
+      if (mark[id])
+        work.push_back(id);
+    while (!work.empty()) {
+      Id id = work.back();
+      work.pop_back();
+      for (Id next : edges[id])
+        if (!mark[next]) {
+          mark[next] = 1;
+          work.push_back(next);
+        }
+    }
+  };
+  std::vector<char> source(n, 0), sink(n, 0);
+  for (Id id = 0; id < n; ++id)
+    if (!local(id))
+      source[id] = sink[id] = 1;
+  // Elements hang off their base: keep the base wherever an element is kept.
+  for (Id id : U.untracked)
+    source[id] = 1;
+  for (const facts::Create &c : U.creates) {
+    source[c.place] = 1;
+    if (c.listener != kNone)
+      sink[c.listener] = 1;
+    if (c.peer != kNone)
+      sink[c.peer] = source[c.peer] = 1;
+  }
+  for (const facts::OptionSet &f : U.options)
+    sink[f.place] = 1;
+  for (const facts::LifecycleEvent &f : U.lifecycle)
+    sink[f.place] = 1;
+  for (const facts::Receive &f : U.receives)
+    sink[f.place] = 1;
+  for (const facts::Payload &f : U.payloads)
+    if (f.place != kNone)
+      sink[f.place] = 1;
+  for (const facts::Send &f : U.sends)
+    if (f.channel != kNone)
+      sink[f.channel] = 1;
+  for (const facts::Call &c : U.calls)
+    for (const facts::Argument &a : c.args)
+      if (a.place != kNone)
+        sink[a.place] = 1;
+  for (const facts::Callback &c : U.callbacks)
+    sink[c.socket] = 1;
+  // An array's elements are read where the array is (a payload copied from `fds`).
+  for (Id id = 0; id < n; ++id)
+    if (U.places[id].base != kNone && sink[U.places[id].base])
+      sink[id] = 1;
+  reach(source, out);
+  reach(sink, in);
+  std::vector<char> keep(n, 0);
+  for (Id id = 0; id < n; ++id)
+    keep[id] = !local(id) || (source[id] && sink[id]);
+  // An element keeps its base (for keys and names), and fact places are always kept.
+  for (Id id = 0; id < n; ++id)
+    if (keep[id])
+      for (Id base = U.places[id].base; base != kNone; base = U.places[base].base)
+        keep[base] = 1;
+  auto force = [&](Id id) {
+    for (; id != kNone; id = U.places[id].base)
+      keep[id] = 1;
+  };
+  for (const facts::Create &c : U.creates) {
+    force(c.place);
+    force(c.listener);
+    force(c.peer);
+  }
+  for (const facts::OptionSet &f : U.options)
+    force(f.place);
+  for (const facts::LifecycleEvent &f : U.lifecycle)
+    force(f.place);
+  for (const facts::Receive &f : U.receives)
+    force(f.place);
+  for (const facts::Payload &f : U.payloads)
+    force(f.place);
+  for (const facts::Send &f : U.sends)
+    force(f.channel);
+  for (const facts::Callback &c : U.callbacks)
+    force(c.socket);
+
+  std::vector<Id> remap(n, kNone);
+  std::vector<facts::Place> places;
+  for (Id id = 0; id < n; ++id)
+    if (keep[id]) {
+      remap[id] = places.size();
+      places.push_back(std::move(U.places[id]));
+    }
+  auto map = [&](Id &id) {
+    if (id != kNone)
+      id = remap[id];
+  };
+  for (facts::Place &p : places)
+    map(p.base);
+  U.places = std::move(places);
+  std::vector<facts::Flow> flows;
+  for (facts::Flow &f : U.flows)
+    if (keep[f.from] && keep[f.to]) {
+      map(f.from);
+      map(f.to);
+      flows.push_back(f);
+    }
+  U.flows = std::move(flows);
+  std::vector<Id> untrackedKept;
+  for (Id id : U.untracked)
+    if (keep[id])
+      untrackedKept.push_back(remap[id]);
+  std::sort(untrackedKept.begin(), untrackedKept.end());
+  untrackedKept.erase(std::unique(untrackedKept.begin(), untrackedKept.end()), untrackedKept.end());
+  U.untracked = std::move(untrackedKept);
+  for (facts::Create &c : U.creates) {
+    map(c.place);
+    map(c.listener);
+    map(c.peer);
+  }
+  for (facts::OptionSet &f : U.options)
+    map(f.place);
+  for (facts::LifecycleEvent &f : U.lifecycle)
+    map(f.place);
+  for (facts::Receive &f : U.receives)
+    map(f.place);
+  for (facts::Payload &f : U.payloads)
+    map(f.place);
+  for (facts::Send &f : U.sends)
+    map(f.channel);
+  for (facts::Callback &c : U.callbacks)
+    map(c.socket);
+  for (facts::Call &c : U.calls)
+    for (facts::Argument &a : c.args)
+      if (a.place != kNone) {
+        if (!keep[a.place]) {
+          a.place = kNone;
+        } else {
+          map(a.place);
+        }
+      }
+}
+
+} // namespace
+
+facts::Unit extractFacts(ASTContext &context, const ProjectOptions &options) {
+  return Extractor(context, options).run();
+}
+
+} // namespace afunix::analysis

@@ -1,0 +1,272 @@
+// The socket facts of one translation unit, as plain data: what the extractor (Extract.h) reads
+// out of the AST, what is written to a facts file (FactsIO.h, docs/facts-format.md), and what the
+// link (Program.h) merges into one program. No clang type appears here.
+//
+// Vocabulary:
+//   place   where an fd value can live: a local, a parameter (function + position), a field
+//           (record + name), a global, an array element, a function's return value, or the value
+//           of one creating call. Keys mean the same in every TU.
+//   origin  a Create: where a socket (or a known non-socket fd) comes from.
+//   flow    an edge between two places (initialisation, assignment, argument, return, element).
+//   fact    what happens to the socket at a place: an option, bind/listen/connect, a receive, a
+//           send of fds, an fd count written into a control message.
+//   site    where a fact happened: file offset and line, the function, the position in its CFG,
+//           the innermost loop.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace afunix::facts {
+
+// Bumped whenever a facts file written by an older afunix-check would be read wrongly.
+inline constexpr int kFormatVersion = 1;
+
+using Id = std::uint32_t;
+inline constexpr Id kNone = UINT32_MAX;
+
+// ---------------------------------------------------------------------------------------------
+// Places
+
+enum class PlaceKind : std::uint8_t {
+  Local,   // l:<function>:<name>@<offset>, or one definition of it (…#<def offset>)
+  Param,   // p:<function>#<index>
+  Field,   // f:<record>::<field>
+  Global,  // g:<variable USR>
+  Element, // <base key>[<index>] or <base key>[*] (an index known only at run time)
+  Return,  // r:<function>
+  Value,   // v:<callee>@<file>:<offset> (the fd one call creates) or c:<constant> (inherited fd)
+};
+
+struct Place {
+  std::string key;
+  PlaceKind kind = PlaceKind::Local;
+  std::string name;        // for messages: "fd", "sv[1]", "Server::fd_", "make_socket()"
+  Id function = kNone;     // Local/Param/Return: owning function (index into Unit::functions)
+  int index = -1;          // Param: position; Element: constant index (-1: run-time index)
+  Id base = kNone;         // Element: the array's place
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sites and functions
+
+struct Site {
+  Id file = kNone;          // index into Unit::files
+  std::uint32_t offset = 0; // byte offset of the expression's start (expansion location)
+  std::uint32_t line = 0, column = 0;
+  std::uint32_t length = 0; // the expression's length when it ends on the same line, else 0
+  Id function = kNone;      // enclosing function; kNone at file scope
+  Id block = kNone;         // CFG block of the function's skeleton (kNone: not in the skeleton)
+  std::uint32_t element = 0; // position in that block
+  Id loop = kNone;           // innermost enclosing loop (index into Unit::loops)
+  std::string text;          // the socket argument as written ("s->fd", "sv[1]")
+  std::string var;           // what it names: a place key without definitions ("" = not a variable)
+};
+
+// A statement around a fact, for fix-its that move or insert whole statements.
+struct Statement {
+  Id file = kNone;
+  std::uint32_t begin = 0, end = 0;          // the statement, with its ';'
+  std::uint32_t removeBegin = 0, removeEnd = 0; // what removing it takes (whole lines when alone)
+  std::uint32_t latestDeclaration = 0;       // latest local declaration the statement uses
+  std::uint32_t block = 0;                   // the compound statement holding it (per unit)
+  std::string text;                          // its source
+  std::string indentation;                   // the whitespace that starts its line
+  bool plainSocket = false;                  // the socket argument is a variable/field/element
+};
+
+struct Loop {
+  Id function = kNone;
+  Id parent = kNone;        // enclosing loop in the same function
+  Id site = kNone;          // the loop statement
+  bool errnoRetry = false;  // only repeats on errno (EINTR retry): resends the same message
+  std::optional<std::int64_t> trips; // a constant bound on its turns
+};
+
+struct Function {
+  std::string key;  // USR; a file-local function's USR names its file
+  std::string name; // for messages
+  bool defined = false;
+  Id file = kNone;  // where it is defined
+  std::uint32_t params = 0;
+  std::vector<Id> paramIsInt; // parameter positions that can hold an fd (int or an fd owner)
+  // CFG skeleton (only for functions with socket calls): successors per block, immediate
+  // dominators (kNone for the entry and unreachable blocks), the entry block.
+  std::vector<std::vector<std::uint32_t>> successors;
+  std::vector<Id> idom;
+  Id entry = kNone;
+  Id credentialEvidence = kNone;   // site where SCM_CREDENTIALS / struct ucred is looked at
+  std::vector<Id> controlCallees;  // functions handed this function's msghdr/cmsghdr
+  std::vector<Id> overrides;       // virtual methods this one overrides (transitively)
+  bool buildsScmRights = false;    // names SCM_RIGHTS other than in a comparison
+  bool addressEscapes = false;     // address taken for something other than a known callback
+  bool system = false;             // declared in a system header (never analysed)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Facts
+
+enum class CreateHow : std::uint8_t {
+  Socket,     // socket()
+  Socketpair, // socketpair(): `peer` is the other end
+  Accept,     // accept()/accept4()/an event loop's accepting listener: `listener`
+  Producer,   // a configured SocketProducers function
+  External,   // inherited: sd_listen_fds, SD_LISTEN_FDS_START, fd 3, a control socket by name
+  NotSocket,  // pipe(), open(), eventfd(), ...: an fd that is known not to be a socket
+  Parameter,  // a parameter of a function nobody calls (added by the link)
+  Unknown,    // a value from somewhere we cannot see (added by the link)
+};
+
+enum class Family : std::uint8_t { Unknown, Unix, Netlink, Bluetooth, Inet, Inet6, Other };
+
+struct Create {
+  Id place = kNone;
+  Id site = kNone;
+  CreateHow how = CreateHow::Unknown;
+  Family family = Family::Unknown;
+  std::string familyName; // as written (AF_LOCAL, PF_UNIX), "" when unknown
+  int type = -1;          // SOCK_STREAM/DGRAM/SEQPACKET, flags masked; -1 unknown
+  Id peer = kNone;        // Socketpair: the other end's place
+  Id listener = kNone;    // Accept: the listening socket's place
+  int end = -1;           // Socketpair/pipe: which end
+  std::string creator;    // the call: "socket", "accept4", "pipe2", "sd_listen_fds"
+  std::string origin;     // for messages: "socket() in main()", "socket activation, SD_LISTEN_FDS_START"
+};
+
+enum class Option : std::uint8_t { PassCred, PassSec, PassPidfd };
+enum class Tri : std::uint8_t { False, True, Maybe };
+
+struct OptionSet {
+  Id place = kNone;
+  Id site = kNone;
+  Option option = Option::PassCred;
+  Tri value = Tri::Maybe;
+  bool throughWrapper = false; // not setsockopt() itself
+  bool familyGuarded = false;  // under a condition that tests the family
+  Id statement = kNone;        // index into Unit::statements
+};
+
+enum class Lifecycle : std::uint8_t { Bind, Listen, Connect };
+
+struct LifecycleEvent {
+  Id place = kNone;
+  Id site = kNone;
+  Lifecycle kind = Lifecycle::Bind;
+  Id statement = kNone;
+};
+
+enum class ReceiveKind : std::uint8_t { Recvmsg, Other }; // Other: recv/recvfrom/read/readv/recvmmsg
+
+struct Receive {
+  Id place = kNone;
+  Id site = kNone;
+  ReceiveKind kind = ReceiveKind::Other;
+};
+
+// An fd (or an array of them) written into an SCM_RIGHTS payload (memcpy into CMSG_DATA, a store
+// through a CMSG_DATA pointer).
+struct Payload {
+  Id place = kNone;         // the fd, or the array the fds come from; kNone when not a place
+  Id site = kNone;          // the write
+  bool many = false;        // an array or a loop of fds in one message
+  std::int64_t count = -1;  // fds per message when constant
+  bool boundedArray = false; // copied from an array declared with at most SCM_MAX_FD elements
+};
+
+// A sendmsg(). Its payload is what its function writes into CMSG_DATA; a helper that only passes
+// a msghdr parameter on (`msghdrParam`) takes the payload its callers build.
+struct Send {
+  Id channel = kNone;
+  Id site = kNone;
+  int msghdrParam = -1;
+};
+
+enum class LimitWhere : std::uint8_t { CmsgLen, PayloadCopy, BufferSize };
+
+// An SCM_RIGHTS message sized for more than SCM_MAX_FD fds.
+struct Limit {
+  Id site = kNone;
+  std::int64_t count = 0;
+  LimitWhere where = LimitWhere::CmsgLen;
+};
+
+enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback };
+
+struct Flow {
+  Id from = kNone;
+  Id to = kNone;
+  FlowKind kind = FlowKind::Assign;
+  Id site = kNone;
+  bool exact = true; // false through dup() or a run-time array index: many sockets, one place
+};
+
+enum class ArgMode : std::uint8_t {
+  None,    // not an fd
+  Value,   // an fd: flows into the parameter
+  Address, // &fd into an int *: the callee's (*p) and the caller's fd are one place
+  Array,   // sv into an int *: the callee's p[0], p[1] and sv[0], sv[1]
+};
+
+struct Argument {
+  Id place = kNone;
+  ArgMode mode = ArgMode::None;
+  std::string text; // as written, for messages
+  std::string var;  // Site::var of the argument
+};
+
+// A call of a function that is not a socket API call (those become facts). The link turns its
+// arguments into flows into the callee's parameters wherever the callee is defined.
+struct Call {
+  Id site = kNone;
+  Id caller = kNone;
+  Id callee = kNone;
+  std::vector<Argument> args;
+  bool passesControl = false; // hands a msghdr/cmsghdr to the callee
+};
+
+// A socket registered with a function that an event loop calls with it: the link adds a flow from
+// the socket into the callback's parameter.
+struct Callback {
+  Id site = kNone;
+  Id socket = kNone;   // place of the registered fd
+  Id callee = kNone;   // the callback
+  int param = -1;      // the callback's parameter that receives the fd
+  std::string registrar; // "sd_event_add_io", "g_unix_fd_add", or "a call passing both"
+};
+
+struct Unit {
+  std::string mainFile;            // absolute
+  std::vector<std::string> files;  // every file a site points into
+  std::vector<Place> places;
+  std::vector<Site> sites;
+  std::vector<Statement> statements;
+  std::vector<Loop> loops;
+  std::vector<Function> functions; // every function a fact, call or place refers to
+  std::vector<Create> creates;
+  std::vector<OptionSet> options;
+  std::vector<LifecycleEvent> lifecycle;
+  std::vector<Receive> receives;
+  std::vector<Payload> payloads;
+  std::vector<Send> sends;
+  std::vector<Limit> limits;
+  std::vector<Flow> flows;
+  std::vector<Call> calls;
+  std::vector<Callback> callbacks;
+  std::vector<Id> untracked;       // places written with values we cannot follow
+};
+
+// Names for messages and the facts format.
+const char *name(PlaceKind kind);
+const char *name(CreateHow how);
+const char *name(Family family);
+const char *name(Option option);
+const char *name(Tri value);
+const char *name(Lifecycle kind);
+const char *name(ReceiveKind kind);
+const char *name(LimitWhere where);
+const char *name(FlowKind kind);
+const char *name(ArgMode mode);
+
+} // namespace afunix::facts

@@ -1,0 +1,930 @@
+#include "Program.h"
+
+#include <algorithm>
+#include <set>
+
+namespace afunix::analysis {
+
+namespace {
+
+const std::vector<Id> &none() {
+  static const std::vector<Id> empty;
+  return empty;
+}
+
+void unionInto(std::vector<Id> &into, const std::vector<Id> &from) {
+  if (from.empty())
+    return;
+  std::vector<Id> merged;
+  merged.reserve(into.size() + from.size());
+  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(merged));
+  into.swap(merged);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Merging units
+
+std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &units) {
+  auto program = std::make_unique<Program>();
+  for (const facts::Unit *unit : units)
+    if (unit)
+      program->mergeUnit(*unit);
+  program->deriveFlows();
+  program->index();
+  program->addRoots();
+  program->propagate();
+  program->inheritListenerFamilies();
+  return program;
+}
+
+Id Program::functionByKey(llvm::StringRef key) const {
+  auto it = FunctionIds.find(key);
+  return it == FunctionIds.end() ? kNone : it->second;
+}
+
+Id Program::placeByKey(llvm::StringRef key) const {
+  auto it = PlaceIds.find(key);
+  return it == PlaceIds.end() ? kNone : it->second;
+}
+
+void Program::mergeUnit(const facts::Unit &u) {
+  auto mapped = [](const std::vector<Id> &map, Id id) { return id == kNone ? kNone : map[id]; };
+
+  std::vector<Id> fileMap(u.files.size());
+  for (std::size_t i = 0; i < u.files.size(); ++i) {
+    auto [it, fresh] = FileIds.try_emplace(u.files[i], files.size());
+    if (fresh)
+      files.push_back(u.files[i]);
+    fileMap[i] = it->second;
+  }
+
+  // Functions: the unit that defines one gives its file and CFG; flags from every unit.
+  std::vector<Id> functionMap(u.functions.size());
+  std::vector<bool> takeBody(u.functions.size(), false);
+  for (std::size_t i = 0; i < u.functions.size(); ++i) {
+    const facts::Function &f = u.functions[i];
+    auto [it, fresh] = FunctionIds.try_emplace(f.key, functions.size());
+    functionMap[i] = it->second;
+    if (fresh) {
+      facts::Function copy;
+      copy.key = f.key;
+      copy.name = f.name;
+      copy.system = f.system;
+      functions.push_back(std::move(copy));
+    }
+    facts::Function &g = functions[it->second];
+    g.params = std::max(g.params, f.params);
+    for (Id p : f.paramIsInt)
+      if (!llvm::is_contained(g.paramIsInt, p))
+        g.paramIsInt.push_back(p);
+    g.buildsScmRights |= f.buildsScmRights;
+    g.addressEscapes |= f.addressEscapes;
+    if (f.defined && !g.defined) {
+      g.defined = true;
+      g.file = mapped(fileMap, f.file);
+    }
+    if (!f.successors.empty() && g.successors.empty()) {
+      g.successors = f.successors;
+      g.idom = f.idom;
+      g.entry = f.entry;
+      takeBody[i] = true;
+    }
+  }
+  for (std::size_t i = 0; i < u.functions.size(); ++i) {
+    facts::Function &g = functions[functionMap[i]];
+    for (Id callee : u.functions[i].controlCallees)
+      if (!llvm::is_contained(g.controlCallees, functionMap[callee]))
+        g.controlCallees.push_back(functionMap[callee]);
+    for (Id base : u.functions[i].overrides)
+      if (!llvm::is_contained(g.overrides, functionMap[base]))
+        g.overrides.push_back(functionMap[base]);
+  }
+
+  std::vector<Id> placeMap(u.places.size());
+  for (std::size_t i = 0; i < u.places.size(); ++i) {
+    const facts::Place &p = u.places[i];
+    auto [it, fresh] = PlaceIds.try_emplace(p.key, places.size());
+    placeMap[i] = it->second;
+    if (fresh) {
+      facts::Place copy = p;
+      copy.function = mapped(functionMap, p.function);
+      copy.base = kNone; // below, once every base is mapped
+      places.push_back(std::move(copy));
+    }
+  }
+  for (std::size_t i = 0; i < u.places.size(); ++i)
+    if (u.places[i].base != kNone && places[placeMap[i]].base == kNone)
+      places[placeMap[i]].base = placeMap[u.places[i].base];
+
+  // Sites are one per expression: a header's function seen by several units has one set.
+  std::vector<Id> siteMap(u.sites.size());
+  for (std::size_t i = 0; i < u.sites.size(); ++i) {
+    const facts::Site &s = u.sites[i];
+    Id file = mapped(fileMap, s.file);
+    auto [it, fresh] = SiteIds.try_emplace({file, s.offset, s.text}, sites.size());
+    siteMap[i] = it->second;
+    if (fresh) {
+      facts::Site copy = s;
+      copy.file = file;
+      copy.function = mapped(functionMap, s.function);
+      copy.loop = kNone; // below
+      // A position is only meaningful in the CFG it was taken from.
+      if (copy.block != kNone &&
+          (copy.function == kNone || copy.block >= functions[copy.function].successors.size()))
+        copy.block = kNone;
+      sites.push_back(std::move(copy));
+    }
+  }
+  std::vector<Id> loopMap(u.loops.size());
+  for (std::size_t i = 0; i < u.loops.size(); ++i) {
+    const facts::Loop &l = u.loops[i];
+    Id site = mapped(siteMap, l.site);
+    auto [it, fresh] = LoopIds.try_emplace(site, loops.size());
+    loopMap[i] = it->second;
+    if (fresh) {
+      facts::Loop copy = l;
+      copy.function = mapped(functionMap, l.function);
+      copy.site = site;
+      copy.parent = kNone;
+      loops.push_back(copy);
+    }
+  }
+  for (std::size_t i = 0; i < u.loops.size(); ++i)
+    if (u.loops[i].parent != kNone && loops[loopMap[i]].parent == kNone)
+      loops[loopMap[i]].parent = loopMap[u.loops[i].parent];
+  for (std::size_t i = 0; i < u.sites.size(); ++i)
+    if (u.sites[i].loop != kNone && sites[siteMap[i]].loop == kNone)
+      sites[siteMap[i]].loop = loopMap[u.sites[i].loop];
+  for (std::size_t i = 0; i < u.functions.size(); ++i)
+    if (u.functions[i].credentialEvidence != kNone &&
+        functions[functionMap[i]].credentialEvidence == kNone)
+      functions[functionMap[i]].credentialEvidence = siteMap[u.functions[i].credentialEvidence];
+
+  std::vector<Id> statementMap(u.statements.size());
+  for (std::size_t i = 0; i < u.statements.size(); ++i) {
+    const facts::Statement &s = u.statements[i];
+    Id file = mapped(fileMap, s.file);
+    auto [it, fresh] = StatementIds.try_emplace({file, s.begin}, statements.size());
+    statementMap[i] = it->second;
+    if (fresh) {
+      facts::Statement copy = s;
+      copy.file = file;
+      // Compound statement ids are per unit: make them per program.
+      copy.block = static_cast<std::uint32_t>(unitCount * 1000003u + s.block);
+      statements.push_back(std::move(copy));
+    }
+  }
+
+  // Facts, each once.
+  auto seen = [](auto &set, auto key) { return !set.insert(key).second; };
+  for (const facts::Create &c : u.creates) {
+    Id place = placeMap[c.place];
+    if (CreatedPlaces.count(place))
+      continue;
+    CreatedPlaces.insert(place);
+    facts::Create copy = c;
+    copy.place = place;
+    copy.site = mapped(siteMap, c.site);
+    copy.peer = mapped(placeMap, c.peer);
+    copy.listener = mapped(placeMap, c.listener);
+    creates.push_back(std::move(copy));
+  }
+  for (const facts::OptionSet &o : u.options) {
+    facts::OptionSet copy = o;
+    copy.place = placeMap[o.place];
+    copy.site = siteMap[o.site];
+    copy.statement = mapped(statementMap, o.statement);
+    if (!seen(OptionKeys, std::make_pair(copy.site, copy.place)))
+      options.push_back(copy);
+  }
+  for (const facts::LifecycleEvent &l : u.lifecycle) {
+    facts::LifecycleEvent copy = l;
+    copy.place = placeMap[l.place];
+    copy.site = siteMap[l.site];
+    copy.statement = mapped(statementMap, l.statement);
+    if (!seen(LifecycleKeys, std::make_pair(copy.site, copy.place)))
+      lifecycle.push_back(copy);
+  }
+  for (const facts::Receive &r : u.receives) {
+    facts::Receive copy = r;
+    copy.place = placeMap[r.place];
+    copy.site = siteMap[r.site];
+    if (!seen(ReceiveKeys, std::make_pair(copy.site, copy.place)))
+      receives.push_back(copy);
+  }
+  for (const facts::Payload &p : u.payloads) {
+    facts::Payload copy = p;
+    copy.place = mapped(placeMap, p.place);
+    copy.site = siteMap[p.site];
+    if (!seen(PayloadKeys, copy.site))
+      payloads.push_back(copy);
+  }
+  for (const facts::Send &s : u.sends) {
+    facts::Send copy = s;
+    copy.channel = mapped(placeMap, s.channel);
+    copy.site = siteMap[s.site];
+    if (!seen(SendKeys, copy.site))
+      sends.push_back(copy);
+  }
+  for (const facts::Limit &l : u.limits) {
+    facts::Limit copy = l;
+    copy.site = siteMap[l.site];
+    if (!seen(LimitKeys, copy.site))
+      limits.push_back(copy);
+  }
+  for (const facts::Flow &f : u.flows) {
+    facts::Flow copy = f;
+    copy.from = placeMap[f.from];
+    copy.to = placeMap[f.to];
+    copy.site = mapped(siteMap, f.site);
+    if (!seen(FlowKeys, std::make_tuple(copy.from, copy.to, static_cast<int>(copy.kind), copy.exact)))
+      flows.push_back(copy);
+  }
+  for (const facts::Call &c : u.calls) {
+    facts::Call copy = c;
+    copy.site = siteMap[c.site];
+    copy.caller = mapped(functionMap, c.caller);
+    copy.callee = functionMap[c.callee];
+    for (facts::Argument &a : copy.args)
+      a.place = mapped(placeMap, a.place);
+    if (!seen(CallKeys, std::make_pair(copy.site, copy.callee)))
+      calls.push_back(std::move(copy));
+  }
+  for (const facts::Callback &c : u.callbacks) {
+    facts::Callback copy = c;
+    copy.site = siteMap[c.site];
+    copy.socket = placeMap[c.socket];
+    copy.callee = functionMap[c.callee];
+    if (!seen(CallbackKeys, std::make_tuple(copy.site, copy.callee, copy.param)))
+      callbacks.push_back(std::move(copy));
+  }
+  for (Id place : u.untracked)
+    Untracked.insert(placeMap[place]);
+  ++unitCount;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flows the units leave to the link
+
+Id Program::internPlace(const std::string &key, facts::PlaceKind kind, const std::string &name,
+                        Id function, int index, Id base) {
+  auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
+  if (fresh)
+    places.push_back({key, kind, name, function, index, base});
+  return it->second;
+}
+
+Id Program::paramPlace(Id function, unsigned index) {
+  const facts::Function &f = functions[function];
+  return internPlace("p:" + f.key + "#" + std::to_string(index), facts::PlaceKind::Param,
+                     "parameter " + std::to_string(index + 1), function, static_cast<int>(index), kNone);
+}
+
+Id Program::elementPlace(Id base, int index) {
+  std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
+  facts::Place b = places[base];
+  return internPlace(b.key + suffix, facts::PlaceKind::Element, b.name + suffix, b.function, index,
+                     base);
+}
+
+void Program::addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact) {
+  if (from == kNone || to == kNone || from == to)
+    return;
+  if (FlowKeys.insert(std::make_tuple(from, to, static_cast<int>(kind), exact)).second)
+    flows.push_back({from, to, kind, site, exact});
+}
+
+void Program::deriveFlows() {
+  // Arguments into parameters, wherever the callee is defined.
+  for (const facts::Call &c : calls)
+    for (unsigned i = 0; i < c.args.size(); ++i) {
+      const facts::Argument &a = c.args[i];
+      if (a.mode == facts::ArgMode::None)
+        continue;
+      Id param = paramPlace(c.callee, i);
+      switch (a.mode) {
+      case facts::ArgMode::Value:
+        if (a.place == kNone)
+          Untracked.insert(param); // passed something we cannot follow
+        else
+          addDerived(a.place, param, facts::FlowKind::Argument, c.site, true);
+        break;
+      case facts::ArgMode::Address: {
+        // f(&fd) into int *p: the callee's *p and the caller's fd are one place, written on
+        // either side.
+        Id deref = elementPlace(param, 0);
+        addDerived(a.place, deref, facts::FlowKind::Argument, c.site, true);
+        addDerived(deref, a.place, facts::FlowKind::Argument, c.site, true);
+        break;
+      }
+      case facts::ArgMode::Array:
+        // An array passed on: its first two elements, the socketpair() ends.
+        for (int k = 0; k < 2; ++k) {
+          Id mine = elementPlace(a.place, k), theirs = elementPlace(param, k);
+          addDerived(mine, theirs, facts::FlowKind::Argument, c.site, true);
+          addDerived(theirs, mine, facts::FlowKind::Argument, c.site, true);
+        }
+        break;
+      case facts::ArgMode::None:
+        break;
+      }
+    }
+  for (const facts::Callback &c : callbacks)
+    addDerived(c.socket, paramPlace(c.callee, static_cast<unsigned>(c.param)),
+               facts::FlowKind::Callback, c.site, true);
+  // A call of a virtual method reaches every overrider.
+  for (Id f = 0; f < functions.size(); ++f)
+    for (Id base : functions[f].overrides) {
+      for (unsigned i = 0; i < functions[f].params; ++i) {
+        Id from = placeByKey("p:" + functions[base].key + "#" + std::to_string(i));
+        Id to = placeByKey("p:" + functions[f].key + "#" + std::to_string(i));
+        if (from != kNone && to != kNone)
+          addDerived(from, to, facts::FlowKind::Argument, kNone, true);
+      }
+      Id from = placeByKey("r:" + functions[f].key);
+      Id to = placeByKey("r:" + functions[base].key);
+      if (from != kNone && to != kNone)
+        addDerived(from, to, facts::FlowKind::Return, kNone, true);
+    }
+  // fds[i] reads every element; which one is not known, so the fd is no longer "the same".
+  std::size_t count = places.size();
+  for (Id p = 0; p < count; ++p)
+    if (places[p].kind == facts::PlaceKind::Element && places[p].index >= 0 &&
+        places[p].base != kNone) {
+      Id any = placeByKey(places[places[p].base].key + "[*]");
+      if (any != kNone)
+        addDerived(p, any, facts::FlowKind::Element, kNone, false);
+    }
+}
+
+void Program::index() {
+  CallsOf.assign(functions.size(), {});
+  CallsIn.assign(functions.size(), {});
+  Called.assign(functions.size(), false);
+  for (Id i = 0; i < calls.size(); ++i) {
+    CallsOf[calls[i].callee].push_back(i);
+    if (calls[i].caller != kNone)
+      CallsIn[calls[i].caller].push_back(i);
+    Called[calls[i].callee] = true;
+  }
+  for (const facts::Callback &c : callbacks)
+    Called[c.callee] = true;
+  for (Id f = 0; f < functions.size(); ++f)
+    for (Id base : functions[f].overrides)
+      if (Called[base])
+        Called[f] = true;
+  // Credential evidence: the function itself or a function it hands its control data to.
+  std::vector<std::vector<Id>> controlCallees(functions.size());
+  for (Id f = 0; f < functions.size(); ++f)
+    controlCallees[f] = functions[f].controlCallees;
+  for (const facts::Call &c : calls)
+    if (c.passesControl && c.caller != kNone && !llvm::is_contained(controlCallees[c.caller], c.callee))
+      controlCallees[c.caller].push_back(c.callee);
+  Evidence.assign(functions.size(), kNone);
+  for (Id f = 0; f < functions.size(); ++f) {
+    std::vector<Id> work{f};
+    std::set<Id> visited;
+    while (!work.empty() && Evidence[f] == kNone) {
+      Id g = work.back();
+      work.pop_back();
+      if (!visited.insert(g).second)
+        continue;
+      if (functions[g].credentialEvidence != kNone)
+        Evidence[f] = functions[g].credentialEvidence;
+      for (Id callee : controlCallees[g])
+        work.push_back(callee);
+    }
+  }
+  Summaries.assign(functions.size(), {});
+  SummaryDone.assign(functions.size(), false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Origins of what nobody in the program writes
+
+void Program::addRoots() {
+  std::size_t n = places.size();
+  Incoming.assign(n, {});
+  Outgoing.assign(n, {});
+  for (Id i = 0; i < flows.size(); ++i) {
+    Incoming[flows[i].to].push_back(i);
+    Outgoing[flows[i].from].push_back(i);
+  }
+  std::vector<bool> created(n, false);
+  for (const facts::Create &c : creates)
+    created[c.place] = true;
+  // Only places that lead to a fact need an origin.
+  std::vector<bool> relevant(n, false);
+  std::vector<Id> work;
+  auto mark = [&](Id id) {
+    if (id != kNone && !relevant[id]) {
+      relevant[id] = true;
+      work.push_back(id);
+    }
+  };
+  for (const facts::OptionSet &f : options)
+    mark(f.place);
+  for (const facts::LifecycleEvent &f : lifecycle)
+    mark(f.place);
+  for (const facts::Receive &f : receives)
+    mark(f.place);
+  for (const facts::Payload &f : payloads)
+    mark(f.place);
+  for (const facts::Send &f : sends)
+    mark(f.channel);
+  for (const facts::Create &c : creates)
+    mark(c.listener);
+  for (const facts::Call &c : calls)
+    for (const facts::Argument &a : c.args)
+      if (a.mode == facts::ArgMode::Value)
+        mark(a.place); // wrapper expansion resolves arguments
+  while (!work.empty()) {
+    Id id = work.back();
+    work.pop_back();
+    for (Id e : Incoming[id])
+      mark(flows[e].from);
+  }
+  for (Id id = 0; id < n; ++id) {
+    if (!relevant[id] || created[id])
+      continue;
+    const facts::Place &place = places[id];
+    bool root = Incoming[id].empty() && place.kind != facts::PlaceKind::Local &&
+                place.kind != facts::PlaceKind::Element && place.kind != facts::PlaceKind::Value;
+    bool escaped = place.kind == facts::PlaceKind::Param && place.function != kNone &&
+                   functions[place.function].addressEscapes;
+    if (!root && !Untracked.count(id) && !escaped)
+      continue;
+    facts::Create c;
+    c.place = id;
+    if (place.kind == facts::PlaceKind::Param && place.function != kNone &&
+        !Called[place.function] && !escaped && !Untracked.count(id)) {
+      c.how = facts::CreateHow::Parameter;
+      c.origin = "parameter '" + place.name + "' of " + functions[place.function].name +
+                 "(), which has no caller in the program";
+    } else {
+      c.how = facts::CreateHow::Unknown;
+      c.origin = "'" + place.name + "', whose value comes from elsewhere";
+    }
+    creates.push_back(std::move(c));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Propagation over strongly connected components, in topological order; components that only
+// pass on what one predecessor holds share its set.
+
+namespace {
+// Iterative Tarjan: components in reverse topological order (sinks first).
+std::vector<std::vector<Id>> components(std::size_t n, const std::vector<std::vector<Id>> &out) {
+  std::vector<int> indexOf(n, -1), low(n, 0);
+  std::vector<bool> onStack(n, false);
+  std::vector<Id> stack;
+  std::vector<std::vector<Id>> result;
+  int counter = 0;
+  struct Frame {
+    Id node;
+    std::size_t next;
+  };
+  for (Id start = 0; start < n; ++start) {
+    if (indexOf[start] >= 0)
+      continue;
+    std::vector<Frame> frames{{start, 0}};
+    indexOf[start] = low[start] = counter++;
+    stack.push_back(start);
+    onStack[start] = true;
+    while (!frames.empty()) {
+      Frame &frame = frames.back();
+      if (frame.next < out[frame.node].size()) {
+        Id to = out[frame.node][frame.next++];
+        if (indexOf[to] < 0) {
+          indexOf[to] = low[to] = counter++;
+          stack.push_back(to);
+          onStack[to] = true;
+          frames.push_back({to, 0});
+        } else if (onStack[to]) {
+          low[frame.node] = std::min(low[frame.node], indexOf[to]);
+        }
+        continue;
+      }
+      Id node = frame.node;
+      frames.pop_back();
+      if (!frames.empty())
+        low[frames.back().node] = std::min(low[frames.back().node], low[node]);
+      if (low[node] == indexOf[node]) {
+        std::vector<Id> component;
+        Id member;
+        do {
+          member = stack.back();
+          stack.pop_back();
+          onStack[member] = false;
+          component.push_back(member);
+        } while (member != node);
+        result.push_back(std::move(component));
+      }
+    }
+  }
+  return result;
+}
+} // namespace
+
+void Program::propagate() {
+  std::size_t n = places.size();
+  std::vector<std::vector<Id>> createdAt(n);
+  for (Id c = 0; c < creates.size(); ++c)
+    createdAt[creates[c].place].push_back(c);
+  auto run = [&](bool exactOnly, std::vector<OriginSet> &result) {
+    std::vector<std::vector<Id>> out(n);
+    for (const facts::Flow &f : flows)
+      if (!exactOnly || f.exact)
+        out[f.from].push_back(f.to);
+    std::vector<std::vector<Id>> sccs = components(n, out);
+    std::vector<Id> sccOf(n);
+    for (Id s = 0; s < sccs.size(); ++s)
+      for (Id p : sccs[s])
+        sccOf[p] = s;
+    std::vector<OriginSet> sets(sccs.size());
+    std::vector<std::vector<Id>> preds(sccs.size());
+    for (Id p = 0; p < n; ++p)
+      for (Id to : out[p])
+        if (sccOf[to] != sccOf[p])
+          preds[sccOf[to]].push_back(sccOf[p]);
+    // Tarjan yields sinks first: walk backwards for sources first.
+    for (std::size_t k = sccs.size(); k-- > 0;) {
+      std::vector<Id> own;
+      for (Id p : sccs[k])
+        unionInto(own, [&] {
+          std::vector<Id> c = createdAt[p];
+          std::sort(c.begin(), c.end());
+          return c;
+        }());
+      OriginSet shared;
+      bool single = own.empty();
+      for (Id pred : preds[k]) {
+        if (!sets[pred] || sets[pred]->empty())
+          continue;
+        if (!shared)
+          shared = sets[pred];
+        else if (shared != sets[pred])
+          single = false;
+      }
+      if (single) {
+        sets[k] = shared;
+        continue;
+      }
+      for (Id pred : preds[k])
+        if (sets[pred])
+          unionInto(own, *sets[pred]);
+      sets[k] = std::make_shared<const std::vector<Id>>(std::move(own));
+    }
+    result.assign(n, nullptr);
+    for (Id p = 0; p < n; ++p)
+      result[p] = sets[sccOf[p]];
+  };
+  run(false, Origins);
+  run(true, Exact);
+}
+
+const std::vector<Id> &Program::originsOf(Id place) const {
+  if (place == kNone || place >= Origins.size() || !Origins[place])
+    return none();
+  return *Origins[place];
+}
+
+bool Program::reaches(Id origin, Id place) const {
+  const std::vector<Id> &set = originsOf(place);
+  return std::binary_search(set.begin(), set.end(), origin);
+}
+
+bool Program::reachesExactly(Id origin, Id place) const {
+  if (place == kNone || place >= Exact.size() || !Exact[place])
+    return false;
+  return std::binary_search(Exact[place]->begin(), Exact[place]->end(), origin);
+}
+
+std::vector<const facts::Flow *> Program::arrivals(Id origin, Id place) const {
+  std::vector<const facts::Flow *> out;
+  if (place == kNone || place >= Incoming.size())
+    return out;
+  for (Id e : Incoming[place])
+    if (reaches(origin, flows[e].from))
+      out.push_back(&flows[e]);
+  return out;
+}
+
+void Program::inheritListenerFamilies() {
+  // Accepted sockets have their listener's family and type.
+  for (facts::Create &c : creates) {
+    if (c.how != facts::CreateHow::Accept || c.listener == kNone)
+      continue;
+    std::optional<facts::Family> family;
+    std::string name;
+    int type = -1;
+    bool agree = true;
+    for (Id listener : originsOf(c.listener)) {
+      const facts::Create &origin = creates[listener];
+      if (family && (*family != origin.family || type != origin.type))
+        agree = false;
+      family = origin.family;
+      name = origin.familyName;
+      type = origin.type;
+    }
+    if (family && agree) {
+      c.family = *family;
+      c.familyName = name;
+      c.type = type;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions
+
+const std::vector<Id> &Program::callsOf(Id function) const {
+  return function < CallsOf.size() ? CallsOf[function] : none();
+}
+
+const std::vector<Id> &Program::callsIn(Id function) const {
+  return function < CallsIn.size() ? CallsIn[function] : none();
+}
+
+Id Program::credentialEvidence(Id function) const {
+  return function < Evidence.size() ? Evidence[function] : kNone;
+}
+
+bool Program::hasCaller(Id function) const { return function < Called.size() && Called[function]; }
+
+bool Program::receivesOnParam(Id function, unsigned param) const {
+  auto key = std::make_pair(function, param);
+  if (auto it = ReceivesOnParamCache.find(key); it != ReceivesOnParamCache.end())
+    return it->second;
+  ReceivesOnParamCache[key] = false; // recursion guard
+  Id place = placeByKey("p:" + functions[function].key + "#" + std::to_string(param));
+  bool result = false;
+  if (place != kNone) {
+    for (const facts::Receive &r : receives)
+      if (r.place == place || (sites[r.site].function == function &&
+                               sites[r.site].var == places[place].key)) {
+        result = true;
+        break;
+      }
+    if (!result)
+      for (Id c : callsIn(function)) {
+        const facts::Call &call = calls[c];
+        for (unsigned i = 0; i < call.args.size() && !result; ++i)
+          if (call.args[i].place == place || call.args[i].var == places[place].key)
+            result = receivesOnParam(call.callee, i);
+        if (result)
+          break;
+      }
+  }
+  ReceivesOnParamCache[key] = result;
+  return result;
+}
+
+const Summary &Program::summary(Id function) const {
+  if (SummaryDone[function])
+    return Summaries[function];
+  SummaryDone[function] = true;
+  Summary &s = Summaries[function];
+  s.function = function;
+  s.params.assign(functions[function].params, {});
+  for (unsigned i = 0; i < s.params.size(); ++i) {
+    Id place = placeByKey("p:" + functions[function].key + "#" + std::to_string(i));
+    if (place == kNone)
+      continue;
+    // The facts a socket in this parameter reaches: places its origins share with the parameter
+    // downstream of it, found by following flows forward.
+    std::set<Id> downstream{place};
+    std::vector<Id> work{place};
+    while (!work.empty()) {
+      Id p = work.back();
+      work.pop_back();
+      for (Id e : Outgoing[p])
+        if (downstream.insert(flows[e].to).second)
+          work.push_back(flows[e].to);
+    }
+    ParamEffects &e = s.params[i];
+    for (const facts::OptionSet &o : options)
+      if (o.option == facts::Option::PassCred && o.value != facts::Tri::False && downstream.count(o.place) &&
+          e.passcred == kNone)
+        e.passcred = o.site;
+    for (const facts::LifecycleEvent &l : lifecycle)
+      if (downstream.count(l.place)) {
+        Id &slot = l.kind == facts::Lifecycle::Listen ? e.listens : e.bindsOrConnects;
+        if (slot == kNone)
+          slot = l.site;
+      }
+    for (const facts::Create &c : creates)
+      if (c.how == facts::CreateHow::Accept && c.listener != kNone && downstream.count(c.listener) &&
+          e.acceptsOn == kNone)
+        e.acceptsOn = c.site;
+    for (const facts::Receive &r : receives)
+      if (downstream.count(r.place)) {
+        if (e.receives == kNone)
+          e.receives = r.site;
+        if (r.kind == facts::ReceiveKind::Recvmsg && e.readsCredentials == kNone &&
+            credentialEvidence(sites[r.site].function) != kNone)
+          e.readsCredentials = r.site;
+      }
+    for (const facts::Send &snd : sends)
+      if (snd.channel != kNone && downstream.count(snd.channel) && e.sendsFdsOver == kNone)
+        e.sendsFdsOver = snd.site;
+    for (const facts::Payload &pl : payloads)
+      if (pl.place != kNone && downstream.count(pl.place) && e.sentAsFd == kNone)
+        e.sentAsFd = pl.site;
+  }
+  Id ret = placeByKey("r:" + functions[function].key);
+  if (ret != kNone) {
+    std::optional<facts::Family> family;
+    bool agree = true;
+    for (Id origin : originsOf(ret)) {
+      const facts::Create &c = creates[origin];
+      if (c.how == facts::CreateHow::NotSocket || c.how == facts::CreateHow::Unknown ||
+          c.how == facts::CreateHow::Parameter)
+        continue;
+      if (family && *family != c.family)
+        agree = false;
+      family = c.family;
+    }
+    s.returnsSocket = family.has_value();
+    if (family && agree)
+      s.returns = *family;
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order
+
+bool Program::blockReaches(Id function, Id from, Id to) const {
+  auto key = std::make_pair(function, from);
+  auto it = Reach.find(key);
+  if (it == Reach.end()) {
+    const auto &succ = functions[function].successors;
+    llvm::BitVector seen(succ.size());
+    std::vector<Id> work(succ[from].begin(), succ[from].end());
+    while (!work.empty()) {
+      Id b = work.back();
+      work.pop_back();
+      if (b >= succ.size() || seen.test(b))
+        continue;
+      seen.set(b);
+      work.insert(work.end(), succ[b].begin(), succ[b].end());
+    }
+    it = Reach.emplace(key, std::move(seen)).first;
+  }
+  return to < it->second.size() && it->second.test(to);
+}
+
+bool Program::mayPrecede(Id a, Id b, bool unknown) const {
+  const facts::Site &sa = sites[a], &sb = sites[b];
+  if (sa.function == kNone || sa.function != sb.function || sa.block == kNone || sb.block == kNone)
+    return unknown;
+  if (sa.block == sb.block && sa.element < sb.element)
+    return true;
+  return blockReaches(sa.function, sa.block, sb.block);
+}
+
+bool Program::mustFollow(Id a, Id b, bool unknown) const {
+  const facts::Site &sa = sites[a], &sb = sites[b];
+  if (sa.function == kNone || sa.function != sb.function || sa.block == kNone || sb.block == kNone)
+    return unknown;
+  if (sa.block == sb.block)
+    return sa.element < sb.element;
+  // b only runs after a: a's block dominates b's.
+  const facts::Function &f = functions[sa.function];
+  std::size_t guard = f.idom.size();
+  for (Id block = sb.block; block != kNone && block < f.idom.size() && guard-- > 0; block = f.idom[block])
+    if (block == sa.block)
+      return true;
+  return false;
+}
+
+std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {
+  std::vector<Id> out;
+  // Backwards from `place` along flows that carry the origin; an argument flow into a callee is
+  // seen from the caller at its call site, and the walk goes on into the caller's callers.
+  std::set<Id> visited{place};
+  std::vector<std::pair<Id, int>> work{{place, 0}};
+  while (!work.empty()) {
+    auto [p, depth] = work.back();
+    work.pop_back();
+    if (depth > 8 || p >= Incoming.size())
+      continue;
+    for (Id e : Incoming[p]) {
+      const facts::Flow &f = flows[e];
+      if (!reaches(origin, f.from))
+        continue;
+      if ((f.kind == facts::FlowKind::Argument || f.kind == facts::FlowKind::Callback) &&
+          f.site != kNone && !llvm::is_contained(out, f.site))
+        out.push_back(f.site);
+      if (visited.insert(f.from).second)
+        work.push_back({f.from, depth + 1});
+    }
+  }
+  return out;
+}
+
+std::string Program::display(Id place) const {
+  if (place == kNone)
+    return "?";
+  const facts::Place &p = places[place];
+  std::string fn = p.function != kNone ? functions[p.function].name : "";
+  switch (p.kind) {
+  case facts::PlaceKind::Param:
+    return "param:" + fn + "#" + std::to_string(p.index);
+  case facts::PlaceKind::Return:
+    return "ret:" + fn;
+  case facts::PlaceKind::Field:
+    return "field:" + p.key.substr(2);
+  case facts::PlaceKind::Global:
+    return "global:" + p.name;
+  case facts::PlaceKind::Element: {
+    std::string suffix = p.index < 0 ? "[*]" : "[" + std::to_string(p.index) + "]";
+    return display(p.base) + suffix;
+  }
+  case facts::PlaceKind::Value:
+    if (llvm::StringRef(p.key).starts_with("c:"))
+      return "const:" + p.key.substr(2);
+    return "value:" + p.name;
+  case facts::PlaceKind::Local: {
+    // l:<function key>:<name>@<declaration>[#<definition> | @<use>]
+    llvm::StringRef key(p.key);
+    std::size_t at = key.rfind(":" + p.name + "@");
+    llvm::StringRef rest = at == llvm::StringRef::npos ? "" : key.substr(at + 1 + p.name.size() + 1);
+    std::string suffix;
+    if (std::size_t hash = rest.find('#'); hash != llvm::StringRef::npos)
+      suffix = "#def";
+    else if (rest.count('@'))
+      suffix = "@use";
+    return "local:" + fn + ":" + p.name + suffix;
+  }
+  }
+  return p.key;
+}
+
+std::string Program::dump() const {
+  std::string out;
+  auto line = [&](Id site) { return site == kNone ? std::string("?") : std::to_string(sites[site].line); };
+  for (const facts::Create &c : creates) {
+    out += "create " + std::string(facts::name(c.how)) + " " + display(c.place) + " line " + line(c.site);
+    if (c.family != facts::Family::Unknown)
+      out += " family " + std::string(facts::name(c.family));
+    if (c.type >= 0)
+      out += " type " + std::to_string(c.type);
+    if (c.peer != kNone)
+      out += " peer " + display(c.peer);
+    if (c.listener != kNone)
+      out += " listener " + display(c.listener);
+    out += "\n";
+  }
+  for (const facts::OptionSet &o : options)
+    out += "option " + std::string(facts::name(o.option)) + " " + facts::name(o.value) + " " +
+           display(o.place) + " line " + line(o.site) + (o.throughWrapper ? " wrapper" : "") +
+           (o.familyGuarded ? " guarded" : "") + "\n";
+  for (const facts::LifecycleEvent &l : lifecycle)
+    out += std::string(facts::name(l.kind)) + " " + display(l.place) + " line " + line(l.site) + "\n";
+  for (const facts::Receive &r : receives) {
+    out += "receive " + std::string(facts::name(r.kind)) + " " + display(r.place) + " line " + line(r.site);
+    Id fn = sites[r.site].function;
+    if (r.kind == facts::ReceiveKind::Recvmsg && fn != kNone && credentialEvidence(fn) != kNone)
+      out += " reads_credentials";
+    out += "\n";
+  }
+  for (const facts::Send &s : sends)
+    out += "send " + display(s.channel) + " line " + line(s.site) +
+           (s.msghdrParam >= 0 ? " msghdr_param " + std::to_string(s.msghdrParam) : "") + "\n";
+  for (const facts::Payload &p : payloads)
+    out += "payload " + display(p.place) + " line " + line(p.site) + (p.many ? " many" : "") +
+           (p.count >= 0 ? " count " + std::to_string(p.count) : "") + "\n";
+  for (const facts::Limit &l : limits)
+    out += "limit " + std::string(facts::name(l.where)) + " " + std::to_string(l.count) + " line " +
+           line(l.site) + "\n";
+  for (const facts::Callback &c : callbacks)
+    out += "callback " + display(c.socket) + " -> " + functions[c.callee].name + "#" +
+           std::to_string(c.param) + " line " + line(c.site) + " (" + c.registrar + ")\n";
+  for (const facts::Call &c : calls) {
+    out += "call " + functions[c.callee].name + " line " + line(c.site);
+    for (const facts::Argument &a : c.args)
+      out += " " + (a.mode == facts::ArgMode::None ? std::string("-") : std::string(facts::name(a.mode)) + ":" + display(a.place));
+    out += "\n";
+  }
+  for (const facts::Flow &f : flows)
+    out += "flow " + display(f.from) + " -> " + display(f.to) + " " + facts::name(f.kind) +
+           (f.exact ? "" : " inexact") + "\n";
+  for (const facts::Loop &l : loops)
+    out += "loop line " + line(l.site) + (l.errnoRetry ? " errno_retry" : "") +
+           (l.trips ? " trips " + std::to_string(*l.trips) : "") + "\n";
+  return out;
+}
+
+bool Program::loopEncloses(Id outer, Id inner) const {
+  for (Id l = inner; l != kNone; l = loops[l].parent)
+    if (l == outer)
+      return true;
+  return false;
+}
+
+} // namespace afunix::analysis

@@ -1,0 +1,148 @@
+// The link: the facts of any number of translation units merged into one program (keys that
+// name the same place, function or site in several units become one), the flows the units leave
+// to the link (call arguments into parameters wherever the callee is defined, callbacks, virtual
+// overriders, elements read at a run-time index), the origins of places nobody in the program
+// writes, then propagation: which origins reach which place. Rules (Rules.h) only query this.
+#pragma once
+
+#include "Facts.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace afunix::analysis {
+
+using facts::Id;
+using facts::kNone;
+
+// What a function does to the sockets in its parameters and returns, over the whole program.
+struct ParamEffects {
+  Id passcred = kNone;   // site of an SO_PASSCRED that may enable it
+  Id readsCredentials = kNone;
+  Id listens = kNone;    // listen() on it
+  Id acceptsOn = kNone;  // accept() on it
+  Id bindsOrConnects = kNone;
+  Id sendsFdsOver = kNone;
+  Id sentAsFd = kNone;
+  Id receives = kNone;
+};
+struct Summary {
+  Id function = kNone;
+  std::vector<ParamEffects> params; // by position
+  facts::Family returns = facts::Family::Unknown; // a socket of this family, when all agree
+  bool returnsSocket = false;
+};
+
+class Program {
+public:
+  // Merges and propagates. Units need not be distinct: facts seen twice count once.
+  static std::unique_ptr<Program> link(const std::vector<const facts::Unit *> &units);
+
+  // Tables (indices are program-wide).
+  std::vector<std::string> files;
+  std::vector<facts::Function> functions;
+  std::vector<facts::Place> places;
+  std::vector<facts::Site> sites;
+  std::vector<facts::Statement> statements;
+  std::vector<facts::Loop> loops;
+  std::vector<facts::Create> creates;
+  std::vector<facts::OptionSet> options;
+  std::vector<facts::LifecycleEvent> lifecycle;
+  std::vector<facts::Receive> receives;
+  std::vector<facts::Payload> payloads;
+  std::vector<facts::Send> sends;
+  std::vector<facts::Limit> limits;
+  std::vector<facts::Flow> flows;
+  std::vector<facts::Call> calls;
+  std::vector<facts::Callback> callbacks;
+
+  std::size_t unitCount = 0;
+
+  // --- origins ---------------------------------------------------------------------------------
+  // Indices into creates() of every origin that can reach `place`, ascending.
+  const std::vector<Id> &originsOf(Id place) const;
+  bool reaches(Id origin, Id place) const;
+  // Reaches along flows that keep the fd itself (no dup(), no run-time array index).
+  bool reachesExactly(Id origin, Id place) const;
+  // The flows into `place` whose source holds `origin` (how it arrived), in program order.
+  std::vector<const facts::Flow *> arrivals(Id origin, Id place) const;
+
+  // --- functions -------------------------------------------------------------------------------
+  Id functionByKey(llvm::StringRef key) const;
+  const std::vector<Id> &callsOf(Id function) const;   // calls whose callee is `function`
+  const std::vector<Id> &callsIn(Id function) const;   // calls made inside `function`
+  // Where `function` (or a function it hands its control data to) looks at SCM_CREDENTIALS.
+  Id credentialEvidence(Id function) const;
+  // Whether `function` receives on its parameter `param` (directly or through callees).
+  bool receivesOnParam(Id function, unsigned param) const;
+  const Summary &summary(Id function) const;
+  // Functions nobody in the program calls (and whose address does not escape).
+  bool hasCaller(Id function) const;
+
+  // --- order -----------------------------------------------------------------------------------
+  // Within one function, from its CFG skeleton; across functions `unknown`, unless `a` reaches
+  // b's function through calls that pass the socket (see lift()).
+  // mayPrecede: some path runs `a` and then `b`. mustFollow: `b` only ever runs after `a`.
+  bool mayPrecede(Id a, Id b, bool unknown) const;
+  bool mustFollow(Id a, Id b, bool unknown) const;
+  // The call sites through which `origin` reaches `place` (a parameter a callee sets an option
+  // on, say), and the call sites that reach those callers in turn: where the callee's fact
+  // happens, seen from each caller up the chain. Empty when the origin gets there otherwise.
+  std::vector<Id> callSitesReaching(Id origin, Id place) const;
+
+  // --- loops -----------------------------------------------------------------------------------
+  bool loopEncloses(Id outer, Id inner) const; // inner is outer or nested in it
+
+  // Debug and test rendering, one line per fact in a stable order, with readable place names
+  // ("param:use#0", "local:f:fd", "field:server::fd"); `afunix-check --dump-facts` prints it.
+  std::string dump() const;
+  std::string display(Id place) const;
+
+  // The place with this key, or kNone.
+  Id placeByKey(llvm::StringRef key) const;
+  std::string describe(Id place) const { return place == kNone ? "?" : places[place].key; }
+
+private:
+  void mergeUnit(const facts::Unit &unit);
+  void deriveFlows();
+  void addRoots();
+  void propagate();
+  void inheritListenerFamilies();
+  void index();
+  bool blockReaches(Id function, Id from, Id to) const;
+  Id internPlace(const std::string &key, facts::PlaceKind kind, const std::string &name,
+                 Id function, int index, Id base);
+  Id paramPlace(Id function, unsigned index);
+  Id elementPlace(Id base, int index);
+  void addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact);
+
+  llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
+  std::map<std::tuple<Id, std::uint32_t, std::string>, Id> SiteIds;
+  std::map<std::pair<Id, std::uint32_t>, Id> StatementIds;
+  std::map<Id, Id> LoopIds; // by site
+  // What was merged already: facts of a header seen by several units count once.
+  std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked;
+  std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys;
+  std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
+  std::set<std::tuple<Id, Id, int>> CallbackKeys;
+
+  using OriginSet = std::shared_ptr<const std::vector<Id>>;
+  std::vector<OriginSet> Origins, Exact;
+  std::vector<std::vector<Id>> CallsOf, CallsIn, Incoming, Outgoing; // flows by place
+  std::vector<Id> Evidence;
+  mutable std::vector<Summary> Summaries;
+  mutable std::vector<bool> SummaryDone;
+  std::vector<bool> Called;
+  mutable llvm::DenseMap<std::pair<Id, unsigned>, bool> ReceivesOnParamCache;
+  mutable std::map<std::pair<Id, Id>, llvm::BitVector> Reach; // (function, block) -> blocks
+};
+
+} // namespace afunix::analysis

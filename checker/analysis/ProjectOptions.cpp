@@ -1,0 +1,124 @@
+#include "ProjectOptions.h"
+
+#include "AstUtil.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+
+namespace afunix::analysis {
+
+namespace {
+// "a;b, c" -> {"a", "b", "c"}: both separators, as the options have always been written.
+llvm::SmallVector<llvm::StringRef, 8> items(llvm::StringRef list) {
+  llvm::SmallVector<llvm::StringRef, 8> out;
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  list.split(parts, ';', -1, false);
+  for (llvm::StringRef part : parts)
+    for (llvm::StringRef item : llvm::split(part, ','))
+      if (!item.trim().empty())
+        out.push_back(item.trim());
+  return out;
+}
+} // namespace
+
+ProjectOptions
+ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::StringRef)> get,
+                      llvm::function_ref<void(const std::string &)> error) {
+  ProjectOptions options;
+  if (std::optional<std::string> value = get("SocketProducers"))
+    for (llvm::StringRef item : items(*value)) {
+      auto [name, family] = item.split(':');
+      name = name.trim();
+      family = family.trim();
+      std::string spelled = family.empty() ? "AF_UNIX" : family.str();
+      std::optional<facts::Family> known = familyFromName(spelled);
+      if (!known) {
+        error("SocketProducers: unknown family '" + spelled + "' for '" + name.str() +
+              "' (AF_UNIX, AF_NETLINK, AF_BLUETOOTH, AF_INET or AF_INET6)");
+        continue;
+      }
+      options.socketProducers[name] = *known;
+      options.producerFamilyNames[name] = spelled;
+    }
+  if (std::optional<std::string> value = get("OptionWrappers"))
+    for (llvm::StringRef item : items(*value)) {
+      auto [name, option] = item.split(':');
+      option = option.trim();
+      std::optional<facts::Option> which =
+          llvm::StringSwitch<std::optional<facts::Option>>(option)
+              .Cases("", "SO_PASSCRED", facts::Option::PassCred)
+              .Case("SO_PASSSEC", facts::Option::PassSec)
+              .Case("SO_PASSPIDFD", facts::Option::PassPidfd)
+              .Default(std::nullopt);
+      if (!which) {
+        error("OptionWrappers: unknown option '" + option.str() + "' for '" + name.trim().str() +
+              "' (SO_PASSCRED, SO_PASSSEC or SO_PASSPIDFD)");
+        continue;
+      }
+      options.optionWrappers[name.trim()] = *which;
+    }
+  if (std::optional<std::string> value = get("ExternalSocketSources"))
+    for (llvm::StringRef item : items(*value))
+      options.externalSources.push_back(item.str());
+  if (std::optional<std::string> value = get("FdOwnerClasses"))
+    for (llvm::StringRef item : items(*value))
+      options.fdOwnerClasses.push_back(item.str());
+  if (std::optional<std::string> value = get("CallbackRegistrars"))
+    for (llvm::StringRef item : items(*value)) {
+      llvm::SmallVector<llvm::StringRef, 4> fields;
+      item.split(fields, ':');
+      Registrar r;
+      bool ok = fields.size() == 4 && !fields[0].trim().empty() &&
+                !fields[1].trim().getAsInteger(10, r.fdArg) &&
+                !fields[2].trim().getAsInteger(10, r.callbackArg) &&
+                !fields[3].trim().getAsInteger(10, r.param) && r.fdArg >= 0 &&
+                r.callbackArg >= 0 && r.param >= 0;
+      if (!ok) {
+        error("CallbackRegistrars: '" + item.str() +
+              "' is not NAME:FD_ARG:CALLBACK_ARG:PARAM (positions from 0)");
+        continue;
+      }
+      r.name = fields[0].trim().str();
+      options.registrars.push_back(std::move(r));
+    }
+  if (std::optional<std::string> value = get("Pedantic")) {
+    llvm::StringRef v = llvm::StringRef(*value).trim();
+    if (v.equals_insensitive("true") || v == "1")
+      options.pedantic = true;
+    else if (!v.empty() && !v.equals_insensitive("false") && v != "0")
+      error("Pedantic: expected true or false, not '" + v.str() + "'");
+  }
+  if (std::optional<std::string> value = get("TargetKernel"); value && !value->empty()) {
+    KernelVersion kernel;
+    if (KernelVersion::parse(*value, kernel))
+      options.targetKernel = kernel;
+    else
+      error("invalid TargetKernel '" + *value + "': expected a version such as 6.16");
+  }
+  return options;
+}
+
+std::string ProjectOptions::extractionFingerprint() const {
+  std::vector<std::string> parts;
+  for (const auto &entry : socketProducers)
+    parts.push_back("p:" + entry.getKey().str() + ":" + facts::name(entry.getValue()));
+  for (const auto &entry : optionWrappers)
+    parts.push_back("w:" + entry.getKey().str() + ":" + facts::name(entry.getValue()));
+  for (const std::string &name : externalSources)
+    parts.push_back("e:" + name);
+  for (const std::string &name : fdOwnerClasses)
+    parts.push_back("o:" + name);
+  for (const Registrar &r : registrars)
+    parts.push_back("r:" + r.name + ":" + std::to_string(r.fdArg) + ":" +
+                    std::to_string(r.callbackArg) + ":" + std::to_string(r.param));
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const std::string &part : parts)
+    out += part + ";";
+  return out;
+}
+
+} // namespace afunix::analysis

@@ -1,0 +1,75 @@
+// Queries over the linked program that several rules share: whether SO_PASSCRED reaches a
+// socket where it gates delivery, the order of two facts along the calls that join them, what
+// kind of fd an origin is, and every send of fds with its wrappers expanded to their callers.
+#pragma once
+
+#include "Program.h"
+
+#include <string>
+#include <vector>
+
+namespace afunix::analysis {
+
+// A socket the program creates itself (socket(), socketpair(), accept(), a configured producer).
+bool createdHere(facts::CreateHow how);
+// An SO_PASSCRED whose value is not a constant 0.
+bool enablesPasscred(const facts::OptionSet &option);
+
+enum class Passcred { Enabled, Never, Unknown };
+
+class CredentialQueries {
+public:
+  explicit CredentialQueries(const Program &program);
+  // Enabling SO_PASSCRED options (indices into options) that reach the origin.
+  const std::vector<Id> &optionsOn(Id origin) const;
+  // bind()/listen()/connect() calls (indices into lifecycle) on the origin.
+  std::vector<Id> eventsOn(Id origin, facts::Lifecycle kind) const;
+  // Whether SO_PASSCRED reaches the socket where it gates delivery: on the socket itself or, for
+  // an accepted socket, on its listener (inherited since 3.12).
+  Passcred reaching(Id origin) const;
+
+  // Order of two facts on one origin (site and the place the fact is on), in one function or
+  // seen from a function that reaches both through calls passing the socket.
+  bool mayPrecede(Id origin, Id siteA, Id placeA, Id siteB, Id placeB, bool unknown) const;
+  // `then` only runs after `first`.
+  bool mustFollow(Id origin, Id first, Id placeFirst, Id then, Id placeThen, bool unknown) const;
+
+private:
+  const Program &P;
+  std::vector<std::vector<Id>> Options;               // by origin
+  std::vector<std::vector<Id>> Events;                // by origin
+};
+
+enum class FdKind { UnixSocket, OtherSocket, NotSocket, Unknown };
+FdKind fdKind(const facts::Create &create);
+
+// One level of a send of fds: the sendmsg() itself, then each wrapper call up to the caller that
+// supplies its arguments.
+struct SendLevel {
+  Id site = kNone;
+  Id function = kNone;
+  Id loop = kNone;
+  Id channel = kNone;
+  std::string channelText, channelVar;
+  std::string callee; // the wrapper called here ("" at the sendmsg() itself)
+};
+struct PayloadFd {
+  Id place = kNone;
+  Id site = kNone; // the write into the control message
+  bool many = false;
+  std::int64_t count = -1;
+  bool boundedArray = false;
+  std::string text, var;
+};
+struct SendSite {
+  std::vector<SendLevel> levels; // [0] = sendmsg(), back() = where it is judged and reported
+  std::vector<PayloadFd> payload; // as seen at back()
+};
+// Every send of SCM_RIGHTS fds. A wrapper whose channel or fds are parameters is expanded to each
+// call of it in the program, with the caller's arguments put in; with no caller it stays.
+std::vector<SendSite> expandSends(const Program &program);
+
+// The origins of the elements of an array place (`fds`, `sv`), and of the array itself.
+std::vector<Id> elementOrigins(const Program &program, Id array);
+
+} // namespace afunix::analysis

@@ -1,0 +1,55 @@
+#include "Report.h"
+
+namespace afunix::analysis {
+
+std::string fillMessage(llvm::StringRef text, const std::map<std::string, std::string> &fill) {
+  std::string out = text.str();
+  for (const auto &[key, value] : fill) {
+    std::string placeholder = "{" + key + "}";
+    for (std::size_t at = out.find(placeholder); at != std::string::npos;
+         at = out.find(placeholder, at + value.size()))
+      out.replace(at, placeholder.size(), value);
+  }
+  return out;
+}
+
+bool RuleContext::applies() const {
+  return Rule && (!Options.targetKernel || ::afunix::catalog::appliesTo(*Rule, *Options.targetKernel));
+}
+
+const ::afunix::catalog::Variant *RuleContext::variant(llvm::StringRef id) const {
+  if (!Rule)
+    return nullptr;
+  const ::afunix::catalog::Variant *chosen = ::afunix::catalog::findVariant(*Rule, id);
+  if (chosen && Options.targetKernel && !::afunix::catalog::appliesTo(*chosen, *Options.targetKernel))
+    return nullptr;
+  return chosen;
+}
+
+const ::afunix::catalog::Variant *RuleContext::kernelVariant(llvm::StringRef fallback) const {
+  if (!Rule)
+    return nullptr;
+  if (Options.targetKernel)
+    for (std::size_t i = 0; i < Rule->variantCount; ++i)
+      if (::afunix::catalog::appliesTo(Rule->variants[i], *Options.targetKernel))
+        return &Rule->variants[i];
+  return ::afunix::catalog::findVariant(*Rule, fallback);
+}
+
+Report &RuleContext::report(Id site, const ::afunix::catalog::Variant &chosen,
+                            const std::map<std::string, std::string> &fill) {
+  Report r;
+  r.rule = Rule ? Rule->id : "";
+  r.variant = chosen.id;
+  r.site = site;
+  r.message = fillMessage(chosen.message, fill);
+  Reports.push_back(std::move(r));
+  return Reports.back();
+}
+
+void RuleContext::note(Report &report, Id site, std::string text) {
+  if (site != kNone)
+    report.notes.push_back({site, std::move(text)});
+}
+
+} // namespace afunix::analysis

@@ -1,0 +1,66 @@
+// What a rule produces: reports as plain data (a site, the catalog message with its placeholders
+// filled, notes, fix-it edits), so the same rule serves afunix-check's whole-program run, the
+// clang-tidy plugin and afunix-clangd. RuleContext is what a rule reads and writes.
+#pragma once
+
+#include "Program.h"
+#include "ProjectOptions.h"
+
+#include "afunix/RuleCatalog.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace afunix::analysis {
+
+struct ReportNote {
+  Id site = kNone;
+  std::string text;
+};
+
+struct ReportEdit {
+  Id file = kNone; // index into Program::files
+  std::uint32_t offset = 0, length = 0;
+  std::string text;
+};
+
+struct Report {
+  std::string rule;
+  std::string variant;
+  Id site = kNone;     // the primary location
+  std::string message; // the catalog message, placeholders filled
+  std::vector<ReportNote> notes;
+  std::vector<ReportEdit> fixes;
+};
+
+// `text` with each {placeholder} replaced from `fill`.
+std::string fillMessage(llvm::StringRef text, const std::map<std::string, std::string> &fill);
+
+class RuleContext {
+public:
+  RuleContext(const Program &program, const ProjectOptions &options,
+              const ::afunix::catalog::Rule *rule)
+      : P(program), Options(options), Rule(rule) {}
+
+  const Program &P;
+  const ProjectOptions &Options;
+  const ::afunix::catalog::Rule *Rule;
+
+  // Whether the rule matters on the target kernel at all.
+  bool applies() const;
+  // The variant `id`, if it applies to the target kernel (all do when none is set).
+  const ::afunix::catalog::Variant *variant(llvm::StringRef id) const;
+  // The variant of a kernel-dependent rule for the target kernel, else `fallback`.
+  const ::afunix::catalog::Variant *kernelVariant(llvm::StringRef fallback) const;
+
+  Report &report(Id site, const ::afunix::catalog::Variant &variant,
+                 const std::map<std::string, std::string> &fill);
+  void note(Report &report, Id site, std::string text);
+
+  std::vector<Report> Reports;
+};
+
+using RuleFunction = void (*)(RuleContext &);
+
+} // namespace afunix::analysis

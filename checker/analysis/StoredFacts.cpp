@@ -1,0 +1,197 @@
+#include "StoredFacts.h"
+
+#include "FactsIO.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <mutex>
+
+namespace afunix::analysis {
+
+namespace {
+
+struct Stamp {
+  std::uint64_t size = 0;
+  std::int64_t mtime = 0;
+};
+
+std::optional<Stamp> stampOf(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status) || !llvm::sys::fs::is_regular_file(status))
+    return std::nullopt;
+  return Stamp{status.getSize(),
+               std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   status.getLastModificationTime().time_since_epoch())
+                   .count()};
+}
+
+} // namespace
+
+bool StoredFacts::write(const std::string &path, const std::vector<const facts::Unit *> &units,
+                        const std::string &fingerprint, std::string &error) {
+  // Never replace something that is not a plain file of ours (a symlink, a device, a FIFO).
+  llvm::sys::fs::file_status existing;
+  if (!llvm::sys::fs::status(path, existing, /*follow=*/false) &&
+      existing.type() != llvm::sys::fs::file_type::regular_file) {
+    error = path + ": exists and is not a regular file; facts not stored";
+    return false;
+  }
+  llvm::SmallString<256> temporary;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".%%%%%%.tmp", fd, temporary)) {
+    error = path + ": " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    // One header line, then one unit per line, so a reader can skip what it does not need.
+    llvm::json::OStream header(out);
+    header.object([&] {
+      header.attribute("format", "afunix-program");
+      header.attribute("version", facts::kFormatVersion);
+      header.attribute("fingerprint", fingerprint);
+      header.attributeArray("stamps", [&] {
+        for (const facts::Unit *unit : units) {
+          std::optional<Stamp> stamp = stampOf(unit->mainFile);
+          header.array([&] {
+            header.value(unit->mainFile);
+            header.value(static_cast<std::int64_t>(stamp ? stamp->size : 0));
+            header.value(stamp ? stamp->mtime : 0);
+          });
+        }
+      });
+    });
+    out << "\n";
+    for (const facts::Unit *unit : units) {
+      facts::writeUnit(*unit, out);
+      out << "\n";
+    }
+    out.flush();
+    if (out.has_error()) {
+      error = path + ": " + out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    error = path + ": " + ec.message();
+    llvm::sys::fs::remove(temporary);
+    return false;
+  }
+  return true;
+}
+
+std::shared_ptr<const StoredFacts> StoredFacts::read(const std::string &path, std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    error = path + ": " + buffer.getError().message();
+    return nullptr;
+  }
+  llvm::StringRef text = (*buffer)->getBuffer();
+  auto [first, rest] = text.split('\n');
+  llvm::Expected<llvm::json::Value> header = llvm::json::parse(first);
+  if (!header) {
+    error = path + ": not a stored-facts file (" + llvm::toString(header.takeError()) + ")";
+    return nullptr;
+  }
+  const llvm::json::Object *h = header->getAsObject();
+  if (!h || h->getString("format") != std::optional<llvm::StringRef>("afunix-program") ||
+      h->getInteger("version") != facts::kFormatVersion) {
+    error = path + ": not a stored-facts file of format version " + std::to_string(facts::kFormatVersion);
+    return nullptr;
+  }
+  auto stored = std::make_shared<StoredFacts>();
+  stored->Fingerprint = h->getString("fingerprint").value_or("").str();
+  std::map<std::string, Stamp> stamps;
+  if (const llvm::json::Array *list = h->getArray("stamps"))
+    for (const llvm::json::Value &v : *list)
+      if (const llvm::json::Array *entry = v.getAsArray(); entry && entry->size() == 3)
+        stamps[(*entry)[0].getAsString().value_or("").str()] = {
+            static_cast<std::uint64_t>((*entry)[1].getAsInteger().value_or(-1)),
+            (*entry)[2].getAsInteger().value_or(-1)};
+  while (!rest.empty()) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    if (line.trim().empty())
+      continue;
+    llvm::Expected<facts::Unit> unit = facts::readUnit(line);
+    if (!unit) {
+      error = path + ": " + llvm::toString(unit.takeError());
+      return nullptr;
+    }
+    std::optional<Stamp> now = stampOf(unit->mainFile);
+    auto then = stamps.find(unit->mainFile);
+    bool fresh = now && then != stamps.end() && now->size == then->second.size &&
+                 now->mtime == then->second.mtime;
+    stored->Fresh.push_back(fresh);
+    stored->Stale += !fresh;
+    stored->Units.push_back(std::move(*unit));
+  }
+  return stored;
+}
+
+std::vector<const facts::Unit *> StoredFacts::unitsExcept(const std::string &mainFile) const {
+  std::vector<const facts::Unit *> out;
+  for (std::size_t i = 0; i < Units.size(); ++i)
+    if (Fresh[i] && Units[i].mainFile != mainFile)
+      out.push_back(&Units[i]);
+  return out;
+}
+
+std::shared_ptr<const StoredFacts> StoredFacts::forFile(const std::string &mainFile,
+                                                        const std::string &fingerprint) {
+  // Where the facts are: beside the compile database that describes this file.
+  std::string found;
+  llvm::SmallString<256> dir(mainFile);
+  llvm::sys::path::remove_filename(dir);
+  while (!dir.empty() && found.empty()) {
+    for (const char *sub : {"", "build"}) {
+      llvm::SmallString<256> candidate(dir);
+      llvm::sys::path::append(candidate, sub, kStoredFactsName);
+      if (llvm::sys::fs::is_regular_file(candidate)) {
+        found = std::string(candidate);
+        break;
+      }
+    }
+    llvm::StringRef parent = llvm::sys::path::parent_path(dir);
+    if (parent == dir)
+      break;
+    dir = parent;
+  }
+  if (found.empty())
+    return nullptr;
+  struct Entry {
+    Stamp stamp;
+    std::shared_ptr<const StoredFacts> facts;
+  };
+  static std::mutex lock;
+  static std::map<std::string, Entry> cache;
+  std::optional<Stamp> stamp = stampOf(found);
+  if (!stamp)
+    return nullptr;
+  std::lock_guard<std::mutex> guard(lock);
+  Entry &entry = cache[found];
+  if (!entry.facts || entry.stamp.size != stamp->size || entry.stamp.mtime != stamp->mtime) {
+    std::string error;
+    entry.facts = read(found, error);
+    entry.stamp = *stamp;
+    if (!entry.facts)
+      llvm::errs() << "afunix: " << error << "; checking files on their own\n";
+    else if (entry.facts->staleCount())
+      llvm::errs() << "afunix: " << found << ": " << entry.facts->staleCount() << " of "
+                   << entry.facts->size()
+                   << " stored TUs changed since the last afunix-check -p run; they are left out "
+                      "until it runs again\n";
+  }
+  if (entry.facts && entry.facts->fingerprint() != fingerprint)
+    return nullptr; // extracted with other project options: not this program's facts
+  return entry.facts;
+}
+
+} // namespace afunix::analysis

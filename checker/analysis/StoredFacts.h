@@ -1,0 +1,44 @@
+// The facts a whole-program run leaves in the build directory (afunix-facts.json next to
+// compile_commands.json), for the editor: afunix-clangd links the file being edited with the
+// stored facts of every other TU. A stored TU whose source file changed since the run is left
+// out (its functions are then unknown, as in a per-file run) and counted in the log, so the editor
+// never reports from facts it knows are stale. See docs/facts-format.md.
+#pragma once
+
+#include "Facts.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace afunix::analysis {
+
+inline constexpr const char *kStoredFactsName = "afunix-facts.json";
+
+class StoredFacts {
+public:
+  // The stored facts for the project of `mainFile` (found the way clangd finds a compile
+  // database: in each parent directory and its build/ subdirectory), when they were extracted
+  // with the same options (`fingerprint`). Cached per file; reread when it changes.
+  static std::shared_ptr<const StoredFacts> forFile(const std::string &mainFile,
+                                                    const std::string &fingerprint);
+  // Reads a stored-facts file; nullptr and `error` when it is damaged or of another version.
+  static std::shared_ptr<const StoredFacts> read(const std::string &path, std::string &error);
+  // Writes `units` to `path` (replaced atomically). False and `error` on failure.
+  static bool write(const std::string &path, const std::vector<const facts::Unit *> &units,
+                    const std::string &fingerprint, std::string &error);
+
+  // Every stored unit whose source is unchanged, except the one of `mainFile`.
+  std::vector<const facts::Unit *> unitsExcept(const std::string &mainFile) const;
+  std::size_t staleCount() const { return Stale; }
+  std::size_t size() const { return Units.size(); }
+  const std::string &fingerprint() const { return Fingerprint; }
+
+private:
+  std::vector<facts::Unit> Units;
+  std::vector<bool> Fresh;
+  std::size_t Stale = 0;
+  std::string Fingerprint;
+};
+
+} // namespace afunix::analysis

@@ -1,0 +1,257 @@
+// The whole-program run: parse each compile job once and extract its socket facts (in parallel,
+// one clang instance per worker), link every unit's facts into one program, evaluate the rules
+// over it, and turn the reports into Findings. Findings and notes may point into any file of the
+// program. NOLINT is read from the source here, as clang-tidy reads it.
+#include "Engine.h"
+#include "Nolint.h"
+#include "SourceCache.h"
+
+#include "AfunixChecks.h"
+#include "Extract.h"
+#include "Program.h"
+#include "ProjectOptions.h"
+#include "StoredFacts.h"
+
+#include "afunix/RuleCatalog.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+namespace afunix::check {
+
+namespace {
+
+namespace facts = ::afunix::facts;
+namespace analysis = ::afunix::analysis;
+
+// Compiler errors as "file:line:col: error: message": the file was not parsed as written.
+class ErrorCollector : public clang::DiagnosticConsumer {
+public:
+  explicit ErrorCollector(std::vector<std::string> &errors) : Errors(errors) {}
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error)
+      return;
+    llvm::SmallString<256> message;
+    info.FormatDiagnostic(message);
+    std::string where;
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const clang::SourceManager &sm = info.getSourceManager();
+      clang::PresumedLoc loc = sm.getPresumedLoc(sm.getExpansionLoc(info.getLocation()));
+      if (loc.isValid())
+        where = std::string(loc.getFilename()) + ":" + std::to_string(loc.getLine()) + ":" +
+                std::to_string(loc.getColumn()) + ": ";
+    }
+    Errors.push_back(where + "error: " + std::string(message));
+  }
+
+private:
+  std::vector<std::string> &Errors;
+};
+
+// Hands the extractor the program's own declarations only (system headers stay reachable from
+// the code that uses them), as the clang-tidy path's UserCodeScope does.
+class ExtractConsumer : public clang::ASTConsumer {
+public:
+  ExtractConsumer(clang::SourceManager &sources, const analysis::ProjectOptions &options,
+                  facts::Unit &out, bool extract)
+      : Sources(sources), Options(options), Out(out), Extract(extract) {}
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    for (clang::Decl *decl : group)
+      if (!Sources.isInSystemHeader(decl->getLocation()))
+        UserDecls.push_back(decl);
+    return true;
+  }
+  void HandleTranslationUnit(clang::ASTContext &context) override {
+    // A file with errors still has an AST (clang recovers): its facts count, and the file is
+    // reported as not parsed.
+    if (!Extract)
+      return;
+    context.setTraversalScope(UserDecls);
+    Out = analysis::extractFacts(context, Options);
+  }
+
+private:
+  clang::SourceManager &Sources;
+  const analysis::ProjectOptions &Options;
+  facts::Unit &Out;
+  bool Extract;
+  std::vector<clang::Decl *> UserDecls;
+};
+
+class ExtractAction : public clang::ASTFrontendAction {
+public:
+  ExtractAction(const analysis::ProjectOptions &options, facts::Unit &out, bool extract)
+      : Options(options), Out(out), Extract(extract) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
+                                                        llvm::StringRef) override {
+    return std::make_unique<ExtractConsumer>(compiler.getSourceManager(), Options, Out, Extract);
+  }
+
+private:
+  const analysis::ProjectOptions &Options;
+  facts::Unit &Out;
+  bool Extract;
+};
+
+struct Extracted {
+  facts::Unit unit;
+  FileOutcome outcome;
+};
+
+Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &options, bool extract) {
+  Extracted result;
+  result.outcome.file = job.file;
+  bool ran = false;
+  llvm::CrashRecoveryContext recovery;
+  bool survived = recovery.RunSafely([&] {
+    ErrorCollector collector(result.outcome.errors);
+    // A file system of our own: its working directory is the command's, so workers never chdir.
+    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
+    fs->setCurrentWorkingDirectory(job.directory);
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
+    clang::tooling::ToolInvocation invocation(
+        job.argv, std::make_unique<ExtractAction>(options, result.unit, extract), files.get(),
+        std::make_shared<clang::PCHContainerOperations>());
+    invocation.setDiagnosticConsumer(&collector);
+    ran = invocation.run();
+  });
+  if (!survived) {
+    result.outcome.parsed = false;
+    result.outcome.errors.push_back(job.file + ": error: clang crashed while checking this file");
+    result.unit = facts::Unit(); // what a crashed extraction left is not trusted
+  } else if (!result.outcome.errors.empty()) {
+    result.outcome.parsed = false;
+  } else if (!ran) {
+    result.outcome.parsed = false;
+    result.outcome.errors.push_back(job.file + ": error: clang could not process this file");
+  }
+  return result;
+}
+
+std::string severityOf(const EngineOptions &options, const std::string &rule) {
+  if (auto it = options.severity.find(rule); it != options.severity.end())
+    return it->second;
+  if (const auto *entry = afunix::catalog::findRule(rule))
+    return entry->severity;
+  return "warning";
+}
+
+} // namespace
+
+RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options) {
+  analysis::ProjectOptions project = analysis::ProjectOptions::parse(
+      [&](llvm::StringRef name) -> std::optional<std::string> {
+        auto it = options.checkOptions.find(name.str());
+        return it == options.checkOptions.end() ? std::nullopt : std::optional(it->second);
+      },
+      [](const std::string &error) { llvm::errs() << "afunix-check: warning: " << error << "\n"; });
+  std::vector<std::string> rules = enabledChecks(options.checks);
+
+  // Extract, in parallel; the result does not depend on the number of workers.
+  std::vector<Extracted> extracted(jobs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
+      extracted[i] = extractJob(jobs[i], project, !rules.empty());
+  };
+  unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, jobs.size()));
+  if (threads == 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(work);
+    for (std::thread &t : pool)
+      t.join();
+  }
+
+  RunResult run;
+  std::vector<const facts::Unit *> units;
+  std::set<std::string> mainFiles;
+  for (Extracted &e : extracted) {
+    units.push_back(&e.unit);
+    mainFiles.insert(e.outcome.file);
+    run.files.push_back(std::move(e.outcome));
+  }
+  // The rest of the program from an earlier whole run, when only some files are checked now.
+  std::shared_ptr<const analysis::StoredFacts> stored;
+  if (!options.readFacts.empty()) {
+    std::string error;
+    stored = analysis::StoredFacts::read(options.readFacts, error);
+    if (!stored)
+      llvm::errs() << "afunix-check: warning: " << error << "\n";
+    else if (stored->fingerprint() == project.extractionFingerprint())
+      for (const facts::Unit *unit : stored->unitsExcept(""))
+        if (!mainFiles.count(unit->mainFile))
+          units.push_back(unit);
+  }
+  if (!options.storeFacts.empty() && !rules.empty()) {
+    std::string error;
+    std::vector<const facts::Unit *> own(units.begin(), units.begin() + extracted.size());
+    if (!analysis::StoredFacts::write(options.storeFacts, own, project.extractionFingerprint(), error))
+      llvm::errs() << "afunix-check: warning: " << error << "\n";
+  }
+  if (rules.empty()) {
+    sortFindings(run.findings);
+    return run;
+  }
+
+  std::unique_ptr<analysis::Program> program = analysis::Program::link(units);
+  if (options.dumpFacts)
+    *options.dumpFacts = program->dump();
+  std::vector<analysis::Report> reports = ::afunix::rules::evaluate(*program, project, rules);
+
+  SourceCache sources;
+  std::optional<llvm::Regex> headers;
+  if (!options.headerFilter.empty())
+    headers.emplace(options.headerFilter);
+  for (const analysis::Report &report : reports) {
+    const facts::Site &site = program->sites[report.site];
+    if (site.file == analysis::kNone)
+      continue;
+    const std::string &file = program->files[site.file];
+    // As clang-tidy: findings in the checked files, and in headers the filter names.
+    if (!mainFiles.count(file) && !(headers && headers->match(file)))
+      continue;
+    if (suppressedByNolint(sources, file, site.line, report.rule))
+      continue;
+    Finding finding;
+    finding.rule = report.rule;
+    finding.severity = severityOf(options, report.rule);
+    SourceCache::Position pos = sources.locate(file, site.offset);
+    finding.where = {file, pos.line ? pos.line : site.line, pos.column ? pos.column : site.column};
+    finding.message = report.message;
+    finding.lineText = pos.lineText;
+    for (const analysis::ReportNote &note : report.notes) {
+      const facts::Site &at = program->sites[note.site];
+      if (at.file == analysis::kNone)
+        continue;
+      SourceCache::Position p = sources.locate(program->files[at.file], at.offset);
+      finding.notes.push_back({{program->files[at.file], p.line, p.column}, note.text});
+    }
+    for (const analysis::ReportEdit &edit : report.fixes)
+      if (edit.file != analysis::kNone)
+        finding.fixes.push_back({program->files[edit.file], edit.offset, edit.length, edit.text});
+    run.findings.push_back(std::move(finding));
+  }
+  sortFindings(run.findings);
+  return run;
+}
+
+} // namespace afunix::check

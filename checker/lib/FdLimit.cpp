@@ -1,0 +1,53 @@
+#include "Rules.h"
+
+#include <algorithm>
+#include <set>
+
+namespace afunix::rules {
+
+using namespace analysis;
+
+void fdLimit(RuleContext &ctx) {
+  const Program &P = ctx.P;
+  const auto *chosen = ctx.variant("default");
+  if (!chosen || P.limits.empty())
+    return;
+  // Files where some function builds an SCM_RIGHTS message: a buffer at file scope counts there.
+  std::set<Id> buildingFiles;
+  for (const facts::Function &f : P.functions)
+    if (f.buildsScmRights && f.file != kNone)
+      buildingFiles.insert(f.file);
+  // One finding per function (one message), at the place that decides its fd count: cmsg_len is
+  // what the kernel reads, the payload copy fills it, the buffer only bounds it.
+  std::vector<const facts::Limit *> limits;
+  for (const facts::Limit &l : P.limits)
+    limits.push_back(&l);
+  std::sort(limits.begin(), limits.end(), [&](const facts::Limit *a, const facts::Limit *b) {
+    return std::make_tuple(static_cast<int>(a->where), P.sites[a->site].file, P.sites[a->site].line, a->site) <
+           std::make_tuple(static_cast<int>(b->where), P.sites[b->site].file, P.sites[b->site].line, b->site);
+  });
+  std::set<std::pair<Id, Id>> done; // (function, file)
+  for (const facts::Limit *l : limits) {
+    const facts::Site &site = P.sites[l->site];
+    // Conservative: a count outside a function that names SCM_RIGHTS may size other control data.
+    bool rights = site.function != kNone ? P.functions[site.function].buildsScmRights
+                                         : buildingFiles.count(site.file) != 0;
+    if (!rights || !done.insert({site.function, site.file}).second)
+      continue;
+    Report &r = ctx.report(l->site, *chosen, {{"count", std::to_string(l->count)}});
+    std::set<std::uint32_t> noted{site.line};
+    for (const facts::Limit *other : limits) {
+      const facts::Site &o = P.sites[other->site];
+      if (o.function != site.function || o.file != site.file || !noted.insert(o.line).second)
+        continue;
+      const char *what = other->where == facts::LimitWhere::CmsgLen       ? "cmsg_len is set for "
+                         : other->where == facts::LimitWhere::PayloadCopy ? "the payload of "
+                                                                          : "the control buffer is sized for ";
+      std::string text = std::string(what) + std::to_string(other->count) +
+                         (other->where == facts::LimitWhere::PayloadCopy ? " fds is copied here" : " fds here");
+      ctx.note(r, other->site, text);
+    }
+  }
+}
+
+} // namespace afunix::rules

@@ -1,0 +1,154 @@
+#include "Rules.h"
+
+#include "Queries.h"
+
+namespace afunix::rules {
+
+using namespace analysis;
+
+namespace {
+
+constexpr int kSockDgram = 2;
+
+class TooLate {
+public:
+  TooLate(RuleContext &ctx) : Ctx(ctx), P(ctx.P), Q(ctx.P) {}
+
+  void run() {
+    for (const facts::OptionSet &option : P.options) {
+      if (!enablesPasscred(option))
+        continue;
+      for (Id origin : P.originsOf(option.place)) {
+        const facts::Create &create = P.creates[origin];
+        // SO_PASSCRED never did anything on inet sockets (afunix-passcred-wrong-family's case).
+        if (create.family != facts::Family::Unknown && create.family != facts::Family::Unix)
+          continue;
+        if (create.how == facts::CreateHow::External) {
+          if (const auto *chosen = Ctx.variant("external-socket")) {
+            Report &r = Ctx.report(option.site, *chosen,
+                                   {{"socket", P.sites[option.site].text}, {"origin", create.origin}});
+            Ctx.note(r, create.site, "the socket comes from outside the program here");
+          }
+          break;
+        }
+        if (create.how == facts::CreateHow::Accept) {
+          if (checkAccepted(option, origin))
+            break;
+          continue;
+        }
+        if (!createdHere(create.how))
+          continue;
+        facts::Lifecycle kind = create.type == kSockDgram ? facts::Lifecycle::Bind : facts::Lifecycle::Listen;
+        if (checkAfter(option, origin, kind))
+          break;
+      }
+    }
+  }
+
+private:
+  // Whether SO_PASSCRED reaches `origin` at a point that may run before every `kind` call on it
+  // (unordered facts count as before: the rule would rather miss than guess).
+  bool enabledBefore(Id origin, facts::Lifecycle kind) {
+    std::vector<Id> events = Q.eventsOn(origin, kind);
+    for (Id o : Q.optionsOn(origin)) {
+      const facts::OptionSet &option = P.options[o];
+      bool beforeAll = true;
+      for (Id e : events)
+        if (!Q.mayPrecede(origin, option.site, option.place, P.lifecycle[e].site, P.lifecycle[e].place,
+                          /*unknown=*/true))
+          beforeAll = false;
+      if (beforeAll)
+        return true;
+    }
+    return false;
+  }
+
+  bool checkAccepted(const facts::OptionSet &option, Id origin) {
+    const facts::Create &accepted = P.creates[origin];
+    if (accepted.listener == kNone)
+      return false;
+    const std::vector<Id> &listeners = P.originsOf(accepted.listener);
+    if (listeners.empty())
+      return false;
+    for (Id listener : listeners) {
+      // A listener from elsewhere may have SO_PASSCRED from its creator.
+      if (!createdHere(P.creates[listener].how))
+        return false;
+      if (enabledBefore(listener, facts::Lifecycle::Listen))
+        return false;
+    }
+    const auto *chosen = Ctx.variant("accepted-socket");
+    if (!chosen)
+      return false;
+    std::vector<Id> listens = Q.eventsOn(listeners.front(), facts::Lifecycle::Listen);
+    Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
+    // Fix: enable it on the listener right before its only listen(), when that call is a plain
+    // statement on a plain socket expression.
+    if (listeners.size() == 1 && listens.size() == 1) {
+      const facts::LifecycleEvent &listen = P.lifecycle[listens.front()];
+      if (listen.statement != kNone && P.statements[listen.statement].plainSocket) {
+        const facts::Statement &at = P.statements[listen.statement];
+        r.fixes.push_back({at.file, at.begin, 0,
+                           "{ int afunix_on = 1; setsockopt(" + P.sites[listen.site].text +
+                               ", SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }\n" +
+                               at.indentation});
+      }
+    }
+    Ctx.note(r, accepted.site, "accept() here");
+    for (Id listener : listeners)
+      Ctx.note(r, P.creates[listener].site,
+               "listening socket created here, without SO_PASSCRED before listen()");
+    if (listens.size() == 1)
+      Ctx.note(r, P.lifecycle[listens.front()].site, "listen() here");
+    return true;
+  }
+
+  bool checkAfter(const facts::OptionSet &option, Id origin, facts::Lifecycle kind) {
+    const facts::LifecycleEvent *before = nullptr;
+    for (Id e : Q.eventsOn(origin, kind)) {
+      const facts::LifecycleEvent &event = P.lifecycle[e];
+      if (Q.mustFollow(origin, event.site, event.place, option.site, option.place, /*unknown=*/false)) {
+        before = &event;
+        break;
+      }
+    }
+    if (!before)
+      return false;
+    // Another SO_PASSCRED that may come first makes this one redundant, not late.
+    for (Id o : Q.optionsOn(origin)) {
+      const facts::OptionSet &other = P.options[o];
+      if (&other != &option &&
+          !Q.mustFollow(origin, before->site, before->place, other.site, other.place, /*unknown=*/false))
+        return false;
+    }
+    const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind" : "listener-after-listen";
+    const auto *chosen = Ctx.variant(variantId);
+    if (!chosen)
+      return false;
+    Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
+    // Fix: move the option's statement before the call it must precede, when both sit in one
+    // block and the moved statement only uses variables declared before that call.
+    if (option.statement != kNone && before->statement != kNone) {
+      const facts::Statement &moved = P.statements[option.statement];
+      const facts::Statement &target = P.statements[before->statement];
+      if (moved.file == target.file && moved.block == target.block &&
+          moved.latestDeclaration < target.begin && target.begin < moved.begin) {
+        r.fixes.push_back({target.file, target.begin, 0, moved.text + "\n" + target.indentation});
+        r.fixes.push_back({moved.file, moved.removeBegin, moved.removeEnd - moved.removeBegin, ""});
+      }
+    }
+    Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
+    Ctx.note(r, P.creates[origin].site, "socket created here");
+    return true;
+  }
+
+  RuleContext &Ctx;
+  const Program &P;
+  CredentialQueries Q;
+};
+
+} // namespace
+
+void passcredTooLate(RuleContext &ctx) { TooLate(ctx).run(); }
+
+} // namespace afunix::rules

@@ -1,0 +1,28 @@
+// The rules: one function per catalog rule, each a query over the linked program (Program.h)
+// that reports through a RuleContext. AfunixChecks.cpp registers them, once, for every front end.
+#pragma once
+
+#include "Report.h"
+
+namespace afunix::rules {
+
+// afunix-creds-without-passcred: recvmsg() looks for SCM_CREDENTIALS on a socket that never gets
+// SO_PASSCRED (on itself, or on the listener an accepted socket inherits it from).
+void credsWithoutPasscred(analysis::RuleContext &context);
+// afunix-passcred-too-late: SO_PASSCRED enabled after peers can already queue data.
+void passcredTooLate(analysis::RuleContext &context);
+// afunix-passcred-wrong-family: SO_PASSCRED/SO_PASSSEC/SO_PASSPIDFD on a family that refuses it.
+void passcredWrongFamily(analysis::RuleContext &context);
+// afunix-fd-flood: AF_UNIX socket fds passed with nothing bounding how many are in flight.
+void fdFlood(analysis::RuleContext &context);
+// afunix-fd-cycle: a socket sent over itself or its peer: garbage only the GC can reclaim.
+void fdCycle(analysis::RuleContext &context);
+// afunix-fd-limit: an SCM_RIGHTS message sized for more than SCM_MAX_FD fds.
+void fdLimit(analysis::RuleContext &context);
+
+// Notes shared by the credential rules: for an accepted socket, where it was accepted and where
+// its listener was created.
+void noteListener(analysis::RuleContext &context, analysis::Report &report,
+                  const facts::Create &accepted);
+
+} // namespace afunix::rules

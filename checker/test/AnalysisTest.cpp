@@ -1,0 +1,630 @@
+// The analysis layer on small programs: source in, facts out (Extract), facts through the file
+// format (FactsIO), several units linked into one program (Program). One test per construct.
+#include "Extract.h"
+#include "FactsIO.h"
+#include "Program.h"
+#include "Queries.h"
+
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+
+#include <gtest/gtest.h>
+
+using namespace afunix;
+using namespace afunix::analysis;
+
+namespace {
+
+const char *const kPrelude = R"(
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <string.h>
+#include <unistd.h>
+)";
+
+struct Source {
+  std::string name;
+  std::string code;
+  bool cxx = false;
+};
+
+facts::Unit extractUnit(const Source &source, const ProjectOptions &options) {
+  std::vector<std::string> args = {source.cxx ? "-std=c++17" : "-std=gnu11",
+                                   "-resource-dir=" AFUNIX_CLANG_RESOURCE_DIR};
+  std::unique_ptr<clang::ASTUnit> ast = clang::tooling::buildASTFromCodeWithArgs(
+      std::string(kPrelude) + source.code, args, source.name);
+  EXPECT_TRUE(ast);
+  EXPECT_FALSE(ast->getDiagnostics().hasErrorOccurred()) << source.code;
+  return extractFacts(ast->getASTContext(), options);
+}
+
+struct Linked {
+  std::vector<facts::Unit> units;
+  std::unique_ptr<Program> program;
+  std::string dump;
+  bool has(const std::string &line) const { return dump.find(line) != std::string::npos; }
+  const Program &p() const { return *program; }
+};
+
+Linked link(const std::vector<Source> &sources, const ProjectOptions &options = {}) {
+  Linked l;
+  for (const Source &s : sources)
+    l.units.push_back(extractUnit(s, options));
+  std::vector<const facts::Unit *> units;
+  for (const facts::Unit &u : l.units)
+    units.push_back(&u);
+  l.program = Program::link(units);
+  l.dump = l.program->dump();
+  return l;
+}
+
+Linked one(const std::string &code, const ProjectOptions &options = {}) {
+  return link({{"input.c", code, false}}, options);
+}
+Linked cxx(const std::string &code, const ProjectOptions &options = {}) {
+  return link({{"input.cc", code, true}}, options);
+}
+
+ProjectOptions options(std::map<std::string, std::string> values) {
+  return ProjectOptions::parse(
+      [&](llvm::StringRef name) -> std::optional<std::string> {
+        auto it = values.find(name.str());
+        return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      [](const std::string &error) { ADD_FAILURE() << error; });
+}
+
+// The origins (by how and creator) that reach the place of the first fact of `kind` on a line
+// whose dump contains `needle`.
+std::vector<std::string> originsAt(const Program &p, Id place) {
+  std::vector<std::string> out;
+  for (Id o : p.originsOf(place))
+    out.push_back(std::string(facts::name(p.creates[o].how)) + ":" + p.creates[o].creator);
+  return out;
+}
+
+Id firstOption(const Program &p) { return p.options.empty() ? kNone : p.options[0].place; }
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Creation
+
+TEST(Extract, SocketCallRecordsFamilyAndMaskedType) {
+  Linked f = one("int f(void) { int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0); return fd; }");
+  EXPECT_TRUE(f.has("create socket value:socket() line")) << f.dump;
+  EXPECT_TRUE(f.has("family AF_UNIX type 2")) << f.dump;
+  Id ret = f.p().placeByKey("r:c:@F@f");
+  ASSERT_NE(ret, kNone) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), ret), std::vector<std::string>{"socket:socket"});
+}
+
+TEST(Extract, FamilySpellingsAreRecognised) {
+  Linked f = one("void f(void) { int a = socket(PF_LOCAL, SOCK_STREAM, 0); "
+                 "int b = socket(AF_NETLINK, SOCK_RAW, 0); int c = socket(PF_INET6, SOCK_DGRAM, 0);"
+                 "int d = socket(AF_BLUETOOTH, SOCK_STREAM, 0); listen(a, 1); listen(b, 1); listen(c, 1); listen(d, 1); }");
+  EXPECT_TRUE(f.has("family AF_UNIX type 1")) << f.dump;
+  EXPECT_TRUE(f.has("family AF_NETLINK type 3")) << f.dump;
+  EXPECT_TRUE(f.has("family AF_INET6")) << f.dump;
+  EXPECT_TRUE(f.has("family AF_BLUETOOTH")) << f.dump;
+  EXPECT_EQ(f.p().creates[0].familyName, "PF_LOCAL");
+}
+
+TEST(Extract, SocketpairCreatesPeersAndElementsFlow) {
+  Linked f = one("int f(void) { int sv[2]; socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv); int r = sv[1]; listen(r, 1); return 0; }");
+  EXPECT_TRUE(f.has("create socketpair local:f:sv[0]")) << f.dump;
+  EXPECT_TRUE(f.has("peer local:f:sv[1]")) << f.dump;
+  EXPECT_EQ(f.p().creates[1].type, 5); // SOCK_SEQPACKET
+  ASSERT_EQ(f.p().lifecycle.size(), 1u);
+  std::vector<Id> origins = f.p().originsOf(f.p().lifecycle[0].place);
+  ASSERT_EQ(origins.size(), 1u) << f.dump;
+  EXPECT_EQ(f.p().creates[origins[0]].end, 1);
+}
+
+TEST(Extract, AcceptRecordsListenerAndInheritsFamily) {
+  Linked f = one("void f(void) { int l = socket(AF_UNIX, SOCK_STREAM, 0); listen(l, 4);"
+                 "int c = accept4(l, 0, 0, SOCK_CLOEXEC); listen(c, 1); }");
+  EXPECT_TRUE(f.has("create accept value:accept4()")) << f.dump;
+  EXPECT_TRUE(f.has("listener local:f:l")) << f.dump;
+  const facts::Create *accepted = nullptr;
+  for (const facts::Create &c : f.p().creates)
+    if (c.how == facts::CreateHow::Accept)
+      accepted = &c;
+  ASSERT_TRUE(accepted);
+  EXPECT_EQ(accepted->family, facts::Family::Unix);
+  EXPECT_EQ(accepted->type, 1);
+}
+
+TEST(Extract, ExternalSockets) {
+  Linked f = one("int sd_listen_fds(int);\n#define SD_LISTEN_FDS_START 3\n"
+                 "int android_get_control_socket(const char *);"
+                 "static void use(int fd) { listen(fd, 1); }"
+                 "void f(void) { int a = SD_LISTEN_FDS_START + 0; listen(a, 1); use(3);"
+                 "int b = android_get_control_socket(\"x\"); listen(b, 1); }");
+  EXPECT_TRUE(f.has("create external const:3")) << f.dump;
+  EXPECT_TRUE(f.has("create external value:android_get_control_socket()")) << f.dump;
+  // fd 3 spelled as a number and as SD_LISTEN_FDS_START is one inherited socket.
+  std::size_t constants = 0;
+  for (const facts::Create &c : f.p().creates)
+    constants += c.how == facts::CreateHow::External && c.creator != "android_get_control_socket";
+  EXPECT_EQ(constants, 1u) << f.dump;
+}
+
+TEST(Extract, ConfiguredProducerAndExternalSource) {
+  Linked f = one("int open_inet(void); int open_unix(void); int get_inherited(void);"
+                 "void f(void) { listen(open_inet(), 1); listen(open_unix(), 1); listen(get_inherited(), 1); }",
+                 options({{"SocketProducers", "open_inet:AF_INET;open_unix"},
+                          {"ExternalSocketSources", "get_inherited"}}));
+  EXPECT_TRUE(f.has("create producer value:open_inet() line")) << f.dump;
+  EXPECT_TRUE(f.has("family AF_INET\n")) << f.dump;
+  EXPECT_TRUE(f.has("create producer value:open_unix() line 10 family AF_UNIX\n")) << f.dump;
+  EXPECT_TRUE(f.has("create external value:get_inherited()")) << f.dump;
+}
+
+TEST(Extract, NonSocketFdsAreKnown) {
+  Linked f = one("#include <fcntl.h>\nvoid f(void) { int p[2]; pipe(p); int o = open(\"/x\", O_RDONLY); listen(o, 1); listen(p[0], 1); }");
+  EXPECT_TRUE(f.has("create not-socket value:open()")) << f.dump;
+  EXPECT_TRUE(f.has("create not-socket local:f:p[0]")) << f.dump;
+}
+
+TEST(Extract, SmallConstantsAreNotSockets) {
+  Linked f = one("void f(void) { int fd = -1; int z = 0; fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); listen(z, 1); }");
+  for (const facts::Create &c : f.p().creates)
+    EXPECT_NE(c.how, facts::CreateHow::External) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+TEST(Extract, SetsockoptValueFromPointedInt) {
+  Linked f = one("void f(int on) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); int one = 1, zero = 0;"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &zero, sizeof zero);"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSSEC, &on, sizeof on);"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int)); }");
+  EXPECT_TRUE(f.has("option SO_PASSCRED true local:f:fd")) << f.dump;
+  EXPECT_TRUE(f.has("option SO_PASSCRED false local:f:fd")) << f.dump;
+  EXPECT_TRUE(f.has("option SO_PASSSEC maybe local:f:fd")) << f.dump;
+  EXPECT_EQ(f.p().options.size(), 4u) << f.dump;
+}
+
+TEST(Extract, GetsockoptAndPeercredAreNotOptions) {
+  Linked f = one("void f(int fd) { struct ucred uc; socklen_t len = sizeof uc; int v; "
+                 "getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len);"
+                 "getsockopt(fd, SOL_SOCKET, SO_PASSCRED, &v, &len); }");
+  EXPECT_TRUE(f.p().options.empty()) << f.dump;
+}
+
+TEST(Extract, WrapperCallPassingTheConstantIsAnOption) {
+  Linked f = one("int set_int_option(int fd, int level, int opt, int value);"
+                 "void f(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); set_int_option(fd, SOL_SOCKET, SO_PASSCRED, 1); }");
+  EXPECT_TRUE(f.has("option SO_PASSCRED true local:f:fd line 10 wrapper")) << f.dump;
+  EXPECT_FALSE(f.has("const:16")) << f.dump; // SO_PASSCRED is not an inherited fd
+}
+
+TEST(Extract, ConfiguredWrapperWithoutTheConstant) {
+  Linked f = one("int socket_set_passcred(int fd, int on);"
+                 "void f(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); socket_set_passcred(fd, 1); }",
+                 options({{"OptionWrappers", "socket_set_passcred"}}));
+  EXPECT_TRUE(f.has("option SO_PASSCRED true local:f:fd")) << f.dump;
+}
+
+TEST(Extract, FamilyGuardMarksOption) {
+  Linked f = one("void f(int fd, int family) { int on = 1; if (family == AF_UNIX)"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  EXPECT_TRUE(f.has("guarded")) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flows
+
+TEST(Extract, StructFieldIsOnePlaceAcrossFunctions) {
+  Linked f = one("struct server { int fd; };"
+                 "void open_it(struct server *s) { s->fd = socket(AF_UNIX, SOCK_STREAM, 0); }"
+                 "void enable(struct server *s) { int on = 1; setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  EXPECT_TRUE(f.has("option SO_PASSCRED true field:server::fd")) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"socket:socket"});
+  EXPECT_EQ(f.p().sites[f.p().options[0].site].text, "s->fd");
+}
+
+TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
+  Linked f = one("static int make(void) { return socket(AF_UNIX, SOCK_STREAM, 0); }"
+                 "static void use(int fd) { listen(fd, 1); }"
+                 "void f(void) { int fd = make(); use(fd); }");
+  EXPECT_TRUE(f.has("-> ret:make")) << f.dump;
+  EXPECT_TRUE(f.has("flow ret:make -> local:f:fd")) << f.dump;
+  EXPECT_TRUE(f.has("-> param:use#0 argument")) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"});
+}
+
+TEST(Extract, ParameterOfFunctionWithoutCallerIsItsOwnOrigin) {
+  Linked f = one("void enable(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  EXPECT_TRUE(f.has("create parameter param:enable#0")) << f.dump;
+}
+
+TEST(Extract, ConditionalOperatorFlowsBothBranches) {
+  Linked f = one("void f(int unix_only) { int a = socket(AF_UNIX, SOCK_STREAM, 0); int b = socket(AF_INET, SOCK_STREAM, 0);"
+                 "int s = unix_only ? a : b; listen(s, 1); }");
+  EXPECT_EQ(f.p().originsOf(f.p().lifecycle[0].place).size(), 2u) << f.dump;
+}
+
+TEST(Extract, OutParametersLinkBothSides) {
+  Linked f = one("static void make(int *out) { *out = socket(AF_UNIX, SOCK_STREAM, 0); }"
+                 "void f(void) { int fd; make(&fd); listen(fd, 1); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, EscapedFunctionParameterAlsoGetsUnknownSockets) {
+  Linked f = one("static void on_ready(int fd) { listen(fd, 1); }"
+                 "void (*handler)(int) = on_ready;"
+                 "void f(void) { on_ready(socket(AF_UNIX, SOCK_STREAM, 0)); }");
+  std::vector<std::string> origins = originsAt(f.p(), f.p().lifecycle[0].place);
+  EXPECT_NE(std::find(origins.begin(), origins.end(), "unknown:"), origins.end()) << f.dump;
+  EXPECT_NE(std::find(origins.begin(), origins.end(), "socket:socket"), origins.end()) << f.dump;
+}
+
+TEST(Extract, UntrackedWriteIsAnUnknownOrigin) {
+  Linked f = one("void f(int *fds, int i) { int fd = -1; fd = fds[i] + 1; listen(fd, 1); }");
+  EXPECT_TRUE(f.has("create unknown local:f:fd")) << f.dump;
+}
+
+TEST(Extract, RunTimeIndexReadsEveryElementInexactly) {
+  Linked f = one("void f(int i) { int sv[2]; socketpair(AF_UNIX, SOCK_STREAM, 0, sv); int fd = sv[i]; listen(fd, 1); }");
+  const Program &p = f.p();
+  std::vector<Id> origins = p.originsOf(p.lifecycle[0].place);
+  ASSERT_EQ(origins.size(), 2u) << f.dump;
+  EXPECT_FALSE(p.reachesExactly(origins[0], p.lifecycle[0].place)) << f.dump;
+}
+
+TEST(Extract, FieldArrayElements) {
+  Linked f = one("struct pair { int sv[2]; };"
+                 "void f(struct pair *p) { socketpair(AF_UNIX, SOCK_STREAM, 0, p->sv); listen(p->sv[0], 1); }");
+  EXPECT_TRUE(f.has("create socketpair field:pair::sv[0]")) << f.dump;
+  EXPECT_TRUE(f.has("peer field:pair::sv[1]")) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flow-sensitive locals: a reassignment kills the definitions before it.
+
+TEST(Extract, ReassignmentReplacesTheSocket) {
+  Linked f = one("void f(void) { int fd = socket(AF_INET, SOCK_STREAM, 0); close(fd);"
+                 "fd = socket(AF_UNIX, SOCK_DGRAM, 0); int on = 1;"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  const Program &p = f.p();
+  std::vector<Id> origins = p.originsOf(firstOption(p));
+  ASSERT_EQ(origins.size(), 1u) << f.dump;
+  EXPECT_EQ(p.creates[origins[0]].family, facts::Family::Unix) << f.dump;
+}
+
+TEST(Extract, DefinitionsMergeWhereBranchesJoin) {
+  Linked f = one("void f(int flag) { int fd = socket(AF_INET, SOCK_STREAM, 0);"
+                 "if (flag) fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); }");
+  EXPECT_EQ(f.p().originsOf(f.p().lifecycle[0].place).size(), 2u) << f.dump;
+}
+
+TEST(Extract, LoopCarriedDefinitionReachesTheLoopHead) {
+  Linked f = one("void f(int n) { int fd = socket(AF_INET, SOCK_STREAM, 0);"
+                 "for (int i = 0; i < n; i++) { listen(fd, 1); fd = socket(AF_UNIX, SOCK_STREAM, 0); } }");
+  EXPECT_EQ(f.p().originsOf(f.p().lifecycle[0].place).size(), 2u) << f.dump;
+}
+
+TEST(Extract, ReassignedParameterKeepsItsEntryValueBefore) {
+  Linked f = one("static void g(int fd) { listen(fd, 1); fd = socket(AF_INET, SOCK_STREAM, 0); connect(fd, 0, 0); }"
+                 "void f(void) { g(socket(AF_UNIX, SOCK_STREAM, 0)); }");
+  const Program &p = f.p();
+  for (const facts::LifecycleEvent &e : p.lifecycle) {
+    std::vector<Id> origins = p.originsOf(e.place);
+    ASSERT_EQ(origins.size(), 1u) << f.dump;
+    EXPECT_EQ(p.creates[origins[0]].family,
+              e.kind == facts::Lifecycle::Listen ? facts::Family::Unix : facts::Family::Inet)
+        << f.dump;
+  }
+}
+
+TEST(Extract, AddressTakenLocalStaysFlowInsensitive) {
+  Linked f = one("static void fill(int *p) { (void)p; }"
+                 "void f(void) { int fd = socket(AF_INET, SOCK_STREAM, 0); fill(&fd);"
+                 "fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); }");
+  EXPECT_EQ(f.p().originsOf(f.p().lifecycle[0].place).size(), 2u) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Credentials
+
+const char *const kRecvPrefix =
+    "static int recv_creds(int fd) { char buf[64]; char c[CMSG_SPACE(sizeof(struct ucred))];"
+    "struct iovec iov = {buf, sizeof buf}; struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1,"
+    ".msg_control = c, .msg_controllen = sizeof c}; if (recvmsg(fd, &m, 0) < 0) return -1;";
+
+TEST(Extract, ReadsCredentialsInCmsgLoop) {
+  Linked f = one(std::string(kRecvPrefix) +
+                 "for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))"
+                 "if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_CREDENTIALS) return 1; return 0; }");
+  EXPECT_TRUE(f.has("receive recvmsg param:recv_creds#0 line 10 reads_credentials")) << f.dump;
+}
+
+TEST(Extract, ReadsCredentialsAsUcredCast) {
+  Linked f = one(std::string(kRecvPrefix) +
+                 "struct ucred *u = (struct ucred *)CMSG_DATA(CMSG_FIRSTHDR(&m)); return u->uid; }");
+  EXPECT_TRUE(f.has("reads_credentials")) << f.dump;
+}
+
+TEST(Extract, ReadsCredentialsThroughHelperTakingCmsghdr) {
+  Linked f = one("static int is_creds(const struct cmsghdr *c) { return c->cmsg_type == SCM_CREDENTIALS; }" +
+                 std::string(kRecvPrefix) + "return is_creds(CMSG_FIRSTHDR(&m)); }");
+  EXPECT_TRUE(f.has("reads_credentials")) << f.dump;
+}
+
+TEST(Extract, SendingCredentialsIsNotReading) {
+  Linked f = one(std::string(kRecvPrefix) + "return 0; }"
+                 "void send_creds(int fd) { char c[CMSG_SPACE(sizeof(struct ucred))];"
+                 "struct msghdr m = {.msg_control = c, .msg_controllen = sizeof c};"
+                 "struct cmsghdr *h = CMSG_FIRSTHDR(&m); h->cmsg_type = SCM_CREDENTIALS; sendmsg(fd, &m, 0); }");
+  EXPECT_FALSE(f.has("reads_credentials")) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order
+
+TEST(Program, CfgOrder) {
+  Linked f = one("void f(const struct sockaddr_un *a, int flag) { int on = 1; int fd = socket(AF_UNIX, SOCK_DGRAM, 0);"
+                 "if (flag) setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);"
+                 "bind(fd, (const struct sockaddr *)a, sizeof *a);"
+                 "setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  const Program &p = f.p();
+  Id early = p.options[0].site, late = p.options[1].site, bind = p.lifecycle[0].site;
+  EXPECT_TRUE(p.mayPrecede(early, bind, false));
+  EXPECT_FALSE(p.mustFollow(bind, early, true));
+  EXPECT_TRUE(p.mustFollow(bind, late, false));
+  EXPECT_FALSE(p.mayPrecede(late, bind, true));
+}
+
+TEST(Program, OrderAcrossFunctionsThroughTheCallThatPassesTheSocket) {
+  Linked f = one("static void enable(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                 "void f(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); enable(fd); }");
+  const Program &p = f.p();
+  CredentialQueries q(p);
+  Id origin = p.originsOf(p.lifecycle[0].place)[0];
+  const facts::OptionSet &o = p.options[0];
+  const facts::LifecycleEvent &l = p.lifecycle[0];
+  EXPECT_FALSE(q.mayPrecede(origin, o.site, o.place, l.site, l.place, true));
+  EXPECT_TRUE(q.mustFollow(origin, l.site, l.place, o.site, o.place, false));
+}
+
+TEST(Program, OrderAcrossUnrelatedFunctionsIsUnknown) {
+  Linked f = one("void a(int fd) { listen(fd, 1); } void b(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  const Program &p = f.p();
+  EXPECT_TRUE(p.mayPrecede(p.options[0].site, p.lifecycle[0].site, true));
+  EXPECT_FALSE(p.mustFollow(p.lifecycle[0].site, p.options[0].site, false));
+}
+
+// ---------------------------------------------------------------------------------------------
+// C++
+
+TEST(Extract, CxxMemberThroughThis) {
+  Linked f = cxx("class Server { int fd_ = -1; public: void open() { fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0); }"
+                 "void enable() { int on = 1; ::setsockopt(fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); } };"
+                 "void run() { Server s; s.open(); s.enable(); }");
+  EXPECT_TRUE(f.has("option SO_PASSCRED true field:Server::fd_")) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"socket:socket"});
+}
+
+TEST(Extract, ConstructorArgumentAndMemberInitializer) {
+  Linked f = cxx("class Conn { public: explicit Conn(int fd) : fd_(fd) {}"
+                 "void enable() { int on = 1; setsockopt(fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                 "private: int fd_; };"
+                 "void run(int l) { Conn c(accept(l, nullptr, nullptr)); c.enable(); }");
+  EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"accept:accept"}) << f.dump;
+}
+
+TEST(Extract, MakeUniqueAndEmplaceReachTheConstructor) {
+  Linked f = cxx("#include <memory>\n#include <vector>\n"
+                 "struct Conn { explicit Conn(int fd) : fd_(fd) {} int fd_; };"
+                 "void enable(const Conn &c) { int on = 1; setsockopt(c.fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                 "void run(std::vector<Conn> &v) { auto c = std::make_unique<Conn>(socket(AF_UNIX, SOCK_STREAM, 0));"
+                 "v.emplace_back(socket(AF_INET, SOCK_STREAM, 0)); enable(*c); }");
+  std::vector<Id> origins = f.p().originsOf(firstOption(f.p()));
+  EXPECT_EQ(origins.size(), 2u) << f.dump;
+}
+
+TEST(Extract, GetterReturnsTheMember) {
+  Linked f = cxx("class Server { public: Server() : fd_(socket(AF_UNIX, SOCK_STREAM, 0)) {} int fd() const { return fd_; }"
+                 "private: int fd_; };"
+                 "void run(Server &s) { listen(s.fd(), 1); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, FdOwnerObjectsAreValuesNotOneSharedField) {
+  const char *owner = "class UniqueFd { public: UniqueFd() = default; explicit UniqueFd(int fd) : fd_(fd) {}"
+                      "~UniqueFd() { if (fd_ >= 0) ::close(fd_); } int get() const { return fd_; }"
+                      "int release() { int f = fd_; fd_ = -1; return f; } void reset(int fd = -1) { fd_ = fd; }"
+                      "private: int fd_ = -1; };";
+  Linked f = cxx(std::string(owner) +
+                 "void run() { UniqueFd a(socket(AF_UNIX, SOCK_STREAM, 0)); UniqueFd b(socket(AF_INET, SOCK_STREAM, 0));"
+                 "int on = 1; setsockopt(a.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on); UniqueFd c; c.reset(b.release());"
+                 "listen(c.get(), 1); }");
+  const Program &p = f.p();
+  std::vector<Id> option = p.originsOf(firstOption(p));
+  ASSERT_EQ(option.size(), 1u) << f.dump;
+  EXPECT_EQ(p.creates[option[0]].family, facts::Family::Unix);
+  std::vector<Id> listen = p.originsOf(p.lifecycle[0].place);
+  ASSERT_EQ(listen.size(), 1u) << f.dump;
+  EXPECT_EQ(p.creates[listen[0]].family, facts::Family::Inet);
+}
+
+TEST(Extract, ConfiguredFdOwnerClass) {
+  Linked f = cxx("struct Handle { Handle(int f) : v(f) {} int get() const { return v; } int v; int flags = 0; };"
+                 "void run() { Handle h(socket(AF_UNIX, SOCK_STREAM, 0)); listen(h.get(), 1); }",
+                 options({{"FdOwnerClasses", "Handle"}}));
+  EXPECT_TRUE(f.has("flow value:socket() -> local:run:h")) << f.dump;
+}
+
+TEST(Extract, LambdaCapturingASocket) {
+  Linked f = cxx("template <typename F> void later(F f) { f(); }"
+                 "void run() { int fd = socket(AF_UNIX, SOCK_DGRAM, 0); later([fd] { listen(fd, 1); }); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, VirtualCallReachesEveryOverrider) {
+  Linked f = cxx("struct Handler { virtual void on(int fd) = 0; virtual ~Handler() = default; };"
+                 "struct A : Handler { void on(int fd) override { listen(fd, 1); } };"
+                 "void dispatch(Handler &h) { h.on(socket(AF_UNIX, SOCK_STREAM, 0)); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, TemplateInstantiationsShareOneFunction) {
+  Linked f = cxx("template <typename T> void serve(T fd) { listen(fd, 1); }"
+                 "void run() { serve(socket(AF_UNIX, SOCK_STREAM, 0)); serve(socket(AF_INET, SOCK_STREAM, 0)); }");
+  EXPECT_EQ(f.p().lifecycle.size(), 1u) << f.dump;
+  EXPECT_EQ(f.p().originsOf(f.p().lifecycle[0].place).size(), 2u) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Callbacks
+
+TEST(Extract, SdEventCallbackGetsTheRegisteredFd) {
+  Linked f = one("typedef struct sd_event sd_event; typedef struct sd_event_source sd_event_source;"
+                 "typedef int (*sd_event_io_handler_t)(sd_event_source *, int, unsigned, void *);"
+                 "int sd_event_add_io(sd_event *, sd_event_source **, int, unsigned, sd_event_io_handler_t, void *);"
+                 "static int on_io(sd_event_source *s, int fd, unsigned revents, void *u) { return listen(fd, 1); }"
+                 "void setup(sd_event *e) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); sd_event_add_io(e, 0, fd, 1, on_io, 0); }");
+  EXPECT_TRUE(f.has("callback local:setup:fd -> on_io#1")) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, ProjectLocalLoopByTheGeneralRule) {
+  Linked f = one("typedef void (*handler)(void *ctx, int fd);"
+                 "void loop_add(void *loop, int fd, handler h, void *ctx);"
+                 "static void on_client(void *ctx, int fd) { listen(fd, 1); }"
+                 "void setup(void *loop) { loop_add(loop, socket(AF_UNIX, SOCK_STREAM, 0), on_client, 0); }");
+  EXPECT_TRUE(f.has("-> on_client#1")) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, TableOfCallbacksPassedWithTheFd) {
+  Linked f = one("struct ops { void (*readable)(int fd); };"
+                 "void watch(int fd, const struct ops *ops);"
+                 "static void on_read(int fd) { listen(fd, 1); }"
+                 "static const struct ops client_ops = { .readable = on_read };"
+                 "void setup(void) { watch(socket(AF_UNIX, SOCK_STREAM, 0), &client_ops); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, EpollDataFieldCarriesTheFd) {
+  Linked f = one("#include <sys/epoll.h>\n"
+                 "void loop(int ep) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); struct epoll_event ev = {.events = EPOLLIN};"
+                 "ev.data.fd = fd; epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev); struct epoll_event out[4];"
+                 "int n = epoll_wait(ep, out, 4, -1); for (int i = 0; i < n; i++) listen(out[i].data.fd, 1); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fd passing
+
+TEST(Extract, PayloadSendAndLoops) {
+  Linked f = one("static int send_fd(int over, int fd) { char b[CMSG_SPACE(sizeof(int))]; char x = 0;"
+                 "struct iovec iov = {&x, 1}; struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = b, .msg_controllen = sizeof b};"
+                 "struct cmsghdr *c = CMSG_FIRSTHDR(&m); c->cmsg_level = SOL_SOCKET; c->cmsg_type = SCM_RIGHTS;"
+                 "c->cmsg_len = CMSG_LEN(sizeof(int)); memcpy(CMSG_DATA(c), &fd, sizeof fd); return sendmsg(over, &m, 0); }"
+                 "void f(int ctl) { for (int i = 0; i < 16; i++) { int sv[2]; socketpair(AF_UNIX, SOCK_STREAM, 0, sv); send_fd(ctl, sv[1]); } }"
+                 "void g(int ctl) { int r; do r = send_fd(ctl, 3); while (r < 0 && errno == EINTR); }");
+  EXPECT_TRUE(f.has("send param:send_fd#0")) << f.dump;
+  EXPECT_TRUE(f.has("payload param:send_fd#1 line 10 count 1")) << f.dump;
+  EXPECT_TRUE(f.has("loop line 10 trips 16")) << f.dump;
+  EXPECT_TRUE(f.has("errno_retry")) << f.dump;
+  std::vector<SendSite> sends = expandSends(f.p());
+  EXPECT_EQ(sends.size(), 2u) << f.dump; // one per caller of the wrapper
+}
+
+TEST(Extract, LimitsPastScmMaxFd) {
+  Linked f = one("void f(int s, const int *fds) { char buf[CMSG_SPACE(sizeof(int) * 300)];"
+                 "struct msghdr m = {.msg_control = buf, .msg_controllen = sizeof buf}; struct cmsghdr *c = CMSG_FIRSTHDR(&m);"
+                 "c->cmsg_type = SCM_RIGHTS; c->cmsg_len = CMSG_LEN(sizeof(int) * 300); memcpy(CMSG_DATA(c), fds, sizeof(int) * 300); sendmsg(s, &m, 0); }");
+  EXPECT_TRUE(f.has("limit cmsg_len 300")) << f.dump;
+  EXPECT_TRUE(f.has("limit payload_copy 300")) << f.dump;
+  EXPECT_TRUE(f.has("limit buffer_size 300")) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several units
+
+TEST(Link, HelperInAnotherUnit) {
+  Linked f = link({{"server.c",
+                    "int read_peer(int fd);"
+                    "void serve(void) { int l = socket(AF_UNIX, SOCK_STREAM, 0); listen(l, 1);"
+                    "int c = accept(l, 0, 0); read_peer(c); }"},
+                   {"peer.c", std::string(kRecvPrefix) +
+                                  "struct cmsghdr *h = CMSG_FIRSTHDR(&m); return h && h->cmsg_type == SCM_CREDENTIALS; }"
+                                  "int read_peer(int fd) { return recv_creds(fd); }"}});
+  const Program &p = f.p();
+  ASSERT_EQ(p.receives.size(), 1u) << f.dump;
+  EXPECT_EQ(originsAt(p, p.receives[0].place), std::vector<std::string>{"accept:accept"}) << f.dump;
+  EXPECT_NE(p.credentialEvidence(p.sites[p.receives[0].site].function), kNone);
+  EXPECT_TRUE(p.summary(p.functionByKey("c:@F@read_peer")).params[0].readsCredentials != kNone) << f.dump;
+}
+
+TEST(Link, StaticFunctionsOfTwoUnitsStayApart) {
+  Linked f = link({{"a.c", "static void use(int fd) { listen(fd, 1); } void a(void) { use(socket(AF_UNIX, SOCK_STREAM, 0)); }"},
+                   {"b.c", "static void use(int fd) { listen(fd, 1); } void b(void) { use(socket(AF_INET, SOCK_STREAM, 0)); }"}});
+  const Program &p = f.p();
+  ASSERT_EQ(p.lifecycle.size(), 2u) << f.dump;
+  for (const facts::LifecycleEvent &e : p.lifecycle)
+    EXPECT_EQ(p.originsOf(e.place).size(), 1u) << f.dump;
+}
+
+TEST(Link, FieldWrittenInOneUnitReadInAnother) {
+  const char *header = "struct daemon { int ctl; };";
+  Linked f = link({{"init.c", std::string(header) + "void init(struct daemon *d) { d->ctl = socket(AF_UNIX, SOCK_DGRAM, 0); }"},
+                   {"use.c", std::string(header) + "void use(struct daemon *d) { int on = 1; setsockopt(d->ctl, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"}});
+  EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Link, UnitsSeenTwiceCountOnce) {
+  facts::Unit unit = extractUnit({"a.c", "void a(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); }"}, {});
+  std::unique_ptr<Program> p = Program::link({&unit, &unit});
+  EXPECT_EQ(p->creates.size(), 1u);
+  EXPECT_EQ(p->lifecycle.size(), 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The facts file
+
+TEST(FactsIO, RoundTripKeepsEveryFact) {
+  facts::Unit unit = extractUnit({"a.c", std::string(kRecvPrefix) +
+                                             "return ((struct ucred *)CMSG_DATA(CMSG_FIRSTHDR(&m)))->uid; }"
+                                             "void f(void) { int l = socket(AF_UNIX, SOCK_STREAM, 0); int on = 1;"
+                                             "listen(l, 1); setsockopt(l, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); recv_creds(accept(l, 0, 0)); }"},
+                                 {});
+  std::string text = facts::writeUnit(unit);
+  llvm::Expected<facts::Unit> back = facts::readUnit(text);
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(facts::writeUnit(*back), text);
+  std::unique_ptr<Program> a = Program::link({&unit}), b = Program::link({&*back});
+  EXPECT_EQ(a->dump(), b->dump());
+}
+
+TEST(FactsIO, DamagedOrForeignFilesAreRefused) {
+  facts::Unit unit = extractUnit({"a.c", "void f(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); }"}, {});
+  std::string text = facts::writeUnit(unit);
+  auto refused = [](const std::string &t) {
+    llvm::Expected<facts::Unit> u = facts::readUnit(t);
+    if (u)
+      return std::string();
+    return llvm::toString(u.takeError());
+  };
+  EXPECT_NE(refused(text.substr(0, text.size() / 2)), "");
+  std::string other = text;
+  other.replace(other.find("\"version\":1"), 11, "\"version\":99");
+  EXPECT_NE(refused(other).find("version 99"), std::string::npos);
+  std::string badIndex = text;
+  std::size_t at = badIndex.find("\"place\":");
+  ASSERT_NE(at, std::string::npos);
+  badIndex.replace(at, 9, "\"place\":9");
+  badIndex.insert(at + 9, "999");
+  EXPECT_NE(refused(badIndex).find("does not name an entry"), std::string::npos);
+  EXPECT_NE(refused("{\"format\":\"something-else\"}"), "");
+}
