@@ -33,7 +33,9 @@ const Expr *stripValue(const Expr *expr) {
       // to a struct pointer does not denote an fd.
       bool integral = to->isIntegerType() && (from->isIntegerType() || from->isPointerType());
       bool carried = to->isVoidPointerType() && from->isIntegerType();
-      if (integral || carried) {
+      // UniqueFd(fd): a functional cast to a class is its construction.
+      bool constructed = to->isRecordType();
+      if (integral || carried || constructed) {
         expr = cast->getSubExpr();
         continue;
       }

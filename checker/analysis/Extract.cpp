@@ -266,7 +266,7 @@ private:
   // What the walk defers until the function's CFG is known (places of reassigned locals depend
   // on it).
   struct Event {
-    enum Kind : std::uint8_t { Call, Construct, Assign, VarInit, Return, CtorInit } kind;
+    enum Kind : std::uint8_t { Call, Construct, Assign, VarInit, Return, CtorInit, Table } kind;
     const void *node;
     Id loop;
     Id statement;
@@ -548,6 +548,36 @@ private:
   // A value that can be an fd: an integer or an fd owner.
   bool holdsFd(QualType type) { return isFdValueType(type, Ctx) || isFdOwnerType(type); }
 
+  // A struct (through a pointer or a reference) with an fd among its fields: a daemon's state
+  // passed from call to call.
+  bool holdsFdField(QualType type) {
+    type = type.getNonReferenceType();
+    if (const auto *pointer = type->getAs<PointerType>())
+      type = pointer->getPointeeType();
+    const RecordDecl *record = type->getAsRecordDecl();
+    if (!record || !record->getDefinition())
+      return false;
+    record = record->getDefinition();
+    auto [it, fresh] = FdFieldRecords.try_emplace(record, false);
+    if (fresh)
+      for (const FieldDecl *field : record->fields())
+        if (holdsFd(field->getType()))
+          it->second = true;
+    return it->second;
+  }
+  // A call that passes or returns something that can hold a socket.
+  bool relevantCall(const CallExpr *call, const FunctionDecl *callee) {
+    if (holdsFd(callee->getReturnType()))
+      return true;
+    for (const Expr *arg : call->arguments())
+      if (holdsFd(arg->getType()) || holdsFdField(arg->getType()))
+        return true;
+    if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+      if (const Expr *object = member->getImplicitObjectArgument())
+        return holdsFdField(object->getType());
+    return false;
+  }
+
   // --- places --------------------------------------------------------------------------------
   std::string fieldKey(const FieldDecl *field) {
     return "f:" + recordName(field->getParent()) + "::" + field->getNameAsString();
@@ -641,6 +671,19 @@ private:
     return "";
   }
 
+  // The fd a table of callbacks is registered with: one place per table, seen by every unit.
+  Id tablePlace(const VarDecl *table) {
+    std::optional<Id> var = plainVarPlace(table);
+    return intern(U.places[*var].key + "::<fd>", facts::PlaceKind::Global,
+                  table->getNameAsString() + " (callback table)");
+  }
+  int firstFdParam(const FunctionDecl *fn) {
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (holdsFd(fn->getParamDecl(i)->getType()))
+        return static_cast<int>(i);
+    return -1;
+  }
+
   std::optional<Id> placeOf(const Expr *expr);
   std::optional<Id> callValue(const CallExpr *call);
   Id createValue(const Expr *at, facts::Create create, const std::string &callee);
@@ -720,6 +763,7 @@ private:
   llvm::DenseMap<const FunctionDecl *, Id> FunctionIds;
   llvm::StringMap<Id> PlaceIds;
   llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
+  llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
   llvm::DenseSet<const Expr *> Compared;
   llvm::DenseSet<const DeclRefExpr *> CalleeRefs;
@@ -744,6 +788,10 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   bool api = isSocketApi(callee);
   bool wrapper = Options.optionWrappers.count(name) != 0;
   if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name))
+    s.socketCalls = true;
+  // A call that can hand a socket to the program's own code is ordered against the socket calls
+  // it leads to, so its function gets a CFG too.
+  if (!declaredInSystemHeader(callee, SM) && relevantCall(call, callee))
     s.socketCalls = true;
 
   // An fd bound to a non-const reference parameter can be rewritten by the callee.
@@ -837,6 +885,14 @@ bool Extractor::VisitUnaryOperator(UnaryOperator *op) {
 bool Extractor::VisitVarDecl(VarDecl *var) {
   if (isa<ParmVarDecl>(var) || !var->getInit())
     return true;
+  // A table of callbacks (struct ops { int (*readable)(int fd); } ops = {on_read}): an fd
+  // registered with the table reaches each of them.
+  if (var->getType()->isRecordType() && (var->hasGlobalStorage() || var->isStaticLocal())) {
+    llvm::SmallVector<const DeclRefExpr *, 4> functions;
+    functionsInInitializer(var->getInit(), functions);
+    if (!functions.empty())
+      defer(Event::Table, var);
+  }
   if (var->getType()->isReferenceType())
     if (const auto *ref = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenImpCasts()))
       if (const auto *target = dyn_cast<VarDecl>(ref->getDecl()))
@@ -1479,6 +1535,21 @@ void Extractor::process(const Event &event) {
     flowInto(ret->getRetValue(), returnPlace(Current->fn), facts::FlowKind::Return);
     return;
   }
+  case Event::Table: {
+    const auto *var = static_cast<const VarDecl *>(event.node);
+    llvm::SmallVector<const DeclRefExpr *, 4> functions;
+    functionsInInitializer(var->getInit(), functions);
+    Id table = tablePlace(var);
+    for (const DeclRefExpr *ref : functions) {
+      const auto *fn = cast<FunctionDecl>(ref->getDecl());
+      int param = firstFdParam(fn);
+      if (param < 0)
+        continue;
+      addFlow(table, paramPlace(fn, static_cast<unsigned>(param)), facts::FlowKind::Callback);
+      ModeledRefs.insert(ref);
+    }
+    return;
+  }
   case Event::CtorInit: {
     const auto *init = static_cast<const CXXCtorInitializer *>(event.node);
     const FieldDecl *field = init->getMember();
@@ -1742,7 +1813,15 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
     }
     call.args.push_back(std::move(arg));
   }
-  if (!any && !call.passesControl)
+  // Calls that pass no fd still order the socket calls in the callee against the caller's (the
+  // daemon's state struct, a socket returned): kept, without arguments to follow.
+  bool relevant = holdsFd(callee->getReturnType());
+  for (const Expr *arg : args)
+    relevant |= holdsFdField(arg->getType());
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(callExpr))
+    if (const Expr *object = member->getImplicitObjectArgument())
+      relevant |= holdsFdField(object->getType());
+  if (!any && !call.passesControl && !relevant)
     return;
   call.caller = functionId(currentFunction());
   call.callee = functionId(callee);
@@ -1793,6 +1872,7 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   // The general rule for project-local loops: a call that passes an fd together with a function
   // (or a table of them) hands the fd to that function's first fd parameter.
   llvm::SmallVector<const DeclRefExpr *, 4> targets;
+  llvm::SmallVector<const VarDecl *, 2> tables;
   for (const Expr *arg : call->arguments()) {
     if (const DeclRefExpr *ref = functionRefExpr(arg)) {
       targets.push_back(ref);
@@ -1801,24 +1881,24 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     const Expr *bare = arg->IgnoreParenImpCasts();
     if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf)
       bare = address->getSubExpr()->IgnoreParenImpCasts();
+    // A table of callbacks, defined here or in another unit (extern const struct ops ops;).
     if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
-          var && var->getInit() && var->getType()->isRecordType())
-        functionsInInitializer(var->getInit(), targets);
+          var && var->getType()->isRecordType() && (var->hasGlobalStorage() || var->isStaticLocal()))
+        tables.push_back(var);
   }
-  if (targets.empty())
+  if (targets.empty() && tables.empty())
     return;
   for (const Expr *arg : call->arguments()) {
     if (!holdsFd(arg->getType()) || functionRefExpr(arg))
       continue;
-    for (const DeclRefExpr *ref : targets) {
-      const auto *target = cast<FunctionDecl>(ref->getDecl());
-      int param = -1;
-      for (unsigned i = 0; i < target->getNumParams() && param < 0; ++i)
-        if (holdsFd(target->getParamDecl(i)->getType()))
-          param = static_cast<int>(i);
-      registerWith(arg, ref, param, false, "a call passing both");
-    }
+    for (const DeclRefExpr *ref : targets)
+      registerWith(arg, ref, firstFdParam(cast<FunctionDecl>(ref->getDecl())), false,
+                   "a call passing both");
+    for (const VarDecl *table : tables)
+      if (std::optional<Id> socket = placeOf(arg))
+        addFlow(*socket, tablePlace(table), facts::FlowKind::Callback, true,
+                makeSite(call, arg, event.loop));
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace afunix::analysis {
 
@@ -64,12 +65,30 @@ Passcred CredentialQueries::reaching(Id origin) const {
 }
 
 namespace {
-// A site and the call sites that reach its function with the origin, grouped by function.
+// A site, seen from the functions up the call chain: the calls that pass the origin into its
+// function, and the calls of its function (and of their callers) at all, grouped by function.
 std::map<Id, std::vector<Id>> seenFrom(const Program &p, Id origin, Id site, Id place) {
   std::map<Id, std::vector<Id>> out;
-  out[p.sites[site].function].push_back(site);
+  auto add = [&](Id at) {
+    std::vector<Id> &list = out[p.sites[at].function];
+    if (!llvm::is_contained(list, at))
+      list.push_back(at);
+  };
+  add(site);
   for (Id call : p.callSitesReaching(origin, place))
-    out[p.sites[call].function].push_back(call);
+    add(call);
+  std::vector<std::pair<Id, int>> work{{p.sites[site].function, 0}};
+  std::set<Id> visited;
+  while (!work.empty()) {
+    auto [function, depth] = work.back();
+    work.pop_back();
+    if (function == kNone || depth >= 3 || !visited.insert(function).second)
+      continue;
+    for (Id c : p.callsOf(function)) {
+      add(p.calls[c].site);
+      work.push_back({p.calls[c].caller, depth + 1});
+    }
+  }
   return out;
 }
 } // namespace
@@ -102,21 +121,37 @@ bool CredentialQueries::mustFollow(Id origin, Id first, Id placeFirst, Id then, 
     return P.mustFollow(first, then, unknown);
   auto fromFirst = seenFrom(P, origin, first, placeFirst);
   auto fromThen = seenFrom(P, origin, then, placeThen);
+  for (const auto &[function, firsts] : fromFirst)
+    if (function != kNone && fromThen.count(function))
+      return following(origin, first, placeFirst, then, placeThen).has_value();
+  return unknown;
+}
+
+std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id first, Id placeFirst,
+                                                              Id then, Id placeThen) const {
+  if (P.sites[first].function == P.sites[then].function) {
+    if (P.mustFollow(first, then, false))
+      return std::make_pair(first, then);
+    return std::nullopt;
+  }
+  auto fromFirst = seenFrom(P, origin, first, placeFirst);
+  auto fromThen = seenFrom(P, origin, then, placeThen);
+  // The innermost function that sees both decides: every way `then` is reached from it comes
+  // after one `first`.
   for (const auto &[function, firsts] : fromFirst) {
     auto it = fromThen.find(function);
     if (function == kNone || it == fromThen.end())
       continue;
-    // Every way `then` is reached from this function comes after one `first`.
     for (Id x : firsts) {
       bool all = !it->second.empty();
       for (Id y : it->second)
         all = all && P.mustFollow(x, y, false);
       if (all)
-        return true;
+        return std::make_pair(x, it->second.front());
     }
-    return false;
+    return std::nullopt;
   }
-  return unknown;
+  return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------------

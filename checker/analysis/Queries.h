@@ -5,6 +5,7 @@
 
 #include "Program.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ public:
   bool mayPrecede(Id origin, Id siteA, Id placeA, Id siteB, Id placeB, bool unknown) const;
   // `then` only runs after `first`.
   bool mustFollow(Id origin, Id first, Id placeFirst, Id then, Id placeThen, bool unknown) const;
+  // Where that is decided: the two sites (the facts themselves, or the calls that lead to them)
+  // in the function that orders them; nothing when they are not ordered so.
+  std::optional<std::pair<Id, Id>> following(Id origin, Id first, Id placeFirst, Id then,
+                                             Id placeThen) const;
 
 private:
   const Program &P;

@@ -8,6 +8,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -144,8 +145,16 @@ std::vector<const facts::Unit *> StoredFacts::unitsExcept(const std::string &mai
   return out;
 }
 
+namespace {
+std::atomic<bool> EditorDiscovery{false};
+} // namespace
+
+void StoredFacts::enableForEditor() { EditorDiscovery = true; }
+
 std::shared_ptr<const StoredFacts> StoredFacts::forFile(const std::string &mainFile,
                                                         const std::string &fingerprint) {
+  if (!EditorDiscovery)
+    return nullptr;
   // Where the facts are: beside the compile database that describes this file.
   std::string found;
   llvm::SmallString<256> dir(mainFile);

@@ -20,8 +20,11 @@ public:
   // The stored facts for the project of `mainFile` (found the way clangd finds a compile
   // database: in each parent directory and its build/ subdirectory), when they were extracted
   // with the same options (`fingerprint`). Cached per file; reread when it changes.
+  // Only the editor links with stored facts: afunix-clangd turns this on at start-up; the
+  // clang-tidy plugin and afunix-check --single-tu judge each file on its own.
   static std::shared_ptr<const StoredFacts> forFile(const std::string &mainFile,
                                                     const std::string &fingerprint);
+  static void enableForEditor();
   // Reads a stored-facts file; nullptr and `error` when it is damaged or of another version.
   static std::shared_ptr<const StoredFacts> read(const std::string &path, std::string &error);
   // Writes `units` to `path` (replaced atomically). False and `error` on failure.

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "StoredFacts.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 namespace clang::clangd {
@@ -43,5 +45,8 @@ int main(int argc, char *argv[]) {
   if (!hasFlag(argc, argv, "-resource-dir"))
     args.insert(args.begin() + 1, resourceDir.data());
   args.push_back(nullptr);
+  // The editor sees the whole project: the file being edited is linked with the facts the last
+  // `afunix-check -p` run stored beside the compile database.
+  afunix::analysis::StoredFacts::enableForEditor();
   return clang::clangd::clangdMain(static_cast<int>(args.size()) - 1, args.data());
 }

@@ -20,6 +20,23 @@ void noteListener(RuleContext &ctx, Report &report, const facts::Create &accepte
     ctx.note(report, ctx.P.creates[listener].site, "listening socket created here");
 }
 
+namespace {
+// The calls that hand `origin` to the parameter `place`; a flow with no call of its own (a virtual
+// call reaching an overrider) is followed back to the call that made it.
+std::vector<Id> passingCalls(const Program &P, Id origin, Id place, int depth = 0) {
+  std::vector<Id> out;
+  for (const facts::Flow *edge : P.arrivals(origin, place)) {
+    if (edge->site != kNone) {
+      out.push_back(edge->site);
+    } else if (depth < 4) {
+      for (Id site : passingCalls(P, origin, edge->from, depth + 1))
+        out.push_back(site);
+    }
+  }
+  return out;
+}
+} // namespace
+
 void credsWithoutPasscred(RuleContext &ctx) {
   const Program &P = ctx.P;
   CredentialQueries queries(P);
@@ -63,14 +80,14 @@ void credsWithoutPasscred(RuleContext &ctx) {
         continue;
       std::map<Id, bool> callEnabled;
       for (Id origin : P.originsOf(read.place))
-        for (const facts::Flow *edge : P.arrivals(origin, read.place))
-          callEnabled[edge->site] |= queries.reaching(origin) == Passcred::Enabled;
+        for (Id call : passingCalls(P, origin, read.place))
+          callEnabled[call] |= queries.reaching(origin) == Passcred::Enabled;
       for (Id origin : missing) {
         const facts::Create &create = P.creates[origin];
         std::vector<Id> calls;
-        for (const facts::Flow *edge : P.arrivals(origin, read.place))
-          if (edge->site != kNone && !callEnabled[edge->site])
-            calls.push_back(edge->site);
+        for (Id call : passingCalls(P, origin, read.place))
+          if (!callEnabled[call])
+            calls.push_back(call);
         for (Id at : calls) {
           if (!reportedCalls.insert(at).second)
             continue;

@@ -105,10 +105,12 @@ private:
 
   bool checkAfter(const facts::OptionSet &option, Id origin, facts::Lifecycle kind) {
     const facts::LifecycleEvent *before = nullptr;
+    std::pair<Id, Id> decided;
     for (Id e : Q.eventsOn(origin, kind)) {
       const facts::LifecycleEvent &event = P.lifecycle[e];
-      if (Q.mustFollow(origin, event.site, event.place, option.site, option.place, /*unknown=*/false)) {
+      if (auto pair = Q.following(origin, event.site, event.place, option.site, option.place)) {
         before = &event;
+        decided = *pair;
         break;
       }
     }
@@ -125,10 +127,14 @@ private:
     const auto *chosen = Ctx.variant(variantId);
     if (!chosen)
       return false;
-    Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
+    // Across functions the finding is where the order is decided: the call that enables it,
+    // after the call that binds or listens.
+    bool lifted = decided.second != option.site;
+    Report &r = Ctx.report(decided.second, *chosen, {{"socket", P.sites[option.site].text}});
     // Fix: move the option's statement before the call it must precede, when both sit in one
     // block and the moved statement only uses variables declared before that call.
-    if (option.statement != kNone && before->statement != kNone) {
+    if (!lifted && decided.first == before->site && option.statement != kNone &&
+        before->statement != kNone) {
       const facts::Statement &moved = P.statements[option.statement];
       const facts::Statement &target = P.statements[before->statement];
       if (moved.file == target.file && moved.block == target.block &&
@@ -137,6 +143,11 @@ private:
         r.fixes.push_back({moved.file, moved.removeBegin, moved.removeEnd - moved.removeBegin, ""});
       }
     }
+    if (lifted)
+      Ctx.note(r, option.site, "SO_PASSCRED is enabled here");
+    if (decided.first != before->site)
+      Ctx.note(r, decided.first, kind == facts::Lifecycle::Bind ? "the socket is bound in this call"
+                                                                : "the socket listens from this call");
     Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
     Ctx.note(r, P.creates[origin].site, "socket created here");
     return true;

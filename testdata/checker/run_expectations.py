@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
-"""Runs afunix-check on one testdata file and compares its findings with the file's expectations.
+"""Runs afunix-check on a testdata file or project and compares its findings with the expectations.
 
 Usage: run_expectations.py [--checker PATH] FILE
+       run_expectations.py [--checker PATH] --project DIR
 
-The format (testdata/README.md): `// EXPECT: rule[, rule...]` at the end of each line where a
-finding must start, `// EXPECT-NOTE: text` where some finding must carry a note containing text,
-`// EXPECT-MESSAGE: text` (on an EXPECT line) for text the finding's message must contain, and an
-optional header of `// OPTIONS: ...` (afunix-check options, paths relative to the repository root)
-and `// ARGS: ...` (compiler arguments; default -std=gnu11 for C, -std=c++17 for C++).
+The format (testdata/README.md): `// EXPECT: rule[:COLUMN][, rule...]` at the end of each line where
+a finding must start (at that column when one is given), `// EXPECT-NOTE: text` where some finding
+must carry a note containing text, `// EXPECT-MESSAGE: text` (on an EXPECT line) for text the
+finding's message must contain, `// EXPECT-FIXED: text` for a line the file must contain, in this
+order, once every fix-it of the run is applied (a file that gets fix-its must pin them all this
+way), and an optional header of `// OPTIONS: ...` (afunix-check options, paths relative to the
+repository root) and `// ARGS: ...` (compiler arguments; default -std=gnu11 for C, -std=c++17 for
+C++).
+
+A project (testdata/checker/projects/NAME/) is several sources and headers with the same markers
+in any of them, and a project.yaml (options, args, sources, single_tu_findings). The runner writes
+its compile_commands.json in a scratch build directory and runs `afunix-check -p` over it, as on
+a real project; with `single_tu_findings: N` it also checks that --single-tu finds exactly N.
+
 A missing finding and an unexpected one both fail. Exit status: 0 pass, 1 fail, 2 cannot run.
 """
 import argparse
@@ -20,11 +30,11 @@ import subprocess
 import sys
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-MARKER = re.compile(r"\b(EXPECT(?:-NOTE|-MESSAGE)?):")
+MARKER = re.compile(r"\b(EXPECT(?:-NOTE|-MESSAGE|-FIXED)?):")
 
 
 def parse_expectations(path):
-    """Returns (options, args, expected Counter of (line, rule), messages, notes)."""
+    """Returns (options, args, expected Counter of (line, rule), messages, notes, columns, fixed)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().split("\n")
     options, args = [], None
@@ -42,6 +52,8 @@ def parse_expectations(path):
     expected = collections.Counter()
     messages = []  # (line, text)
     notes = []     # (line, text)
+    columns = []   # (line, rule, column)
+    fixed = []     # line texts the fixed file must contain, in order
     for number, text in enumerate(lines, start=1):
         found = list(MARKER.finditer(text))
         for i, match in enumerate(found):
@@ -52,30 +64,174 @@ def parse_expectations(path):
             kind = match.group(1)
             if kind == "EXPECT":
                 for rule in value.split(","):
-                    if rule.strip():
-                        expected[(number, rule.strip())] += 1
+                    rule, _, column = rule.strip().partition(":")
+                    if rule:
+                        expected[(number, rule)] += 1
+                        if column:
+                            columns.append((number, rule, int(column)))
             elif kind == "EXPECT-MESSAGE":
                 messages.append((number, value))
+            elif kind == "EXPECT-FIXED":
+                fixed.append(text[match.end():].strip())
+                break  # the rest of the line is the expected text, markers and all
             else:
                 notes.append((number, value))
-    return options, args, expected, messages, notes
+    return options, args, expected, messages, notes, columns, fixed
 
 
 def default_args(path):
     return ["-std=c++17"] if path.endswith((".cc", ".cpp", ".cxx")) else ["-std=gnu11"]
 
 
+def apply_fixes(text, edits):
+    """`text` with `edits` (offset, length, replacement; byte offsets) applied back to front."""
+    data = text.encode()
+    for offset, length, replacement in sorted(set(edits), reverse=True):
+        data = data[:offset] + replacement.encode() + data[offset + length:]
+    return data.decode()
+
+
+def compare(path, report, expectations, display):
+    """Problems between the findings in `path` and its expectations."""
+    _, _, expected, messages, notes, columns, fixed = expectations
+    name = display
+    findings = [f for f in report["findings"] if f["file"] == path]
+    actual = collections.Counter((f["line"], f["rule"]) for f in findings)
+    problems = []
+    for (line, rule), count in sorted((expected - actual).items()):
+        problems.append(f"{name}:{line}: missing finding {rule}" + (f" (x{count})" if count > 1 else ""))
+    for (line, rule), count in sorted((actual - expected).items()):
+        got = [f for f in findings if f["line"] == line and f["rule"] == rule]
+        problems.append(f"{name}:{line}: unexpected finding {rule}: {got[0]['message']}")
+    for line, rule, column in columns:
+        got = sorted(f["column"] for f in findings if f["line"] == line and f["rule"] == rule)
+        if got and column not in got:
+            problems.append(f"{name}:{line}: {rule} at column {got}, expected column {column}")
+    for line, text in messages:
+        on_line = [f for f in findings if f["line"] == line]
+        if not any(text in f["message"] for f in on_line):
+            got = "; ".join(f["message"] for f in on_line) or "no finding on this line"
+            problems.append(f"{name}:{line}: no finding whose message contains '{text}' (got: {got})")
+    for line, text in notes:
+        carried = [n for f in report["findings"] for n in f["notes"]
+                   if n["file"] == path and n["line"] == line]
+        if not any(text in n["message"] for n in carried):
+            got = "; ".join(n["message"] for n in carried) or "no note on this line"
+            problems.append(f"{name}:{line}: no note containing '{text}' (got: {got})")
+    # Fix-its: every edit of the run into this file, applied; the EXPECT-FIXED lines pin them.
+    edits = [(e["offset"], e["length"], e["text"]) for f in report["findings"] for e in f["fixes"]
+             if e["file"] == path]
+    if edits and not fixed:
+        problems.append(f"{name}: the run has fix-its for this file; pin them with EXPECT-FIXED")
+    if fixed:
+        with open(path, encoding="utf-8") as f:
+            result = apply_fixes(f.read(), edits).split("\n")
+        at = 0
+        for want in fixed:
+            while at < len(result) and result[at].strip() != want:
+                at += 1
+            if at == len(result):
+                problems.append(f"{name}: after the fix-its, no line '{want}' (in order); fixed file:\n"
+                                + "\n".join("    | " + l for l in result))
+                break
+            at += 1
+    return problems
+
+
+def run_checker(command, cwd):
+    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    shown = " ".join(shlex.quote(c) for c in command)
+    if proc.returncode not in (0, 1):
+        return None, shown, f"afunix-check failed with exit status {proc.returncode}:\n  {shown}\n{proc.stderr}"
+    try:
+        return json.loads(proc.stdout), shown, None
+    except json.JSONDecodeError as e:
+        return None, shown, f"afunix-check printed no valid JSON ({e}):\n{proc.stdout[:2000]}"
+
+
+def project_sources(directory, config):
+    listed = config.get("sources")
+    if listed:
+        return [os.path.join(directory, s) for s in listed]
+    return sorted(os.path.join(directory, f) for f in os.listdir(directory)
+                  if f.endswith((".c", ".cc", ".cpp")))
+
+
+def run_project(checker, directory):
+    import tempfile
+    import yaml
+    directory = os.path.abspath(directory)
+    config_path = os.path.join(directory, "project.yaml")
+    config = {}
+    if os.path.exists(config_path):
+        with open(config_path, encoding="utf-8") as f:
+            config = yaml.safe_load(f) or {}
+    options = list(config.get("options", []))
+    extra = list(config.get("args", []))
+    sources = project_sources(directory, config)
+    files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
+                   if f.endswith((".c", ".cc", ".cpp", ".h", ".hh", ".hpp")))
+    expectations = {path: parse_expectations(path) for path in files}
+    if not any(e[2] for e in expectations.values()) and not os.path.basename(directory).startswith("neg_"):
+        print(f"{directory}: a project needs EXPECT markers (or a neg_ name)", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="afunix-project-") as build:
+        database = [{"directory": directory, "file": src,
+                     "arguments": ["cc", *default_args(src), f"-I{directory}", *extra, "-c", src]}
+                    for src in sources]
+        with open(os.path.join(build, "compile_commands.json"), "w") as f:
+            json.dump(database, f)
+        report, shown, error = run_checker(
+            [checker, "--format=json", "--quiet", *options, "-p", build], directory)
+        if error:
+            print(error, file=sys.stderr)
+            return 1
+        problems = []
+        for path in files:
+            problems += compare(path, report, expectations[path], os.path.relpath(path, directory))
+        stray = [f for f in report["findings"] if f["file"] not in expectations]
+        for f in stray:
+            problems.append(f"unexpected finding outside the project: {f['file']}:{f['line']} {f['rule']}")
+        if report["summary"]["parse_errors"]:
+            problems.append(f"clang could not parse: {report.get('unparsed')}")
+        if not os.path.isfile(os.path.join(build, "afunix-facts.json")):
+            problems.append("the whole-program run left no afunix-facts.json in the build directory")
+        if "single_tu_findings" in config:
+            single, _, error = run_checker(
+                [checker, "--format=json", "--quiet", "--single-tu", *options, "-p", build], directory)
+            if error:
+                problems.append(error)
+            elif len(single["findings"]) != config["single_tu_findings"]:
+                problems.append(f"--single-tu found {len(single['findings'])}, project.yaml says "
+                                f"{config['single_tu_findings']}: "
+                                + "; ".join(f"{os.path.basename(f['file'])}:{f['line']} {f['rule']}"
+                                            for f in single["findings"]))
+    name = os.path.basename(directory)
+    if problems:
+        print(f"FAIL {directory}\n  command: {shown}", file=sys.stderr)
+        for p in problems:
+            print("  " + p, file=sys.stderr)
+        return 1
+    total = sum(sum(e[2].values()) for e in expectations.values())
+    print(f"PASS {name}: {total} finding(s) across {len(sources)} TU(s) as expected")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--checker", default=os.environ.get(
         "AFUNIX_CHECK", os.path.join(REPO, "build", "bin", "afunix-check")))
+    parser.add_argument("--project", action="store_true", help="FILE is a project directory")
     parser.add_argument("file")
     opts = parser.parse_args()
-    path = os.path.abspath(opts.file)
     if not os.path.isfile(opts.checker):
         print(f"cannot run: {opts.checker} does not exist (build afunix-check)", file=sys.stderr)
         return 2
-    options, args, expected, messages, notes = parse_expectations(path)
+    if opts.project:
+        return run_project(opts.checker, opts.file)
+    path = os.path.abspath(opts.file)
+    expectations = parse_expectations(path)
+    options, args, expected, messages, notes, _, _ = expectations
     name = os.path.basename(path)
     if name.startswith("pos_") and not expected:
         print(f"{path}: a pos_ file needs at least one EXPECT marker", file=sys.stderr)
@@ -85,36 +241,11 @@ def main():
         return 1
     command = [opts.checker, "--format=json", "--quiet", *options, path, "--",
                *(args if args is not None else default_args(path))]
-    proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
-    shown = " ".join(shlex.quote(c) for c in command)
-    if proc.returncode not in (0, 1):
-        print(f"afunix-check failed with exit status {proc.returncode}:\n  {shown}\n{proc.stderr}",
-              file=sys.stderr)
+    report, shown, error = run_checker(command, REPO)
+    if error:
+        print(error, file=sys.stderr)
         return 1
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError as e:
-        print(f"afunix-check printed no valid JSON ({e}):\n{proc.stdout[:2000]}", file=sys.stderr)
-        return 1
-
-    findings = [f for f in report["findings"] if f["file"] == path]
-    actual = collections.Counter((f["line"], f["rule"]) for f in findings)
-    problems = []
-    for (line, rule), count in sorted((expected - actual).items()):
-        problems.append(f"{name}:{line}: missing finding {rule}" + (f" (x{count})" if count > 1 else ""))
-    for (line, rule), count in sorted((actual - expected).items()):
-        got = [f for f in findings if f["line"] == line and f["rule"] == rule]
-        problems.append(f"{name}:{line}: unexpected finding {rule}: {got[0]['message']}")
-    for line, text in messages:
-        on_line = [f for f in findings if f["line"] == line]
-        if not any(text in f["message"] for f in on_line):
-            got = "; ".join(f["message"] for f in on_line) or "no finding on this line"
-            problems.append(f"{name}:{line}: no finding whose message contains '{text}' (got: {got})")
-    for line, text in notes:
-        carried = [n for f in findings for n in f["notes"] if n["file"] == path and n["line"] == line]
-        if not any(text in n["message"] for n in carried):
-            got = "; ".join(n["message"] for n in carried) or "no note on this line"
-            problems.append(f"{name}:{line}: no note containing '{text}' (got: {got})")
+    problems = compare(path, report, expectations, name)
     if report["summary"]["parse_errors"]:
         problems.append(f"{name}: clang could not parse the file: {report.get('unparsed')}")
     if problems:

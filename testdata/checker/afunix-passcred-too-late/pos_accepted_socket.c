@@ -26,3 +26,7 @@ int serve(const char *path) {
     close(cfd);
   }
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(lfd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (listen(lfd, 16) < 0) // EXPECT-NOTE: listen() here

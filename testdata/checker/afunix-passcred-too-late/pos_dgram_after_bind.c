@@ -23,3 +23,10 @@ int open_log_socket(const char *path) {
   }
   return fd;
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) { // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: datagram socket 'fd' after bind()
+// EXPECT-FIXED: close(fd);
+// EXPECT-FIXED: return -1;
+// EXPECT-FIXED: }
+// EXPECT-FIXED: if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0) { // EXPECT-NOTE: bind() here

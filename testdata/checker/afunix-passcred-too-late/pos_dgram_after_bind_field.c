@@ -21,3 +21,9 @@ int logd_open(struct logd *d) {
   setsockopt_int(d->fd, SOL_SOCKET, SO_PASSCRED, 1); // EXPECT: afunix-passcred-too-late
   return d->fd;
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: setsockopt_int(d->fd, SOL_SOCKET, SO_PASSCRED, 1);
+// EXPECT-FIXED: bind(d->fd, (struct sockaddr *)&d->addr, sizeof d->addr); // EXPECT-NOTE: bind() here
+// EXPECT-FIXED: // EXPECT: afunix-passcred-too-late
+// EXPECT-FIXED: return d->fd;

@@ -31,3 +31,7 @@ int run_server() {
   Server s;
   return s.start() ? s.next_client() : -1;
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(listen_fd_, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: return listen_fd_ >= 0 && ::listen(listen_fd_, 64) == 0;

@@ -1,0 +1,2 @@
+#pragma once
+int open_listener(const char *path);

@@ -1,0 +1,2 @@
+#pragma once
+int enable_credentials(int fd);

@@ -1,0 +1,3 @@
+#pragma once
+int open_tcp(unsigned short port);
+int open_unix(const char *path);

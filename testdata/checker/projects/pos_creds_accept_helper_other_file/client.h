@@ -1,0 +1,2 @@
+#pragma once
+int handle_client(int fd);

@@ -1,0 +1,14 @@
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net.h"
+
+int main(void) {
+  int fd = open_unix("/run/probe.sock");
+  if (fd >= 0)
+    close(fd);
+  fd = open_tcp(9000);
+  int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); // EXPECT: afunix-passcred-wrong-family
+  return listen(fd, 1);
+}
