@@ -2194,7 +2194,9 @@ void Extractor::finishUnit() {
     for (facts::Argument &a : c.args)
       if (a.place != kNone) {
         if (!keep[a.place]) {
+          // No socket can reach it: nothing flows into the parameter from here.
           a.place = kNone;
+          a.mode = facts::ArgMode::None;
         } else {
           map(a.place);
         }

@@ -631,6 +631,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       arg.place = r.ref(a, "place", nPlaces, "call args");
       arg.text = r.text(a, "text");
       arg.var = r.text(a, "var");
+      if (arg.place == kNone && (arg.mode == ArgMode::Address || arg.mode == ArgMode::Array))
+        r.fail("call args: an address or array argument names no place");
       c.args.push_back(std::move(arg));
     });
     c.passesControl = r.flag(o, "passes_control");

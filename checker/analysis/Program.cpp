@@ -301,7 +301,7 @@ void Program::deriveFlows() {
   for (const facts::Call &c : calls)
     for (unsigned i = 0; i < c.args.size(); ++i) {
       const facts::Argument &a = c.args[i];
-      if (a.mode == facts::ArgMode::None)
+      if (a.mode == facts::ArgMode::None || (a.place == kNone && a.mode != facts::ArgMode::Value))
         continue;
       Id param = paramPlace(c.callee, i);
       switch (a.mode) {
