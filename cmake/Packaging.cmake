@@ -56,5 +56,8 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libc6, libstdc++6, libgcc-s1, libclang-cpp19, libllvm19, libclang-common-19-dev, \
 libyaml-cpp0.7, libgrpc++1.51, libgrpc29, libprotobuf32, libabsl20220623")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "clang-tidy-19, clang-tools-19")
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${AFUNIX_DOCS_URL}")
+# No Homepage field unless one is known: a made-up URL would send users nowhere.
+if(AFUNIX_HOMEPAGE_URL)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${AFUNIX_HOMEPAGE_URL}")
+endif()
 include(CPack)
