@@ -116,14 +116,16 @@ public:
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error)
       return;
-    Complaint c{info.getID(), "", ""};
-    if (info.getNumArgs() > 0 &&
-        info.getArgKind(0) == clang::DiagnosticsEngine::ak_std_string)
-      c.option = info.getArgStdStr(0);
-    if (info.getNumArgs() > 1 &&
-        info.getArgKind(1) == clang::DiagnosticsEngine::ak_std_string)
-      c.value = info.getArgStdStr(1);
-    complaints.push_back(std::move(c));
+    auto text = [&](unsigned i) -> std::string {
+      if (i >= info.getNumArgs())
+        return "";
+      if (info.getArgKind(i) == clang::DiagnosticsEngine::ak_std_string)
+        return info.getArgStdStr(i);
+      if (info.getArgKind(i) == clang::DiagnosticsEngine::ak_c_string)
+        return info.getArgCStr(i);
+      return "";
+    };
+    complaints.push_back({info.getID(), text(0), text(1)});
   }
 };
 
