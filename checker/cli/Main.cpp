@@ -66,6 +66,11 @@ DESCRIPTION
     Each file is checked with the configuration of the nearest .afunix-check.yaml in its
     directory or above (see CONFIGURATION), unless --config names one for all files.
 
+    Findings go to stdout; messages about afunix-check itself (bad input, files that could not be
+    parsed, fix-its not applied, the summary) go to stderr. Files are written only when asked
+    (--write-baseline, --export-fixes, --fix), never through a symlink or over anything but a
+    regular file; share/doc/afunix-compat/guarantees.md has the rules.
+
 OPTIONS
     -p, --build-path=DIR
         Directory holding compile_commands.json, or the path of that file.
@@ -176,7 +181,8 @@ ENVIRONMENT
     PATH
         --diff-from runs git from it.
 
-Diagnostics about afunix-check itself go to stderr; findings go to stdout.
+SEE ALSO
+    afunix-clangd(1), afunix-probe(1), clang-tidy-19(1); share/doc/afunix-compat/guide-cli.md
 )";
 
 struct Cli {
