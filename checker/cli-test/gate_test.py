@@ -310,6 +310,39 @@ class GateTest(unittest.TestCase):
         self.assertEqual((code, out), (2, ""))
         self.assertIn(os.path.join(self.dir, "src", ".afunix-check.yaml") + ":1:11: field 'pedantic'", err)
 
+    # --- SARIF links -------------------------------------------------------------------------
+
+    def test_sarif_help_uri_from_option_config_environment_or_installed_pages(self):
+        self.need("afunix-fd-limit")
+        env = {k: v for k, v in os.environ.items() if k != "AFUNIX_DOCS_URL"}
+        shutil.copy(fixture("fd_limit.c"), self.path("a.c"))
+
+        def help_uri(*args, env=env):
+            code, out, err = run("--format=sarif", *args, "a.c", cwd=self.dir, env=env)
+            self.assertEqual(code, 1, err)
+            rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+            return {r["id"]: r.get("helpUri") for r in rules}["afunix-fd-limit"]
+
+        # Nothing configured: the pages this afunix-check can reach (the source tree's here).
+        local = help_uri()
+        self.assertEqual(local, "file://" + os.path.join(cli_test.REPO, "docs", "rules",
+                                                          "afunix-fd-limit.md"))
+        self.assertEqual(help_uri(env=dict(env, AFUNIX_DOCS_URL="https://env.example/d")),
+                         "https://env.example/d/rules/afunix-fd-limit.md")
+        self.write(".afunix-check.yaml", "docs_url: https://config.example/docs/\n")
+        self.assertEqual(help_uri(env=dict(env, AFUNIX_DOCS_URL="https://env.example/d")),
+                         "https://config.example/docs/rules/afunix-fd-limit.md")
+        self.assertEqual(help_uri("--docs-url=https://option.example/x"),
+                         "https://option.example/x/rules/afunix-fd-limit.md")
+        for bad in ("--docs-url=not a url", "--docs-url=docs/"):
+            code, out, err = run(bad, "a.c", cwd=self.dir)
+            self.assertEqual((code, out), (2, ""))
+            self.assertIn("is not an absolute URL", err) if "docs/" in bad else \
+                self.assertIn("--docs-url", err)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
     # --- options -------------------------------------------------------------------------------
 
     def test_mistyped_option_suggests_the_nearest(self):

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -599,9 +600,17 @@ int run(int argc, char **argv) {
 
   EngineOptions options;
   options.jobs = cli.jobs;
-  options.settingsFor = [&unitSettings](const std::string &file) {
-    auto it = unitSettings.find(file);
-    return it != unitSettings.end() ? it->second : UnitSettings{"-*", {}};
+  std::mutex settingsMutex;
+  options.settingsFor = [&](const std::string &file) {
+    std::lock_guard<std::mutex> lock(settingsMutex);
+    if (auto it = unitSettings.find(file); it != unitSettings.end())
+      return it->second;
+    // A unit named differently than its job (should not happen): its own configuration still.
+    std::string ignored;
+    const Config *config = configs.configFor(file, ignored);
+    std::optional<std::string> glob =
+        checksGlob(cli.checks, config ? config->disable : std::vector<std::string>{}, ignored);
+    return unitSettings[file] = settingsFrom(config ? *config : Config{}, cli, glob.value_or("-*"));
   };
   RunResult result = runChecks(jobs, options);
 
