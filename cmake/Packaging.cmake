@@ -4,32 +4,31 @@
 #   bin/      afunix-check afunix-clangd afunix-probe         (their own CMakeLists install them)
 #   lib/      libafunix-tidy.so libafunix-probe.so            (likewise)
 #   share/afunix-compat/rules/*.yaml                          (rules/CMakeLists.txt)
-#   share/doc/afunix-compat/  README.md, docs/**/*.md         (here)
-#   share/man/man1/*.1                                        (here, from docs/man)
+#   share/doc/afunix-compat/  docs/**/*.md (docs/README.md is the index) (here)
+#   share/man/man1/*.1                                        (each tool's CMakeLists; the probe's here)
+#
+# Install components, so a job that built one tool installs just that tool
+# (`cmake --install build --component afunix-check`, docs/guide-ci.md):
+#   afunix-check   bin/afunix-check, afunix-check.1 (made when afunix-check is linked)
+#   afunix-clangd  bin/afunix-clangd, afunix-clangd.1
+#   afunix-tidy    lib/libafunix-tidy.so
+#   docs           README, docs/ (the rule pages the tools link to), the rule catalog YAML
+#   (the probe's files have no component of their own yet: `cmake --install build` installs all)
 
 # Every tool must be installed; a target whose CMakeLists has no install() rule would be missing
 # from the prefix and the .deb. All of them have one today: this list is what the install test
 # (checker/integration-test/install_test.py) checks for, file by file.
 set(AFUNIX_INSTALLED_TOOLS afunix-check afunix-clangd afunix-probe afunix-tidy afunix-probe-preload)
+set(AFUNIX_INSTALL_COMPONENTS afunix-check afunix-clangd afunix-tidy docs)
 
-install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# docs/README.md is the installed index (share/doc/afunix-compat/README.md); the repository's
+# README.md, whose links point into docs/, would collide with it and is not installed.
 install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
-        FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
-file(GLOB AFUNIX_MAN_PAGES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/*.1)
-# afunix-check.1 is made from the binary's own --help, so it never disagrees with it.
-if(TARGET afunix-check)
-  find_package(Python3 REQUIRED COMPONENTS Interpreter)
-  set(AFUNIX_CHECK_MAN ${CMAKE_BINARY_DIR}/man/afunix-check.1)
-  add_custom_command(OUTPUT ${AFUNIX_CHECK_MAN}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/help2man.py
-            $<TARGET_FILE:afunix-check> ${PROJECT_VERSION} ${AFUNIX_CHECK_MAN}
-    DEPENDS afunix-check ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/help2man.py
-    COMMENT "Generating afunix-check.1 from afunix-check --help")
-  add_custom_target(afunix-man ALL DEPENDS ${AFUNIX_CHECK_MAN})
-  list(APPEND AFUNIX_MAN_PAGES ${AFUNIX_CHECK_MAN})
+        COMPONENT docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
+if(AFUNIX_BUILD_PROBE)
+  install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/afunix-probe.1
+          DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 endif()
-install(FILES ${AFUNIX_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # The .deb: `cpack -G DEB --config build/CPackConfig.cmake`. Runtime dependencies are the Debian
 # bookworm packages of what the binaries link (libclang-cpp, libLLVM, yaml-cpp, and the gRPC /
@@ -56,5 +55,8 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libc6, libstdc++6, libgcc-s1, libclang-cpp19, libllvm19, libclang-common-19-dev, \
 libyaml-cpp0.7, libgrpc++1.51, libgrpc29, libprotobuf32, libabsl20220623")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "clang-tidy-19, clang-tools-19")
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${AFUNIX_DOCS_URL}")
+# No Homepage field unless one is known: a made-up URL would send users nowhere.
+if(AFUNIX_HOMEPAGE_URL)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${AFUNIX_HOMEPAGE_URL}")
+endif()
 include(CPack)

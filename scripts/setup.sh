@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   cmake ninja-build python3 gcc g++ rt-tests iproute2 util-linux
   clang-tools-19 python3-yaml python3-jsonschema git
+  neovim  # integration.clangd_editor runs docs/guide-editors.md's Neovim snippet in it
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -20,6 +21,13 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Microsoft's SARIF validator for integration.sarif (npm: the only registry besides Debian's).
+if ! command -v sarif-multitool >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  echo "setup: installing @microsoft/sarif-multitool (npm)"
+  npm install -g --no-fund --no-audit @microsoft/sarif-multitool >/dev/null 2>&1 ||
+    echo "setup: warning: npm could not install @microsoft/sarif-multitool; integration.sarif will not run it"
 fi
 
 if [ ! -f build/build.ninja ]; then

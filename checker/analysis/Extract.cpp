@@ -1,6 +1,7 @@
 #include "Extract.h"
 
 #include "AstUtil.h"
+#include "Digest.h"
 
 #include "afunix/KernelConstants.h"
 
@@ -389,6 +390,7 @@ private:
       } else {
         id = U.files.size();
         U.files.push_back(path);
+        U.digests.push_back(contentDigest(SM.getBufferData(fid)));
         FileByPath[path] = id;
       }
     }

@@ -239,6 +239,7 @@ struct Callback {
 struct Unit {
   std::string mainFile;            // absolute
   std::vector<std::string> files;  // every file a site points into
+  std::vector<std::string> digests; // contentDigest() of each file as it was parsed
   std::vector<Place> places;
   std::vector<Site> sites;
   std::vector<Statement> statements;

@@ -111,6 +111,10 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       for (const std::string &f : u.files)
         j.value(f);
     });
+    j.attributeArray("digests", [&] {
+      for (const std::string &d : u.digests)
+        j.value(d);
+    });
     w.array("functions", u.functions, [&](const Function &f) {
       j.attribute("key", f.key);
       w.text("name", f.name);
@@ -427,6 +431,11 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       }
       u.files.push_back(s->str());
     }
+  if (const json::Array *digests = r.array(*root, "digests", "digests"))
+    for (const json::Value &v : *digests)
+      u.digests.push_back(v.getAsString().value_or("").str());
+  if (!u.digests.empty() && u.digests.size() != u.files.size())
+    r.fail("digests: not one per file");
   // Sizes first: entries refer to each other in both directions.
   auto sizeOf = [&](llvm::StringRef key) -> std::size_t {
     const json::Value *v = root->get(key);

@@ -55,8 +55,11 @@ void Program::mergeUnit(const facts::Unit &u) {
   std::vector<Id> fileMap(u.files.size());
   for (std::size_t i = 0; i < u.files.size(); ++i) {
     auto [it, fresh] = FileIds.try_emplace(u.files[i], files.size());
-    if (fresh)
+    if (fresh) {
       files.push_back(u.files[i]);
+      digests.push_back(i < u.digests.size() ? u.digests[i] : "");
+      unitOf.push_back(u.mainFile);
+    }
     fileMap[i] = it->second;
   }
 

@@ -48,6 +48,8 @@ public:
 
   // Tables (indices are program-wide).
   std::vector<std::string> files;
+  std::vector<std::string> digests; // per file, as the first unit that saw it parsed it ("" unknown)
+  std::vector<std::string> unitOf;  // per file: the main file of the first unit that saw it
   std::vector<facts::Function> functions;
   std::vector<facts::Place> places;
   std::vector<facts::Site> sites;

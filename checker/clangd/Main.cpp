@@ -1,11 +1,25 @@
 // afunix-clangd: clangd 19 with the afunix-* checks built in. Released clangd binaries cannot
-// load clang-tidy plugins, so this is clangd's own main linked with the checks archive.
+// load clang-tidy plugins, so this is clangd's own main linked with the checks archive, plus two
+// things clangd cannot do for checks it does not know (LspOutput.h): diagnostic links that open
+// the rule's page, and a log line when the afunix checks did not run on a file.
+#include "LspOutput.h"
+
+#include "DocsLocation.h"
+
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "StoredFacts.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace clang::clangd {
@@ -20,16 +34,65 @@ extern volatile int AfunixModuleAnchorSource;
 
 namespace {
 
-bool hasFlag(int argc, char *argv[], const char *name) {
+constexpr const char *kDocsUrlFlag = "--afunix-docs-url";
+
+// The value of `-name`, `--name`, `-name=v` or `--name=v` (LLVM cl accepts all), or nullptr.
+const char *flagValue(int argc, char *argv[], const char *name, bool &present) {
   size_t length = std::strlen(name);
+  present = false;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     if (arg[0] == '-' && arg[1] == '-')
-      ++arg; // clangd (LLVM cl) accepts -flag and --flag alike
-    if (std::strncmp(arg, name, length) == 0 && (arg[length] == '\0' || arg[length] == '='))
-      return true;
+      ++arg;
+    if (std::strncmp(arg, name, length) == 0 && (arg[length] == '\0' || arg[length] == '=')) {
+      present = true;
+      return arg[length] == '=' ? arg + length + 1 : nullptr;
+    }
   }
-  return false;
+  return nullptr;
+}
+
+bool hasFlag(int argc, char *argv[], const char *name) {
+  bool present = false;
+  flagValue(argc, argv, name, present);
+  return present;
+}
+
+// A line in clangd's own log format ("I[hh:mm:ss.mmm] ...") on stderr.
+void logLine(const std::string &message) {
+  using namespace std::chrono;
+  auto now = system_clock::now();
+  std::time_t seconds = system_clock::to_time_t(now);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  unsigned millis = unsigned(duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000);
+  char stamp[32];
+  std::snprintf(stamp, sizeof stamp, "I[%02d:%02d:%02d.%03u] ", local.tm_hour, local.tm_min,
+                local.tm_sec, millis);
+  llvm::errs() << stamp << message << "\n";
+  llvm::errs().flush();
+}
+
+// Once per file whose diagnostics were published although no afunix check was created for it.
+void reportChecksDidNotRun(const std::string &file) {
+  static std::mutex mutex;
+  static std::set<std::string> reported;
+  // clangd also publishes diagnostics for its config files (.clangd): only sources count.
+  llvm::StringRef ext = llvm::sys::path::extension(file);
+  bool source = false;
+  for (const char *known : {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hh", ".hpp",
+                            ".hxx", ".h++", ".inl", ".ipp", ".m", ".mm"})
+    source |= ext == known;
+  if (!source || afunix::clangd::checksRan(file))
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!reported.insert(file).second)
+    return;
+  logLine("afunix-clangd: no afunix check ran on " + file +
+          ": clangd runs a clang-tidy check only when its configuration adds it (.clangd: "
+          "Diagnostics: ClangTidy: Add: [afunix-*]) and, unless FastCheckFilter is Loose or None, "
+          "only checks it has timed itself, which excludes every afunix check. Add both lines "
+          "(FastCheckFilter: Loose) to the project's .clangd; see guide-editors.md.");
 }
 
 } // namespace
@@ -38,15 +101,59 @@ int main(int argc, char *argv[]) {
   if (hasFlag(argc, argv, "-version"))
     llvm::outs() << "afunix-clangd " << AFUNIX_VERSION << " (afunix-* clang-tidy checks built in)\n";
 
+  // Our own option, taken out before clangd (which refuses options it does not know) sees it.
+  std::string docsUrl;
+  std::vector<char *> args;
+  for (int i = 0; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (i > 0 && (arg.starts_with(std::string(kDocsUrlFlag) + "=") ||
+                  arg.starts_with(std::string(kDocsUrlFlag + 1) + "="))) {
+      docsUrl = arg.split('=').second.str();
+      std::string why;
+      if (!afunix::check::validDocsUrl(docsUrl, why)) {
+        llvm::errs() << "afunix-clangd: " << kDocsUrlFlag << ": " << why << "\n";
+        return 1;
+      }
+      continue;
+    }
+    args.push_back(argv[i]);
+  }
+
   // clangd looks for stddef.h and friends beside its own binary; installed elsewhere it must be
   // told where clang 19's resource dir is, or every file fails to parse.
-  std::vector<char *> args(argv, argv + argc);
   std::string resourceDir = std::string("--resource-dir=") + AFUNIX_CLANG_RESOURCE_DIR;
   if (!hasFlag(argc, argv, "-resource-dir"))
     args.insert(args.begin() + 1, resourceDir.data());
-  args.push_back(nullptr);
+
+  afunix::check::DocsLocation docs =
+      afunix::check::findDocs(docsUrl, kDocsUrlFlag, argv[0]);
+  afunix::clangd::watchAfunixChecks();
+
+  bool checkPresent = false;
+  const char *checkFile = flagValue(argc, argv, "-check", checkPresent);
+  bool lspSession = !checkPresent && !hasFlag(argc, argv, "-version") &&
+                    !hasFlag(argc, argv, "-help") && !hasFlag(argc, argv, "-help-hidden") &&
+                    !hasFlag(argc, argv, "-help-list") && !hasFlag(argc, argv, "-print-options");
+  afunix::clangd::OutputRelay relay(docs.baseUrl, reportChecksDidNotRun);
+  bool relaying = lspSession && relay.start();
+  if (lspSession)
+    logLine("afunix-clangd: rule pages: " +
+            (docs.baseUrl.empty() ? std::string("none found (diagnostic links removed)")
+                                  : docs.baseUrl + " (" + docs.origin + ")"));
+
   // The editor sees the whole project: the file being edited is linked with the facts the last
-  // `afunix-check -p` run stored beside the compile database.
+  // `afunix-check -p` run stored beside the compile database (docs/facts-format.md).
   afunix::analysis::StoredFacts::enableForEditor();
-  return clang::clangd::clangdMain(static_cast<int>(args.size()) - 1, args.data());
+
+  std::vector<char *> argvOut = args;
+  argvOut.push_back(nullptr);
+  int status = clang::clangd::clangdMain(static_cast<int>(argvOut.size()) - 1, argvOut.data());
+  if (relaying)
+    relay.finish();
+  if (checkPresent && checkFile && *checkFile) {
+    llvm::SmallString<256> path(checkFile);
+    llvm::sys::fs::make_absolute(path);
+    reportChecksDidNotRun(std::string(path.str()));
+  }
+  return status;
 }

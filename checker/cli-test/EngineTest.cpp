@@ -3,6 +3,9 @@
 #include "CompileDb.h"
 #include "Config.h"
 #include "Engine.h"
+#include "Filters.h"
+#include "Fixes.h"
+#include "Isolation.h"
 #include "Output.h"
 
 #include "ClangTidyCheck.h"
@@ -15,8 +18,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <csignal>
 #include <fstream>
+#include <thread>
 
 using namespace clang::ast_matchers;
 
@@ -396,6 +401,130 @@ TEST(ConfigFile, ErrorsNameFileLineAndField) {
     EXPECT_FALSE(parseConfig(c.text, "c.yaml", config, error)) << c.text;
     EXPECT_EQ(error.rfind(c.expected, 0), 0u) << "got: " << error << "\nfor: " << c.text;
   }
+}
+
+TEST_F(EngineTest, HeaderFindingComesOnceWithItsUnit) {
+  write("h.h", "void flagme(void);\nstatic inline void g(void) { flagme(); }\n");
+  std::string a = write("a.c", "#include \"h.h\"\n");
+  std::string b = write("b.c", "#include \"h.h\"\nvoid h(void) { g(); }\n");
+  for (unsigned jobs : {1u, 2u}) {
+    EngineOptions options;
+    options.jobs = jobs;
+    RunResult result = run({b, a}, options);
+    ASSERT_EQ(result.findings.size(), 1u) << "jobs=" << jobs;
+    const Finding &f = result.findings[0];
+    EXPECT_EQ(f.where.file, dir_ + "/h.h");
+    EXPECT_EQ(f.unit, b); // the first unit in job order, whatever the scheduling
+  }
+}
+
+TEST_F(EngineTest, NolintedFindingsAreCounted) {
+  std::string file = write("n.c", "void flagme(void);\n"
+                                  "void f(void) {\n"
+                                  "  flagme(); // NOLINT(afunix-test-call)\n"
+                                  "  flagme();\n"
+                                  "}\n");
+  RunResult result = run({file});
+  EXPECT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.dropped.nolint, 1u);
+}
+
+TEST_F(EngineTest, SettingsForGivesEachUnitItsOwnOptions) {
+  std::string a = write("a.c", "void showopts(void);\nvoid g(void) { showopts(); }\n");
+  std::string b = write("b.c", "void showopts(void);\nvoid h(void) { showopts(); }\n");
+  EngineOptions options;
+  options.checks = "-*,afunix-test-options";
+  options.settingsFor = [&](const std::string &file) {
+    return UnitSettings{"-*,afunix-test-options",
+                        {{"TargetKernel", file == a ? "6.1" : "6.16"}}};
+  };
+  RunResult result = run({a, b}, options);
+  ASSERT_EQ(result.findings.size(), 2u);
+  EXPECT_EQ(result.findings[0].message, "kernel=6.1 wrappers=");
+  EXPECT_EQ(result.findings[1].message, "kernel=6.16 wrappers=");
+}
+
+// Issue 14.2 with the real engine: a fix-it carries the digest of the bytes clang parsed; a file
+// saved in between (same size, other bytes) is left alone.
+TEST_F(EngineTest, FixItsApplyOnlyToTheBytesTheyWereComputedFrom) {
+  std::string file = write("f.c", kFlagged);
+  RunResult result = run({file});
+  ASSERT_EQ(result.findings.size(), 1u);
+  ASSERT_EQ(result.findings[0].fixes.size(), 1u);
+  EXPECT_FALSE(result.findings[0].fixes[0].baseDigest.empty());
+  std::string edited = kFlagged;
+  edited.replace(edited.find("flagme();"), 2, "FL");
+  write("f.c", edited); // an editor saved it after the parse
+  unsigned applied = 0;
+  std::string error;
+  EXPECT_FALSE(applyFixes(result, applied, error));
+  EXPECT_EQ(applied, 0u);
+  EXPECT_NE(error.find("changed since it was checked"), std::string::npos) << error;
+  write("f.c", kFlagged);
+  error.clear();
+  EXPECT_TRUE(applyFixes(result, applied, error)) << error;
+  EXPECT_EQ(applied, 1u);
+}
+
+// Issue 14.12: a stack overflow used to kill the process; runIsolated() contains it.
+namespace {
+unsigned recurse(unsigned depth) {
+  volatile char frame[4096];
+  frame[0] = static_cast<char>(depth);
+  return depth == 0 ? frame[0] : recurse(depth - 1) + frame[0];
+}
+} // namespace
+
+TEST(Isolation, StackOverflowIsRecoveredAndDeepWorkFits) {
+  // 16 MiB of frames: more than a default 8 MiB thread stack, well within the isolated one.
+  IsolationOutcome deep = runIsolated([] { EXPECT_GE(recurse(4000), 0u); });
+  EXPECT_TRUE(deep.completed) << deep.what;
+  IsolationOutcome overflow = runIsolated([] { recurse(~0u >> 1); }, std::size_t(16) << 20);
+  EXPECT_FALSE(overflow.completed);
+  EXPECT_EQ(overflow.signal, SIGSEGV);
+  EXPECT_NE(overflow.what.find("stack overflow"), std::string::npos) << overflow.what;
+  // And again, on threads at once: each recovery is independent.
+  std::vector<std::thread> threads;
+  std::atomic<unsigned> recovered{0};
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&] {
+      if (!runIsolated([] { recurse(~0u >> 1); }, std::size_t(16) << 20).completed)
+        ++recovered;
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(recovered.load(), 4u);
+}
+
+TEST(Filters, GlobsMatchLikeGitignore) {
+  ExcludeGlobs globs{{"third_party", "src/gen/**", "*.pb.cc", "/abs/only/*.c"}, "/work/proj"};
+  EXPECT_TRUE(matchesExclude(globs, "/work/proj/third_party/zlib/inflate.c"));
+  EXPECT_TRUE(matchesExclude(globs, "/work/proj/lib/third_party/x.h"));
+  EXPECT_TRUE(matchesExclude(globs, "/work/proj/src/gen/a/b.c"));
+  EXPECT_TRUE(matchesExclude(globs, "/work/proj/src/msg.pb.cc"));
+  EXPECT_TRUE(matchesExclude(globs, "/abs/only/x.c"));
+  EXPECT_FALSE(matchesExclude(globs, "/abs/only/sub/x.c"));
+  EXPECT_FALSE(matchesExclude(globs, "/work/proj/src/generated.c"));
+  EXPECT_FALSE(matchesExclude(globs, "/work/proj/third_party_not/x.c"));
+}
+
+TEST(Filters, DiffLinesAreTheAddedOnes) {
+  LineFilter filter = lineFilterFromDiff("diff --git a/x.c b/x.c\n"
+                                         "--- a/x.c\n+++ b/x.c\n"
+                                         "@@ -3,0 +4,2 @@\n+a\n+b\n"
+                                         "@@ -10,2 +12 @@\n-c\n-d\n+e\n"
+                                         "@@ -20,3 +21,0 @@\n-f\n-g\n-h\n"
+                                         "--- a/gone.c\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+                                         "--- a/\"sp ace.c\"\n+++ \"b/sp ace.c\"\n@@ -0,0 +1 @@\n+y\n",
+                                         "/repo");
+  ASSERT_EQ(filter.files.size(), 2u);
+  EXPECT_TRUE(selectsLine(filter, "/repo/x.c", 4));
+  EXPECT_TRUE(selectsLine(filter, "/repo/x.c", 5));
+  EXPECT_FALSE(selectsLine(filter, "/repo/x.c", 6));
+  EXPECT_TRUE(selectsLine(filter, "/repo/x.c", 12));
+  EXPECT_FALSE(selectsLine(filter, "/repo/x.c", 21));
+  EXPECT_FALSE(selectsFile(filter, "/repo/gone.c"));
+  EXPECT_TRUE(selectsLine(filter, "/repo/sp ace.c", 1));
 }
 
 TEST(KernelVersion, AcceptsReleasesOnly) {

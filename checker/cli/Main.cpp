@@ -2,9 +2,13 @@
 #include "Baseline.h"
 #include "CompileDb.h"
 #include "Config.h"
+#include "DocsLocation.h"
 #include "Engine.h"
+#include "Filters.h"
 #include "Fixes.h"
 #include "Output.h"
+#include "Printable.h"
+#include "SafeFiles.h"
 #include "Sarif.h"
 #include "StoredFacts.h"
 
@@ -12,11 +16,15 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
 #include <cstdlib>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -26,7 +34,13 @@ namespace {
 
 using namespace afunix::check;
 
-enum ExitCode { kClean = 0, kFindings = 1, kInputError = 2, kParseError = 3 };
+enum ExitCode {
+  kClean = 0,
+  kFindings = 1,
+  kInputError = 2,
+  kParseError = 3,
+  kOutputError = 4,
+};
 
 const char *const kHelp = R"(NAME
     afunix-check - find code that Linux AF_UNIX behaviour changes break
@@ -39,19 +53,33 @@ SYNOPSIS
 DESCRIPTION
     Parses each C or C++ file once with Clang 19, reads its socket facts, links the facts of all
     files into one program and runs the afunix-* rules over it (the rule catalog: afunix-check
-    --list-rules; each rule is documented in docs/rules/<rule-id>.md), so a socket created in one
-    file and read for credentials in another is judged as one. Findings and their notes may point
-    into any file. With --single-tu each file is judged on its own, as the clang-tidy plugin does.
+    --list-rules; each rule has a page in the documentation,
+    share/doc/afunix-compat/rules/<rule-id>.md), so a socket created in one file and read for
+    credentials in another is judged as one. Findings and their notes may point into any file.
+    With --single-tu each file is judged on its own, as the clang-tidy plugin does.
 
     A run over a whole compile database (-p without FILE) leaves the facts of every file in
-    afunix-facts.json next to compile_commands.json; afunix-clangd and later runs with -p and FILEs
-    use them for the files they do not parse themselves (docs/facts-format.md).
+    afunix-facts.json next to compile_commands.json; afunix-clangd and later runs that check only
+    some files (-p with FILE, --diff-from, --exclude) take the other files' facts from it
+    (share/doc/afunix-compat/facts-format.md).
 
     With -p, compile commands come from BUILD_DIR/compile_commands.json (every file in it when no
-    FILE is named); commands written for gcc are adapted: options clang does not know (such as
-    -fanalyzer) and -Werror are dropped. Without -p, every FILE is compiled with the arguments
-    after `--` (none by default). A finding on a line carrying NOLINT(rule-id), or below a line
-    carrying NOLINTNEXTLINE(rule-id), is not reported.
+    FILE is named); commands written for gcc are adapted: options clang does not know or refuses
+    (such as -fanalyzer, -mrecord-mcount) and -Werror are dropped, @response files expanded.
+    Without -p, every FILE is compiled with the arguments after `--` (none by default).
+
+    Findings are reported in the checked files and in the project's headers they include (never
+    in system headers), each once however many files include it. A finding on a line carrying
+    NOLINT(rule-id), or below a line carrying NOLINTNEXTLINE(rule-id), is not reported. Whatever
+    is left out (NOLINT, filters, baseline) is counted in the summary on stderr.
+
+    Each file is checked with the configuration of the nearest .afunix-check.yaml in its
+    directory or above (see CONFIGURATION), unless --config names one for all files.
+
+    Findings go to stdout; messages about afunix-check itself (bad input, files that could not be
+    parsed, fix-its not applied, the summary) go to stderr. Files are written only when asked
+    (--write-baseline, --export-fixes, --fix), never through a symlink or over anything but a
+    regular file; share/doc/afunix-compat/guarantees.md has the rules.
 
 OPTIONS
     -p, --build-path=DIR
@@ -61,7 +89,8 @@ OPTIONS
         `*` matches anything and a leading `-` removes. Default: all (afunix-*). A list of only
         removals starts from all, e.g. --checks=-afunix-fd-flood.
     --config=FILE
-        Project configuration (YAML), see CONFIGURATION.
+        Use this configuration (YAML, see CONFIGURATION) for every file instead of looking for
+        .afunix-check.yaml files.
     --target-kernel=X.Y[.Z]
         Judge against this kernel: rules and message variants about changes the kernel does not
         have yet are dropped. Default: every kernel.
@@ -72,25 +101,56 @@ OPTIONS
     --no-store-facts
         Do not write afunix-facts.json after a run over the whole database.
     --dump-facts
-        Print the linked program's facts (places, origins, flows, facts), one per line, instead
-        of findings: for seeing why a rule did or did not fire.
+        Print the linked program's facts (origins, options, calls, flows), one per line, instead
+        of findings: to see why a rule did or did not fire.
     --format=text|json|sarif
         Output on stdout. text (default): clang's "file:line:col: severity: message [rule]" with
         notes; json: {"version":1,"findings":[...],"summary":{...}}; sarif: SARIF 2.1.0.
     --show-source, --no-show-source
-        With text: print the source line and a caret (default: only when stdout is a terminal).
+        With text: print the source line with ^ under the column and ~ under the range, as clang
+        does (default: only when stdout is a terminal).
+    --color=auto|always|never
+        Colour the text output as clang does. auto (default): when stdout is a terminal and
+        NO_COLOR is not set.
+    --fail-on=error|warning|note
+        The lowest severity that makes the exit status 1 (default: warning). Findings below it
+        are still reported; with the default, a rule configured as `note` never fails CI.
+    --header-filter=REGEX
+        Report findings in headers only when the header's absolute path matches REGEX (default:
+        every non-system header). Findings in the checked files themselves are always reported.
+    --exclude-header-filter=REGEX
+        Do not report findings in headers whose absolute path matches REGEX.
+    --exclude=GLOB
+        Neither check files matching GLOB nor report findings in them; may be repeated. `*` and
+        `?` stay within a directory, `**` crosses directories; a GLOB without `/` matches a file
+        or directory name anywhere (`--exclude=third_party`), one with `/` the path relative to
+        the current directory (`--exclude='src/gen/**'`) or an absolute path.
+    --line-filter=JSON
+        Report only findings on these lines, in clang-tidy's format:
+        [{"name":"src/a.c","lines":[[10,20]]},{"name":"b.h"}] (a file without "lines": all of
+        it; a file not listed: none).
+    --diff-from=REV
+        Report only findings on lines added or changed since the git revision REV (committed,
+        staged or not), like clang-tidy-diff. With -p and no FILE, only the database files the
+        diff touches are checked, or all of them when the diff touches a header.
     --sarif-root=DIR
         Make SARIF artifact URIs and baseline paths relative to DIR (default: current directory).
+    --docs-url=URL
+        Where the rule pages are published (the docs/ directory), for SARIF helpUri and
+        informationUri. Default: docs_url from the configuration, AFUNIX_DOCS_URL, else the
+        pages installed with afunix-check (a file:// URL). SARIF always embeds each rule's page.
     --baseline=FILE
         Report only findings that are not recorded in the baseline FILE.
     --write-baseline=FILE
         Record every finding of this run in FILE (then exit 0 unless a file failed to parse).
+        FILE may be the --baseline file: it is read first.
     --export-fixes=FILE
         Write the fix-its as YAML for clang-apply-replacements.
     --fix
-        Apply the fix-its to the source files.
-    --header-filter=REGEX
-        Also report findings in headers whose path matches REGEX (default: main files only).
+        Apply the fix-its to the source files, in place, only to files unchanged since they
+        were checked and writable; skipped ones are named on stderr.
+    --fix-errors
+        Like --fix, and also apply fix-its from files that did not parse.
     -j, --jobs=N
         Check N files in parallel (default: 1; 0 = number of CPUs). Output does not depend on N.
     -q, --quiet
@@ -115,24 +175,42 @@ CONFIGURATION
     disable: [afunix-fd-limit]         # rules never run
     pedantic: false
     target_kernel: "6.16"
-    Command-line options win over the file. Unknown keys and bad values are errors.
+    docs_url: https://example.org/afunix-compat/docs
+    Command-line options win over the file. Unknown keys, repeated keys, more than one YAML
+    document and bad values are errors. The file governing a header's findings is the one
+    nearest to the header; docs_url is read from the file governing the current directory.
 
 EXIT STATUS
-    0   no findings
-    1   findings were reported (after --baseline filtering)
+    0   no finding at or above --fail-on
+    1   findings at or above --fail-on were reported (after filters and --baseline)
     2   usage or input error: bad option, missing file, broken compile database, bad config,
-        file not in the compile database; nothing was checked
-    3   some file could not be parsed; findings of all files are still reported (3 wins over 1)
+        bad baseline, file not in the compile database, unwritable output path; nothing was
+        checked, nothing was written
+    3   some file could not be parsed (or crashed clang); findings of all files are still
+        reported (3 wins over 1)
+    4   the output could not be written (stdout closed or full); the run is lost
 
-Diagnostics about afunix-check itself go to stderr; findings go to stdout.
+ENVIRONMENT
+    NO_COLOR
+        When set (to anything), --color=auto does not colour.
+    AFUNIX_DOCS_URL
+        Where the rule pages are published, when neither --docs-url nor docs_url says.
+    PATH
+        --diff-from runs git from it.
+
+SEE ALSO
+    afunix-clangd(1), afunix-probe(1), clang-tidy-19(1); share/doc/afunix-compat/guide-cli.md
 )";
 
 struct Cli {
   std::string buildPath, checks, configPath, targetKernel, format = "text", sarifRoot;
-  std::string baseline, writeBaselinePath, exportFixesPath, headerFilter;
+  std::string baseline, writeBaselinePath, exportFixesPath, docsUrl, lineFilter, diffFrom;
+  std::string failOn = "warning", color = "auto";
+  std::optional<std::string> headerFilter, excludeHeaderFilter;
+  std::vector<std::string> excludes;
   std::optional<bool> showSource;
-  bool pedantic = false, fix = false, quiet = false, listRules = false, version = false,
-       help = false, printCommands = false, parseOnly = false, singleTu = false,
+  bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
+       version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
        noStoreFacts = false, dumpFacts = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
@@ -140,30 +218,90 @@ struct Cli {
 };
 
 int usage(const std::string &message) {
-  llvm::errs() << "afunix-check: " << message << "\n"
+  llvm::errs() << "afunix-check: " << printable(message) << "\n"
                << "Try 'afunix-check --help' for more information.\n";
   return kInputError;
 }
 
 int inputError(const std::string &message) {
-  llvm::errs() << "afunix-check: error: " << message << "\n";
+  llvm::errs() << "afunix-check: error: " << printable(message) << "\n";
   return kInputError;
+}
+
+// Every long option: its name, whether it takes a value, and what it sets.
+struct OptionSpec {
+  const char *name;
+  bool takesValue;
+  std::function<void(Cli &, const std::string &)> set;
+};
+
+const std::vector<OptionSpec> &optionTable() {
+  static const std::vector<OptionSpec> table = {
+      {"--build-path", true, [](Cli &c, const std::string &v) { c.buildPath = v; }},
+      {"--checks", true, [](Cli &c, const std::string &v) { c.checks = v; }},
+      {"--config", true, [](Cli &c, const std::string &v) { c.configPath = v; }},
+      {"--target-kernel", true, [](Cli &c, const std::string &v) { c.targetKernel = v; }},
+      {"--format", true, [](Cli &c, const std::string &v) { c.format = v; }},
+      {"--sarif-root", true, [](Cli &c, const std::string &v) { c.sarifRoot = v; }},
+      {"--baseline", true, [](Cli &c, const std::string &v) { c.baseline = v; }},
+      {"--write-baseline", true, [](Cli &c, const std::string &v) { c.writeBaselinePath = v; }},
+      {"--export-fixes", true, [](Cli &c, const std::string &v) { c.exportFixesPath = v; }},
+      {"--header-filter", true, [](Cli &c, const std::string &v) { c.headerFilter = v; }},
+      {"--exclude-header-filter", true,
+       [](Cli &c, const std::string &v) { c.excludeHeaderFilter = v; }},
+      {"--exclude", true, [](Cli &c, const std::string &v) { c.excludes.push_back(v); }},
+      {"--line-filter", true, [](Cli &c, const std::string &v) { c.lineFilter = v; }},
+      {"--diff-from", true, [](Cli &c, const std::string &v) { c.diffFrom = v; }},
+      {"--fail-on", true, [](Cli &c, const std::string &v) { c.failOn = v; }},
+      {"--color", true, [](Cli &c, const std::string &v) { c.color = v; }},
+      {"--docs-url", true, [](Cli &c, const std::string &v) { c.docsUrl = v; }},
+      {"--jobs", true, [](Cli &, const std::string &) {}}, // handled with -j below
+      {"--pedantic", false, [](Cli &c, const std::string &) { c.pedantic = true; }},
+      {"--fix", false, [](Cli &c, const std::string &) { c.fix = true; }},
+      {"--fix-errors", false, [](Cli &c, const std::string &) { c.fix = c.fixErrors = true; }},
+      {"--quiet", false, [](Cli &c, const std::string &) { c.quiet = true; }},
+      {"--show-source", false, [](Cli &c, const std::string &) { c.showSource = true; }},
+      {"--no-show-source", false, [](Cli &c, const std::string &) { c.showSource = false; }},
+      {"--list-rules", false, [](Cli &c, const std::string &) { c.listRules = true; }},
+      {"--print-commands", false, [](Cli &c, const std::string &) { c.printCommands = true; }},
+      {"--parse-only", false, [](Cli &c, const std::string &) { c.parseOnly = true; }},
+      {"--single-tu", false, [](Cli &c, const std::string &) { c.singleTu = true; }},
+      {"--no-store-facts", false, [](Cli &c, const std::string &) { c.noStoreFacts = true; }},
+      {"--dump-facts", false, [](Cli &c, const std::string &) { c.dumpFacts = true; }},
+      {"--version", false, [](Cli &c, const std::string &) { c.version = true; }},
+      {"--help", false, [](Cli &c, const std::string &) { c.help = true; }},
+  };
+  return table;
+}
+
+// "unknown option '--fomat=json'; did you mean '--format=json'?"
+std::string unknownOption(const std::string &arg) {
+  llvm::StringRef name = llvm::StringRef(arg).split('=').first;
+  llvm::StringRef value = llvm::StringRef(arg).split('=').second;
+  bool hasValue = llvm::StringRef(arg).contains('=');
+  const OptionSpec *best = nullptr;
+  unsigned bestDistance = ~0u;
+  for (const OptionSpec &spec : optionTable()) {
+    unsigned d = name.edit_distance(spec.name, /*AllowReplacements=*/true, bestDistance);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = &spec;
+    }
+  }
+  std::string message = "unknown option '" + arg + "'";
+  // A suggestion only when it is plausibly a typo: a few edits for a long name.
+  if (best && bestDistance <= std::max<unsigned>(2, std::string(best->name).size() / 4)) {
+    std::string suggestion = best->name;
+    if (hasValue && best->takesValue)
+      suggestion += "=" + value.str();
+    message += "; did you mean '" + suggestion + "'?";
+  }
+  return message;
 }
 
 // Parses argv; returns an exit code when the run must stop here.
 std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
-  struct Valued {
-    const char *name;
-    std::string *target;
-  };
-  std::vector<Valued> valued = {
-      {"--build-path", &cli.buildPath},       {"--checks", &cli.checks},
-      {"--config", &cli.configPath},          {"--target-kernel", &cli.targetKernel},
-      {"--format", &cli.format},              {"--sarif-root", &cli.sarifRoot},
-      {"--baseline", &cli.baseline},          {"--write-baseline", &cli.writeBaselinePath},
-      {"--export-fixes", &cli.exportFixesPath}, {"--header-filter", &cli.headerFilter},
-  };
-  std::string jobsText;
+  std::optional<std::string> jobsText;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") {
@@ -175,16 +313,33 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       cli.files.push_back(arg);
       continue;
     }
-    // Short forms with a value: -p DIR, -pDIR, -j N, -jN.
-    if (arg.size() >= 2 && (arg[1] == 'p' || arg[1] == 'j') && arg.rfind("--", 0) != 0) {
-      std::string value = arg.substr(2);
-      if (value.empty()) {
-        if (i + 1 >= argc)
-          return usage("option '" + arg + "' needs a value");
-        value = argv[++i];
+    // Short forms: -p DIR, -pDIR, -j N, -jN, -q, -h.
+    if (arg.size() >= 2 && arg[1] != '-') {
+      char letter = arg[1];
+      if (letter == 'p' || letter == 'j') {
+        std::string value = arg.substr(2);
+        if (value.empty()) {
+          if (i + 1 >= argc)
+            return usage("option '" + arg + "' needs a value");
+          value = argv[++i];
+        }
+        if (value.empty())
+          return usage("option '-" + std::string(1, letter) + "' needs a value, not an empty one");
+        if (letter == 'p')
+          cli.buildPath = value;
+        else
+          jobsText = value;
+        continue;
       }
-      (arg[1] == 'p' ? cli.buildPath : jobsText) = value;
-      continue;
+      if (arg == "-q") {
+        cli.quiet = true;
+        continue;
+      }
+      if (arg == "-h") {
+        cli.help = true;
+        continue;
+      }
+      return usage(unknownOption(arg));
     }
     std::string name = arg, value;
     bool hasValue = false;
@@ -193,78 +348,61 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       value = arg.substr(eq + 1);
       hasValue = true;
     }
-    bool matched = false;
-    for (const Valued &v : valued)
-      if (name == v.name) {
-        if (!hasValue) {
-          if (i + 1 >= argc)
-            return usage("option '" + name + "' needs a value");
-          value = argv[++i];
-        }
-        *v.target = value;
-        matched = true;
-      }
-    if (name == "--jobs") {
-      if (!hasValue) {
-        if (i + 1 >= argc)
-          return usage("option '--jobs' needs a value");
-        value = argv[++i];
-      }
-      jobsText = value;
-      matched = true;
-    }
-    if (matched)
+    const OptionSpec *spec = nullptr;
+    for (const OptionSpec &s : optionTable())
+      if (name == s.name)
+        spec = &s;
+    if (!spec)
+      return usage(unknownOption(arg));
+    if (!spec->takesValue) {
+      if (hasValue)
+        return usage("option '" + name + "' takes no value");
+      spec->set(cli, "");
       continue;
-    if (hasValue)
-      return usage("option '" + name + "' takes no value");
-    if (arg == "--pedantic")
-      cli.pedantic = true;
-    else if (arg == "--fix")
-      cli.fix = true;
-    else if (arg == "-q" || arg == "--quiet")
-      cli.quiet = true;
-    else if (arg == "--show-source")
-      cli.showSource = true;
-    else if (arg == "--no-show-source")
-      cli.showSource = false;
-    else if (arg == "--list-rules")
-      cli.listRules = true;
-    else if (arg == "--print-commands")
-      cli.printCommands = true;
-    else if (arg == "--parse-only")
-      cli.parseOnly = true;
-    else if (arg == "--single-tu")
-      cli.singleTu = true;
-    else if (arg == "--no-store-facts")
-      cli.noStoreFacts = true;
-    else if (arg == "--dump-facts")
-      cli.dumpFacts = true;
-    else if (arg == "--version")
-      cli.version = true;
-    else if (arg == "-h" || arg == "--help")
-      cli.help = true;
+    }
+    if (!hasValue) {
+      if (i + 1 >= argc)
+        return usage("option '" + name + "' needs a value");
+      value = argv[++i];
+    }
+    // An empty value is a mistake (an unset shell variable), never "use the default".
+    if (value.empty())
+      return usage("option '" + name + "' needs a value, not an empty one");
+    if (name == "--jobs")
+      jobsText = value;
     else
-      return usage("unknown option '" + arg + "'");
+      spec->set(cli, value);
   }
-  if (!jobsText.empty()) {
+  if (jobsText) {
     char *end = nullptr;
     errno = 0;
-    unsigned long n = std::strtoul(jobsText.c_str(), &end, 10);
-    if (jobsText[0] == '-' || *end || errno || n > 1024)
-      return usage("-j expects a number of jobs from 0 to 1024, not '" + jobsText + "'");
+    unsigned long n = std::strtoul(jobsText->c_str(), &end, 10);
+    if ((*jobsText)[0] == '-' || *end || errno || n > 1024)
+      return usage("-j expects a number of jobs from 0 to 1024, not '" + *jobsText + "'");
     cli.jobs = n == 0 ? std::max(1u, std::thread::hardware_concurrency()) : unsigned(n);
   }
   if (cli.format != "text" && cli.format != "json" && cli.format != "sarif")
     return usage("--format must be text, json or sarif, not '" + cli.format + "'");
+  if (cli.color != "auto" && cli.color != "always" && cli.color != "never")
+    return usage("--color must be auto, always or never, not '" + cli.color + "'");
+  if (!parseSeverity(cli.failOn))
+    return usage("--fail-on must be error, warning or note, not '" + cli.failOn + "'");
   if (!cli.targetKernel.empty() && !validKernelVersion(cli.targetKernel))
     return usage("--target-kernel expects a kernel version like 6.16 or 6.1.141, not '" +
                  cli.targetKernel + "'");
+  if (!cli.docsUrl.empty()) {
+    std::string why;
+    if (!validDocsUrl(cli.docsUrl, why))
+      return usage("--docs-url: " + why);
+  }
+  if (!cli.lineFilter.empty() && !cli.diffFrom.empty())
+    return usage("--line-filter and --diff-from both choose lines; give one");
   return std::nullopt;
 }
 
 // The clang-tidy glob: "-*" first so only afunix rules ever run, and a list of only removals
 // starts from every rule.
-std::optional<std::string> checksGlob(const std::string &user, const Config &config,
+std::optional<std::string> checksGlob(const std::string &user, const std::vector<std::string> &disable,
                                       std::string &error) {
   std::string glob = "-*";
   bool positive = false;
@@ -284,7 +422,7 @@ std::optional<std::string> checksGlob(const std::string &user, const Config &con
     glob += ",afunix-*";
   if (!user.empty())
     glob += "," + user;
-  for (const std::string &id : config.disable)
+  for (const std::string &id : disable)
     glob += ",-" + id;
   glob += ",-clang-*"; // never compiler warnings or analyzer checks, even for "*"
   return glob;
@@ -314,52 +452,100 @@ std::string currentDir() {
   return std::string(cwd);
 }
 
+bool isSourceFile(llvm::StringRef path) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  for (const char *known : {".c", ".cc", ".cpp", ".cxx", ".c++", ".cp", ".C", ".i", ".ii"})
+    if (ext == known)
+      return true;
+  return false;
+}
+
+// The checks and check options for a unit: its configuration, then the command line on top.
+UnitSettings settingsFrom(const Config &config, const Cli &cli, const std::string &glob) {
+  UnitSettings settings;
+  settings.checks = cli.parseOnly ? "-*" : glob;
+  std::string kernel = !cli.targetKernel.empty() ? cli.targetKernel : config.targetKernel;
+  if (!kernel.empty())
+    settings.checkOptions["TargetKernel"] = kernel;
+  bool pedantic = cli.pedantic || config.pedantic.value_or(false);
+  settings.checkOptions["Pedantic"] = pedantic ? "true" : "false";
+  if (!config.wrappers.empty())
+    settings.checkOptions["OptionWrappers"] = join(config.wrappers);
+  if (!config.socketProducers.empty())
+    settings.checkOptions["SocketProducers"] = join(config.socketProducers);
+  if (!config.externalSockets.empty())
+    settings.checkOptions["ExternalSocketSources"] = join(config.externalSockets);
+  return settings;
+}
+
+// Flushes stdout and turns a write error (closed pipe, full disk) into exit status 4.
+int finish(int status) {
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    std::error_code ec = llvm::outs().error();
+    llvm::outs().clear_error();
+    llvm::errs() << "afunix-check: error: cannot write the output to stdout: " << ec.message()
+                 << "\n";
+    return kOutputError;
+  }
+  return status;
+}
+
 int run(int argc, char **argv) {
   Cli cli;
   if (std::optional<int> stop = parseArgs(argc, argv, cli))
     return *stop;
   if (cli.help) {
     llvm::outs() << kHelp;
-    return kClean;
+    return finish(kClean);
   }
   if (cli.version) {
     llvm::outs() << "afunix-check " << AFUNIX_VERSION << " (Clang " << CLANG_VERSION_STRING_AFUNIX
                  << ")\n";
-    return kClean;
+    return finish(kClean);
   }
   if (cli.listRules)
-    return listRules();
+    return finish(listRules());
 
-  Config config;
-  if (!cli.configPath.empty()) {
-    std::string error;
-    if (!loadConfig(cli.configPath, config, error))
+  std::string cwd = currentDir();
+  std::string error;
+
+  // Everything that can be wrong with the input is found before any file is parsed.
+  ConfigFinder configs;
+  if (!configs.init(cli.configPath, error))
+    return inputError(error);
+  const Config *runConfig = configs.configFor(cwd, error, /*isDirectory=*/true);
+  if (!runConfig)
+    return inputError(error);
+
+  HeaderFilter headerFilter{cli.headerFilter, cli.excludeHeaderFilter};
+  if (!validateHeaderFilter(headerFilter, error))
+    return usage(error);
+  ExcludeGlobs excludes{cli.excludes, cwd};
+  if (!validateGlobs(excludes, error))
+    return usage(error);
+  std::optional<LineFilter> lineFilter;
+  if (!cli.lineFilter.empty()) {
+    lineFilter.emplace();
+    if (!parseLineFilter(cli.lineFilter, cwd, *lineFilter, error))
+      return usage(error);
+  }
+  if (!cli.diffFrom.empty()) {
+    lineFilter.emplace();
+    if (!gitDiffSince(cli.diffFrom, cwd, *lineFilter, error))
       return inputError(error);
   }
-
-  std::string globError;
-  std::optional<std::string> glob = checksGlob(cli.checks, config, globError);
-  if (!glob)
-    return usage(globError);
-  if (!cli.checks.empty() && !registeredChecks().empty() && enabledChecks(*glob).empty())
-    return usage("--checks=" + cli.checks + " enables no rule (see --list-rules)");
-
-  EngineOptions options;
-  options.checks = cli.parseOnly ? "-*" : *glob;
-  options.jobs = cli.jobs;
-  options.severity = config.severity;
-  options.headerFilter = cli.headerFilter;
-  std::string kernel = !cli.targetKernel.empty() ? cli.targetKernel : config.targetKernel;
-  if (!kernel.empty())
-    options.checkOptions["TargetKernel"] = kernel;
-  bool pedantic = cli.pedantic || config.pedantic.value_or(false);
-  options.checkOptions["Pedantic"] = pedantic ? "true" : "false";
-  if (!config.wrappers.empty())
-    options.checkOptions["OptionWrappers"] = join(config.wrappers);
-  if (!config.socketProducers.empty())
-    options.checkOptions["SocketProducers"] = join(config.socketProducers);
-  if (!config.externalSockets.empty())
-    options.checkOptions["ExternalSocketSources"] = join(config.externalSockets);
+  std::optional<Baseline> baseline;
+  if (!cli.baseline.empty()) {
+    baseline.emplace();
+    if (!loadBaseline(cli.baseline, *baseline, error))
+      return inputError(error);
+  }
+  if (!cli.writeBaselinePath.empty() &&
+      !checkOutputPath(cli.writeBaselinePath, "baseline", error))
+    return inputError(error);
+  if (!cli.exportFixesPath.empty() && !checkOutputPath(cli.exportFixesPath, "fixes file", error))
+    return inputError(error);
 
   CompileRequest request;
   request.buildPath = cli.buildPath;
@@ -367,38 +553,98 @@ int run(int argc, char **argv) {
   request.extraArgs = cli.compilerArgs;
   request.haveDashDash = cli.haveDashDash;
   std::vector<CompileJob> jobs;
-  std::string error;
   if (!collectJobs(request, jobs, error))
     return inputError(error);
+
+  // --exclude'd units are not checked; with --diff-from and a whole database, only what the
+  // diff can affect is.
+  unsigned excludedUnits = 0;
+  {
+    std::vector<CompileJob> kept;
+    bool diffTouchesHeader = false;
+    if (!cli.diffFrom.empty())
+      for (const LineFilter::Entry &e : lineFilter->files)
+        diffTouchesHeader |= !isSourceFile(e.name);
+    for (CompileJob &job : jobs) {
+      if (matchesExclude(excludes, job.file)) {
+        ++excludedUnits;
+        continue;
+      }
+      if (!cli.diffFrom.empty() && cli.files.empty() && !diffTouchesHeader &&
+          !selectsFile(*lineFilter, job.file))
+        continue;
+      kept.push_back(std::move(job));
+    }
+    jobs = std::move(kept);
+  }
 
   if (cli.printCommands) {
     llvm::json::OStream json(llvm::outs(), 2);
     json.array([&] {
       for (const CompileJob &job : jobs)
         json.object([&] {
-          json.attribute("file", job.file);
-          json.attribute("directory", job.directory);
+          json.attribute("file", utf8ForJson(job.file));
+          json.attribute("directory", utf8ForJson(job.directory));
           json.attributeArray("arguments", [&] {
             for (const std::string &a : job.argv)
-              json.value(a);
+              json.value(utf8ForJson(a));
           });
         });
     });
     llvm::outs() << "\n";
-    return kClean;
+    return finish(kClean);
   }
 
+  // Each unit's checks and options come from the configuration governing its main file.
+  std::map<std::string, UnitSettings> unitSettings;
+  bool anyRule = cli.checks.empty() || registeredChecks().empty();
+  for (const CompileJob &job : jobs) {
+    const Config *config = configs.configFor(job.file, error);
+    if (!config)
+      return inputError(error);
+    std::string globError;
+    std::optional<std::string> glob = checksGlob(cli.checks, config->disable, globError);
+    if (!glob)
+      return usage(globError);
+    anyRule |= !enabledChecks(*glob).empty();
+    unitSettings[job.file] = settingsFrom(*config, cli, *glob);
+  }
+  if (jobs.empty()) {
+    std::string globError;
+    if (!checksGlob(cli.checks, {}, globError))
+      return usage(globError);
+    anyRule = true;
+  }
+  if (!anyRule)
+    return usage("--checks=" + cli.checks + " enables no rule (see --list-rules)");
+
+  EngineOptions options;
+  options.jobs = cli.jobs;
+  std::mutex settingsMutex;
+  options.settingsFor = [&](const std::string &file) {
+    std::lock_guard<std::mutex> lock(settingsMutex);
+    if (auto it = unitSettings.find(file); it != unitSettings.end())
+      return it->second;
+    // A unit named differently than its job (should not happen): its own configuration still.
+    std::string ignored;
+    const Config *config = configs.configFor(file, ignored);
+    std::optional<std::string> glob =
+        checksGlob(cli.checks, config ? config->disable : std::vector<std::string>{}, ignored);
+    return unitSettings[file] = settingsFrom(config ? *config : Config{}, cli, glob.value_or("-*"));
+  };
   options.wholeProgram = !cli.singleTu;
   if (options.wholeProgram && !cli.buildPath.empty()) {
-    // The facts live next to the compile database.
+    // The facts live next to the compile database: written by a run over all of it, read for the
+    // units a partial run (FILEs, --diff-from, --exclude) leaves out.
     std::string database = absolutePath(cli.buildPath);
     if (llvm::StringRef(database).ends_with(".json"))
       database = std::string(llvm::sys::path::parent_path(database));
     llvm::SmallString<256> stored(database);
     llvm::sys::path::append(stored, afunix::analysis::kStoredFactsName);
-    if (cli.files.empty() && !cli.noStoreFacts && !cli.parseOnly)
+    bool whole = cli.files.empty() && cli.diffFrom.empty() && excludedUnits == 0;
+    if (whole && !cli.noStoreFacts && !cli.parseOnly)
       options.storeFacts = std::string(stored);
-    else if (!cli.files.empty() && llvm::sys::fs::is_regular_file(stored))
+    else if (!whole && llvm::sys::fs::is_regular_file(stored))
       options.readFacts = std::string(stored);
   }
   std::string dumped;
@@ -407,72 +653,113 @@ int run(int argc, char **argv) {
       return usage("--dump-facts shows the linked program; it does not go with --single-tu");
     options.dumpFacts = &dumped;
   }
-
   RunResult result = runChecks(jobs, options);
   if (cli.dumpFacts) {
     llvm::outs() << dumped;
-    llvm::outs().flush();
-    return countParseErrors(result) ? kParseError : kClean;
+    return finish(countParseErrors(result) ? kParseError : kClean);
   }
-  std::string root = cli.sarifRoot.empty() ? currentDir() : absolutePath(cli.sarifRoot);
 
+  // What is reported: each finding under the configuration of its own file, then the filters.
+  std::map<std::string, FileRules> rulesByConfig;
+  std::string ruleError;
+  applyFileRules(result, [&](const std::string &file) -> const FileRules & {
+    const Config *config = configs.configFor(file, ruleError);
+    static const FileRules none;
+    if (!config)
+      return none;
+    FileRules &rules = rulesByConfig[config->path];
+    rules.severity = config->severity;
+    rules.disable = config->disable;
+    return rules;
+  });
+  if (!ruleError.empty())
+    return inputError(ruleError);
+  applyHeaderFilter(result, headerFilter);
+  applyExcludes(result, excludes);
+
+  std::string root = cli.sarifRoot.empty() ? cwd : absolutePath(cli.sarifRoot);
   if (!cli.writeBaselinePath.empty() &&
       !writeBaseline(cli.writeBaselinePath, result, root, error))
     return inputError(error);
+  if (lineFilter)
+    applyLineFilter(result, *lineFilter);
   unsigned baselined = 0;
-  if (!cli.baseline.empty() && !applyBaseline(cli.baseline, result, root, baselined, error))
-    return inputError(error);
+  if (baseline)
+    applyBaseline(*baseline, result, root, baselined);
   if (!cli.exportFixesPath.empty() && !exportFixes(cli.exportFixesPath, result, error))
     return inputError(error);
   unsigned applied = 0;
-  if (cli.fix && !applyFixes(result, applied, error))
-    llvm::errs() << "afunix-check: warning: " << error << "\n";
+  std::string fixProblems;
+  if (cli.fix && !applyFixes(result, applied, fixProblems, FixOptions{cli.fixErrors})) {
+    llvm::StringRef rest(fixProblems);
+    while (!rest.empty()) {
+      auto [line, next] = rest.split('\n');
+      if (!line.empty())
+        llvm::errs() << "afunix-check: warning: " << printable(line) << "\n";
+      rest = next;
+    }
+  }
 
   if (cli.format == "json") {
     writeJson(result, llvm::outs());
   } else if (cli.format == "sarif") {
-    SarifOptions sarif{root, AFUNIX_VERSION, AFUNIX_DOCS_URL};
+    SarifOptions sarif;
+    sarif.root = root;
+    sarif.toolVersion = AFUNIX_VERSION;
+    DocsLocation docs = findDocs(!cli.docsUrl.empty() ? cli.docsUrl : runConfig->docsUrl,
+                                 !cli.docsUrl.empty() ? "--docs-url" : "docs_url", argv[0]);
+    sarif.docsBaseUrl = docs.baseUrl;
     llvm::outs() << renderSarif(result, sarif);
   } else {
     TextOptions text;
     text.showSource = cli.showSource.value_or(llvm::sys::Process::StandardOutIsDisplayed());
-    text.color = llvm::sys::Process::StandardOutHasColors();
-    text.relativeTo = currentDir();
+    bool color = cli.color == "always" ||
+                 (cli.color == "auto" && !std::getenv("NO_COLOR") &&
+                  llvm::sys::Process::StandardOutHasColors());
+    llvm::outs().enable_colors(color);
+    text.color = color;
+    text.relativeTo = cwd;
     writeText(result, text, llvm::outs());
   }
-  llvm::outs().flush();
+  int outputStatus = finish(kClean);
 
   unsigned unparsed = countParseErrors(result);
   for (const FileOutcome &file : result.files) {
     if (file.parsed)
       continue;
-    llvm::errs() << "afunix-check: " << file.file
+    llvm::errs() << "afunix-check: " << printable(file.file)
                  << ": could not be parsed; its findings may be incomplete:\n";
     for (const std::string &e : file.errors)
-      llvm::errs() << "  " << e << "\n";
+      llvm::errs() << "  " << printable(e) << "\n";
   }
   if (!cli.quiet) {
     llvm::errs() << "afunix-check: " << result.findings.size() << " finding"
                  << (result.findings.size() == 1 ? "" : "s") << " in " << result.files.size()
                  << " file" << (result.files.size() == 1 ? "" : "s");
-    if (baselined)
-      llvm::errs() << ", " << baselined << " more in the baseline";
+    if (excludedUnits)
+      llvm::errs() << " (" << excludedUnits << " excluded)";
+    if (std::string dropped = describeDropped(result.dropped); !dropped.empty())
+      llvm::errs() << "; " << dropped;
     if (unparsed)
-      llvm::errs() << ", " << unparsed << " not parsed";
+      llvm::errs() << "; " << unparsed << " not parsed";
     if (cli.fix)
-      llvm::errs() << ", " << applied << " fix" << (applied == 1 ? "" : "es") << " applied";
+      llvm::errs() << "; " << applied << " fix" << (applied == 1 ? "" : "es") << " applied";
     llvm::errs() << "\n";
   }
+  if (outputStatus != kClean)
+    return outputStatus;
   if (unparsed)
     return kParseError;
   if (!cli.writeBaselinePath.empty())
     return kClean;
-  return result.findings.empty() ? kClean : kFindings;
+  return failsGate(result, *parseSeverity(cli.failOn)) ? kFindings : kClean;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  // A closed pipe is a write error to report (exit 4), not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   enableCrashRecovery();
   return run(argc, argv);
 }

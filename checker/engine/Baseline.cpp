@@ -3,6 +3,7 @@
 // occurrence index). Line numbers and messages are stored for people reading diffs, never matched.
 #include "Baseline.h"
 
+#include "SafeFiles.h"
 #include "Sarif.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -33,36 +34,6 @@ std::string effectiveRoot(const std::string &root) {
   return std::string(cwd.str());
 }
 
-// Writes through a temporary file in the same directory and renames it, so an interrupted run
-// never leaves half a baseline behind.
-bool writeAtomically(const std::string &path, llvm::StringRef contents, std::string &error) {
-  llvm::SmallString<256> temp;
-  int fd = -1;
-  llvm::SmallString<256> model(path);
-  model += ".tmp-%%%%%%";
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
-    error = "cannot write baseline '" + path + "': " + ec.message();
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << contents;
-    out.flush();
-    if (out.has_error()) {
-      error = "cannot write baseline '" + path + "': " + out.error().message();
-      out.clear_error();
-      llvm::sys::fs::remove(temp);
-      return false;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    error = "cannot write baseline '" + path + "': " + ec.message();
-    llvm::sys::fs::remove(temp);
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
 bool writeBaseline(const std::string &path, const RunResult &result, const std::string &root,
@@ -82,12 +53,16 @@ bool writeBaseline(const std::string &path, const RunResult &result, const std::
   json::Value document = json::Object{{"afunixBaseline", kFormatVersion},
                                       {"tool", "afunix-check"},
                                       {"findings", std::move(entries)}};
-  return writeAtomically(path, llvm::formatv("{0:2}", document).str() + "\n", error);
+  return writeFileReplacing(path, llvm::formatv("{0:2}", document).str() + "\n", "baseline", error);
 }
 
-bool applyBaseline(const std::string &path, RunResult &result, const std::string &root,
-                   unsigned &suppressed, std::string &error) {
-  suppressed = 0;
+bool loadBaseline(const std::string &path, Baseline &out, std::string &error) {
+  out = Baseline();
+  out.path = path;
+  if (!llvm::sys::fs::is_regular_file(path) && llvm::sys::fs::exists(path)) {
+    error = "cannot read baseline '" + path + "': not a regular file";
+    return false;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
     error = "cannot read baseline '" + path + "': " + buffer.getError().message();
@@ -116,16 +91,20 @@ bool applyBaseline(const std::string &path, RunResult &result, const std::string
   const json::Array *entries = document->getArray("findings");
   if (!entries)
     return malformed("missing \"findings\" array");
-
-  std::map<std::string, unsigned> known; // fingerprint -> how many times the baseline has it
   for (std::size_t i = 0; i < entries->size(); ++i) {
     const json::Object *entry = (*entries)[i].getAsObject();
     std::optional<llvm::StringRef> print = entry ? entry->getString("fingerprint") : std::nullopt;
     if (!print || print->empty())
       return malformed(llvm::formatv("findings[{0}] has no \"fingerprint\" string", i).str());
-    ++known[print->str()];
+    ++out.known[print->str()];
   }
+  return true;
+}
 
+void applyBaseline(const Baseline &baseline, RunResult &result, const std::string &root,
+                   unsigned &suppressed) {
+  suppressed = 0;
+  std::map<std::string, unsigned> known = baseline.known;
   std::vector<std::string> prints = fingerprints(result, effectiveRoot(root));
   std::vector<Finding> kept;
   for (std::size_t i = 0; i < result.findings.size(); ++i) {
@@ -138,6 +117,16 @@ bool applyBaseline(const std::string &path, RunResult &result, const std::string
     kept.push_back(std::move(result.findings[i]));
   }
   result.findings = std::move(kept);
+  result.dropped.baseline += suppressed;
+}
+
+bool applyBaseline(const std::string &path, RunResult &result, const std::string &root,
+                   unsigned &suppressed, std::string &error) {
+  suppressed = 0;
+  Baseline baseline;
+  if (!loadBaseline(path, baseline, error))
+    return false;
+  applyBaseline(baseline, result, root, suppressed);
   return true;
 }
 

@@ -1,5 +1,13 @@
 #include "CompileDb.h"
 
+#include "SafeFiles.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticDriver.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Driver/Compilation.h"
+#include "clang/Driver/Driver.h"
+
 #include "clang/Driver/Options.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -8,9 +16,12 @@
 #include "llvm/Option/OptTable.h"
 #include "llvm/Option/Option.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <set>
 
@@ -68,8 +79,10 @@ CommandLineArguments dropUnknownOptions(const CommandLineArguments &args) {
     if (index <= start) // never loop: ParseOneArg consumed nothing
       index = start + 1;
     const llvm::opt::Option &option = arg->getOption();
+    // -resource-dir in either spelling (-resource-dir=DIR, -resource-dir DIR): ours is set later.
     bool drop = option.getID() == clang::driver::options::OPT_UNKNOWN ||
-                option.hasFlag(clang::driver::options::Unsupported);
+                option.hasFlag(clang::driver::options::Unsupported) ||
+                option.matches(clang::driver::options::OPT_resource_dir);
     if (!drop)
       for (unsigned i = start; i < index; ++i)
         kept.push_back(raw[i]);
@@ -83,12 +96,102 @@ CommandLineArguments dropWarningOptions(const CommandLineArguments &args) {
     llvm::StringRef a = args[i];
     // -Werror would turn warnings this tool does not show into parse failures.
     // -c is harmless next to -fsyntax-only, but gone is clearer in what the tool runs.
-    if (i > 0 && (a == "-c" || a == "-Werror" || a.starts_with("-Werror=") || a == "-pedantic-errors" ||
-                  a.starts_with("-resource-dir")))
+    if (i > 0 && (a == "-c" || a == "-Werror" || a.starts_with("-Werror=") || a == "-pedantic-errors"))
       continue;
     kept.push_back(args[i]);
   }
   return kept;
+}
+
+// Collects what clang's driver says about a command line without printing it.
+class DriverComplaints : public clang::DiagnosticConsumer {
+public:
+  struct Complaint {
+    unsigned id;
+    std::string option, value;
+  };
+  std::vector<Complaint> complaints;
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic &info) override {
+    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error)
+      return;
+    auto text = [&](unsigned i) -> std::string {
+      if (i >= info.getNumArgs())
+        return "";
+      if (info.getArgKind(i) == clang::DiagnosticsEngine::ak_std_string)
+        return info.getArgStdStr(i);
+      if (info.getArgKind(i) == clang::DiagnosticsEngine::ak_c_string)
+        return info.getArgCStr(i);
+      return "";
+    };
+    complaints.push_back({info.getID(), text(0), text(1)});
+  }
+};
+
+// Options clang knows but refuses for this target or in this form, as gcc databases carry them
+// (-mrecord-mcount, -mabi=ms, -fsanitize=bounds-strict, -traditional): the driver itself is asked,
+// once per command, so no list of gcc flags is kept here. Each refused option (or refused value of
+// a comma-separated list) is removed; parsing never depended on them.
+CommandLineArguments dropRefusedOptions(CommandLineArguments args) {
+  namespace diag = clang::diag;
+  if (args.size() < 2 || isClangCl(args[0]))
+    return args;
+  for (int round = 0; round < 8; ++round) {
+    DriverComplaints collector;
+    auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+    clang::DiagnosticsEngine diags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), &*diagOptions,
+                                   &collector, /*ShouldOwnClient=*/false);
+    clang::driver::Driver driver(args[0], llvm::sys::getDefaultTargetTriple(), diags,
+                                 "afunix-check", llvm::vfs::getRealFileSystem());
+    driver.setCheckInputsExist(false);
+    std::vector<const char *> raw;
+    for (const std::string &a : args)
+      raw.push_back(a.c_str());
+    std::unique_ptr<clang::driver::Compilation> compilation(driver.BuildCompilation(raw));
+    bool changed = false;
+    for (const DriverComplaints::Complaint &c : collector.complaints) {
+      if (c.option.empty() || c.option[0] != '-')
+        continue;
+      llvm::StringRef option = c.option;
+      bool wholeOption = c.id == diag::err_drv_unsupported_opt_for_target ||
+                         c.id == diag::err_drv_clang_unsupported ||
+                         c.id == diag::err_drv_unsupported_opt ||
+                         c.id == diag::err_drv_unsupported_opt_with_suggestion;
+      bool oneValue = c.id == diag::err_drv_unsupported_option_argument ||
+                      c.id == diag::err_drv_unsupported_option_argument_for_target;
+      if (!wholeOption && !oneValue)
+        continue;
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        llvm::StringRef a = args[i];
+        bool joined = option.ends_with("=") ? a.starts_with(option) : a == option;
+        if (!joined)
+          continue;
+        if (wholeOption) {
+          args.erase(args.begin() + i--);
+          changed = true;
+          continue;
+        }
+        // -fsanitize=address,bounds-strict: drop only the refused value.
+        llvm::SmallVector<llvm::StringRef, 4> values;
+        a.drop_front(option.size()).split(values, ',');
+        std::string kept;
+        for (llvm::StringRef v : values)
+          if (v != c.value)
+            kept += (kept.empty() ? "" : ",") + v.str();
+        if (kept.size() + option.size() == a.size())
+          continue;
+        changed = true;
+        if (kept.empty())
+          args.erase(args.begin() + i--);
+        else
+          args[i] = option.str() + kept;
+      }
+    }
+    if (!changed)
+      break;
+  }
+  return args;
 }
 
 } // namespace
@@ -105,6 +208,7 @@ std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std:
     argv = adjust(argv, file);
   argv = dropUnknownOptions(argv);
   argv = dropWarningOptions(argv);
+  argv = dropRefusedOptions(argv);
   // -resource-dir right after the compiler: stddef.h and friends from the clang we link.
   argv.insert(argv.begin() + 1, "-resource-dir=" AFUNIX_CLANG_RESOURCE_DIR);
   // Before the `--` that may separate the input files, or at the end.
@@ -138,27 +242,34 @@ std::string databasePath(const std::string &buildPath) {
 }
 
 // The checks JSONCompilationDatabase makes, done first so that the message names the entry and
-// the field, and so that its YAML parser never prints to stderr.
-bool validateDatabase(const std::string &jsonPath, std::string &error) {
+// the field, and so that its YAML parser never prints to stderr. A relative "directory" (the
+// JSON Compilation Database format wants it absolute; some generators write it relative) is
+// taken relative to the database's own directory, as clangd does: `text` gets the database with
+// every directory made absolute.
+bool validateDatabase(const std::string &jsonPath, std::string &text, std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
   if (!buffer) {
     error = jsonPath + ": cannot read the compile database: " + buffer.getError().message();
     return false;
   }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse((*buffer)->getBuffer());
+  text = (*buffer)->getBuffer().str();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed) {
     error = jsonPath + ": broken compile database: not valid JSON: " +
             llvm::toString(parsed.takeError());
     return false;
   }
-  const llvm::json::Array *entries = parsed->getAsArray();
+  llvm::json::Array *entries = parsed->getAsArray();
   if (!entries) {
     error = jsonPath + ": broken compile database: expected a JSON array of compile commands";
     return false;
   }
+  llvm::SmallString<256> databaseDir(absolutePath(jsonPath));
+  llvm::sys::path::remove_filename(databaseDir);
+  bool rewritten = false;
   for (std::size_t i = 0; i < entries->size(); ++i) {
     std::string entry = jsonPath + ": broken compile database: entry " + std::to_string(i + 1);
-    const llvm::json::Object *object = (*entries)[i].getAsObject();
+    llvm::json::Object *object = (*entries)[i].getAsObject();
     if (!object) {
       error = entry + " is not an object";
       return false;
@@ -168,6 +279,15 @@ bool validateDatabase(const std::string &jsonPath, std::string &error) {
         error = entry + ": missing or non-string \"" + key + "\"";
         return false;
       }
+    llvm::StringRef directory = *object->getString("directory");
+    if (directory.empty()) {
+      error = entry + ": \"directory\" is empty";
+      return false;
+    }
+    if (!llvm::sys::path::is_absolute(directory)) {
+      (*object)["directory"] = absolutePath(directory.str(), std::string(databaseDir.str()));
+      rewritten = true;
+    }
     const llvm::json::Array *arguments = object->getArray("arguments");
     if (arguments) {
       for (const llvm::json::Value &a : *arguments)
@@ -184,6 +304,8 @@ bool validateDatabase(const std::string &jsonPath, std::string &error) {
       return false;
     }
   }
+  if (rewritten)
+    text = llvm::formatv("{0}", *parsed).str();
   return true;
 }
 
@@ -204,6 +326,10 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
     }
     files.push_back(abs);
   }
+  // One job per file, however many names it is given under (a symlink alias is the same file:
+  // two parses could only disagree, and --fix would edit it twice).
+  std::set<std::string> seen;
+  auto firstTime = [&](const std::string &file) { return seen.insert(realPathOf(file)).second; };
 
   if (request.buildPath.empty()) {
     if (files.empty()) {
@@ -212,12 +338,14 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
     }
     llvm::SmallString<256> cwd;
     llvm::sys::fs::current_path(cwd);
-    FixedCompilationDatabase db(cwd, request.extraArgs);
-    std::set<std::string> seen;
+    // @file response files are expanded, as clang-tidy does.
+    std::unique_ptr<CompilationDatabase> db = expandResponseFiles(
+        std::make_unique<FixedCompilationDatabase>(cwd, request.extraArgs),
+        llvm::vfs::getRealFileSystem());
     for (const std::string &f : files) {
-      if (!seen.insert(f).second)
+      if (!firstTime(f))
         continue;
-      std::vector<CompileCommand> commands = db.getCompileCommands(f);
+      std::vector<CompileCommand> commands = db->getCompileCommands(f);
       if (commands.empty())
         continue;
       jobs.push_back({f, commands[0].Directory, adjustCommand(commands[0].CommandLine, f)});
@@ -231,21 +359,26 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
                        "compile_commands.json, or the file itself)";
     return false;
   }
-  if (!validateDatabase(jsonPath, error))
+  std::string text;
+  if (!validateDatabase(jsonPath, text, error))
     return false;
   std::string loadError;
-  std::unique_ptr<JSONCompilationDatabase> db =
-      JSONCompilationDatabase::loadFromFile(jsonPath, loadError, JSONCommandLineSyntax::AutoDetect);
-  if (!db) {
+  std::unique_ptr<JSONCompilationDatabase> json =
+      JSONCompilationDatabase::loadFromBuffer(text, loadError, JSONCommandLineSyntax::AutoDetect);
+  if (!json) {
     llvm::StringRef message(loadError);
     message.consume_front("Error while parsing JSON.");
     error = jsonPath + ": broken compile database: " + message.trim().str();
     return false;
   }
+  std::vector<std::string> allFiles = json->getAllFiles();
+  // @file response files in the commands are expanded, relative to each command's directory.
+  std::unique_ptr<CompilationDatabase> db =
+      expandResponseFiles(std::move(json), llvm::vfs::getRealFileSystem());
   if (files.empty()) {
     // Every C or C++ file of the database; assembler and other languages built alongside are no
     // business of the checks.
-    for (const std::string &f : db->getAllFiles())
+    for (const std::string &f : allFiles)
       if (isCOrCxxSource(f))
         files.push_back(f);
     if (files.empty()) {
@@ -258,9 +391,9 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
         return false;
       }
   }
-  std::set<std::string> seen;
+  std::set<std::string> requested;
   for (const std::string &f : files) {
-    if (!seen.insert(f).second)
+    if (!requested.insert(f).second)
       continue;
     std::vector<CompileCommand> commands = db->getCompileCommands(f);
     if (commands.empty()) {
@@ -273,12 +406,15 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
       error = jsonPath + ": the directory of " + f + " (" + command.Directory + ") does not exist";
       return false;
     }
+    std::string file = absolutePath(f, command.Directory);
+    if (!firstTime(file))
+      continue;
     std::vector<std::string> argv = command.CommandLine;
     if (request.haveDashDash) {
       auto end = std::find(argv.begin(), argv.end(), "--");
       argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
     }
-    jobs.push_back({absolutePath(f, command.Directory), command.Directory, adjustCommand(argv, f)});
+    jobs.push_back({file, command.Directory, adjustCommand(argv, f)});
   }
   return true;
 }

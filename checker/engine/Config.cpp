@@ -1,5 +1,8 @@
 #include "Config.h"
 
+#include "CompileDb.h"
+#include "DocsLocation.h"
+
 #include "afunix/KernelVersion.h"
 #include "afunix/RuleCatalog.h"
 
@@ -77,6 +80,26 @@ bool knownRule(const std::string &name, const YAML::Node &node, const std::strin
   return false;
 }
 
+// yaml-cpp keeps every entry of a mapping, repeated keys included; YAML forbids them, and the
+// second would silently win (or lose).
+bool noDuplicateKeys(const std::string &name, const YAML::Node &map, const std::string &field,
+                     std::string &error) {
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto &entry : map) {
+    if (!entry.first.IsScalar())
+      continue;
+    auto [it, inserted] = seen.emplace(entry.first.Scalar(), entry.first.Mark());
+    if (!inserted) {
+      std::string key = entry.first.Scalar();
+      error = fieldError(name, entry.first, field.empty() ? key : field + "." + key,
+                         "duplicate key (first at line " + std::to_string(it->second.line + 1) +
+                             ")");
+      return false;
+    }
+  }
+  return true;
+}
+
 bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
                    std::string &error) {
   if (root.IsNull())
@@ -85,6 +108,8 @@ bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
     error = where(name, root.Mark()) + ": expected a mapping of settings at the top level";
     return false;
   }
+  if (!noDuplicateKeys(name, root, "", error))
+    return false;
   for (const auto &entry : root) {
     const YAML::Node &keyNode = entry.first;
     const YAML::Node &value = entry.second;
@@ -105,6 +130,8 @@ bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
         error = fieldError(name, value, key, "expected a mapping rule-id: error|warning|note");
         return false;
       }
+      if (!noDuplicateKeys(name, value, key, error))
+        return false;
       for (const auto &item : value) {
         std::string id, level;
         if (!readScalar(name, item.first, key, id, error) ||
@@ -152,10 +179,20 @@ bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
         return false;
       }
       out.targetKernel = text;
+    } else if (key == "docs_url") {
+      std::string text;
+      if (!readScalar(name, value, key, text, error))
+        return false;
+      std::string why;
+      if (!validDocsUrl(text, why)) {
+        error = fieldError(name, value, key, why);
+        return false;
+      }
+      out.docsUrl = text;
     } else {
       error = fieldError(name, keyNode, key.empty() ? "?" : key,
                          "unknown setting (known: wrappers, socket_producers, external_sockets, "
-                         "severity, disable, pedantic, target_kernel)");
+                         "severity, disable, pedantic, target_kernel, docs_url)");
       return false;
     }
   }
@@ -182,9 +219,14 @@ bool parseConfig(const std::string &text, const std::string &name, Config &out,
                  std::string &error) {
   // yaml-cpp reports problems by throwing; nothing may unwind past this function.
   try {
-    YAML::Node root = YAML::Load(text);
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      error = where(name, documents[1].Mark()) +
+              ": a second YAML document (after '---'); a configuration is one document";
+      return false;
+    }
     Config parsed;
-    if (!parseDocument(root, name, parsed, error))
+    if (!parseDocument(documents.empty() ? YAML::Node() : documents[0], name, parsed, error))
       return false;
     out = std::move(parsed);
     return true;
@@ -215,7 +257,71 @@ bool loadConfig(const std::string &path, Config &out, std::string &error) {
     error = path + ": cannot read the config file";
     return false;
   }
-  return parseConfig(text.str(), path, out, error);
+  if (!parseConfig(text.str(), path, out, error))
+    return false;
+  out.path = path;
+  return true;
+}
+
+bool ConfigFinder::init(const std::string &explicitPath, std::string &error) {
+  if (explicitPath.empty())
+    return true;
+  explicit_ = true;
+  std::string file = absolutePath(explicitPath);
+  if (!load(file, error))
+    return false;
+  defaults_ = *byFile_.at(file);
+  defaults_.path = explicitPath;
+  return true;
+}
+
+const Config *ConfigFinder::load(const std::string &file, std::string &error) {
+  if (auto it = byFile_.find(file); it != byFile_.end())
+    return it->second.get();
+  if (auto it = errors_.find(file); it != errors_.end()) {
+    error = it->second;
+    return nullptr;
+  }
+  auto config = std::make_unique<Config>();
+  order_.push_back(file);
+  if (!loadConfig(file, *config, error)) {
+    errors_[file] = error;
+    return nullptr;
+  }
+  return byFile_.emplace(file, std::move(config)).first->second.get();
+}
+
+std::string ConfigFinder::nearest(const std::string &directory) {
+  if (auto it = nearestByDirectory_.find(directory); it != nearestByDirectory_.end())
+    return it->second;
+  std::string found;
+  std::string candidate = directory + (directory == "/" ? "" : "/") + kConfigFileName;
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(candidate, ec)))
+    found = candidate;
+  else if (directory != "/" && !directory.empty())
+    found = nearest(std::filesystem::path(directory).parent_path().string());
+  nearestByDirectory_[directory] = found;
+  return found;
+}
+
+const Config *ConfigFinder::configFor(const std::string &path, std::string &error,
+                                      bool isDirectory) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (explicit_)
+    return &defaults_;
+  std::string absolute = absolutePath(path);
+  std::string directory =
+      isDirectory ? absolute : std::filesystem::path(absolute).parent_path().string();
+  std::string file = nearest(directory.empty() ? "/" : directory);
+  if (file.empty())
+    return &defaults_;
+  return load(file, error);
+}
+
+std::vector<std::string> ConfigFinder::filesRead() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return order_;
 }
 
 } // namespace afunix::check

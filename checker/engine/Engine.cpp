@@ -1,6 +1,9 @@
 #include "Engine.h"
 #include "SourceCache.h"
 
+#include "Isolation.h"
+#include "SafeFiles.h"
+
 #include "afunix/RuleCatalog.h"
 
 #include "ClangTidy.h"
@@ -28,6 +31,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -131,10 +135,13 @@ private:
 // A check may report at error level (its catalog severity); clang-tidy never lets NOLINT silence
 // an error and counts it as a failed compile, so check diagnostics reach clang-tidy as warnings
 // (the engine applies the severity afterwards) and only compiler errors count as errors.
+// It also fingerprints the bytes of every file a check's fix-it edits, as clang read them, so
+// --fix can refuse a file that changed since (Edit::baseDigest).
 class CheckLevelForwarder : public clang::DiagnosticConsumer {
 public:
-  CheckLevelForwarder(clang::tidy::ClangTidyContext &context, clang::DiagnosticConsumer &inner)
-      : context_(context), inner_(inner) {}
+  CheckLevelForwarder(clang::tidy::ClangTidyContext &context, clang::DiagnosticConsumer &inner,
+                      const std::string &directory, std::map<std::string, std::string> &digests)
+      : context_(context), inner_(inner), directory_(directory), digests_(digests) {}
   void BeginSourceFile(const clang::LangOptions &lang, const clang::Preprocessor *pp) override {
     inner_.BeginSourceFile(lang, pp);
   }
@@ -142,21 +149,71 @@ public:
   void finish() override { inner_.finish(); }
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic &info) override {
-    if (level >= clang::DiagnosticsEngine::Error &&
-        llvm::StringRef(context_.getCheckName(info.getID())).starts_with("afunix-"))
+    bool isCheck = llvm::StringRef(context_.getCheckName(info.getID())).starts_with("afunix-");
+    if (level >= clang::DiagnosticsEngine::Error && isCheck)
       level = clang::DiagnosticsEngine::Warning;
+    if (isCheck && info.hasSourceManager())
+      for (const clang::FixItHint &hint : info.getFixItHints())
+        remember(info.getSourceManager(), hint.RemoveRange.getBegin());
     clang::DiagnosticConsumer::HandleDiagnostic(level, info); // counts compiler errors only
     inner_.HandleDiagnostic(level, info);
   }
 
 private:
+  void remember(const clang::SourceManager &sources, clang::SourceLocation location) {
+    if (location.isInvalid())
+      return;
+    clang::FileID id = sources.getFileID(sources.getFileLoc(location));
+    clang::OptionalFileEntryRef entry = sources.getFileEntryRefForID(id);
+    if (!entry)
+      return;
+    std::string path = absolutePath(entry->getName().str(), directory_);
+    if (digests_.count(path))
+      return;
+    digests_[path] = contentDigest(sources.getBufferData(id));
+  }
+
   clang::tidy::ClangTidyContext &context_;
   clang::DiagnosticConsumer &inner_;
+  const std::string &directory_;
+  std::map<std::string, std::string> &digests_;
+};
+
+// clang-tidy's options for each unit: the engine's defaults, or EngineOptions::settingsFor.
+// Header filtering is not clang-tidy's job here: every non-system header finding comes out and
+// the front end filters Findings (so both pipelines share one filter).
+class UnitOptionsProvider : public clang::tidy::ClangTidyOptionsProvider {
+public:
+  explicit UnitOptionsProvider(const EngineOptions &options) : options_(options) {}
+  void setDirectory(const std::string &directory) { directory_ = directory; }
+
+  const clang::tidy::ClangTidyGlobalOptions &getGlobalOptions() override { return global_; }
+
+  std::vector<OptionsSource> getRawOptions(llvm::StringRef file) override {
+    clang::tidy::ClangTidyOptions tidy = clang::tidy::ClangTidyOptions::getDefaults();
+    tidy.WarningsAsErrors = "";
+    tidy.HeaderFilterRegex = ".*";
+    tidy.ExcludeHeaderFilterRegex = "";
+    tidy.SystemHeaders = false;
+    UnitSettings settings{options_.checks, options_.checkOptions};
+    if (options_.settingsFor && !file.empty())
+      settings = options_.settingsFor(absolutePath(file.str(), directory_));
+    tidy.Checks = settings.checks;
+    for (const auto &[name, value] : settings.checkOptions)
+      tidy.CheckOptions[name] = clang::tidy::ClangTidyOptions::ClangTidyValue(value);
+    return {OptionsSource(std::move(tidy), "afunix-check")};
+  }
+
+private:
+  const EngineOptions &options_;
+  clang::tidy::ClangTidyGlobalOptions global_;
+  std::string directory_;
 };
 
 struct FileResult {
   std::vector<Finding> findings;
   FileOutcome outcome;
+  DroppedCounts dropped;
 };
 
 // One per thread: clang-tidy's context holds the state of the file being checked.
@@ -170,10 +227,12 @@ public:
     std::vector<ClangTidyError> errors;
     bool ran = false;
     clang::tidy::ClangTidyDiagnosticConsumer *consumer = nullptr;
-    llvm::CrashRecoveryContext recovery;
-    bool survived = recovery.RunSafely([&] {
+    std::map<std::string, std::string> digests;
+    provider_->setDirectory(job.directory);
+    clang::tidy::ClangTidyStats before = context_->getStats();
+    IsolationOutcome isolated = runIsolated([&] {
       consumer = new clang::tidy::ClangTidyDiagnosticConsumer(*context_);
-      CheckLevelForwarder forwarder(*context_, *consumer);
+      CheckLevelForwarder forwarder(*context_, *consumer, job.directory, digests);
       auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
       clang::DiagnosticsEngine engine(diagnosticIds_, &*diagOptions, &forwarder,
                                       /*ShouldOwnClient=*/false);
@@ -194,17 +253,21 @@ public:
       delete consumer;
       consumer = nullptr;
     });
-    if (!survived) {
+    if (!isolated.completed) {
       // What the checks reported before the crash is still worth having, if it can be read.
       if (consumer) {
-        llvm::CrashRecoveryContext salvage;
-        salvage.RunSafely([&] { errors = consumer->take(); });
+        runIsolated([&] { errors = consumer->take(); });
       }
       result.outcome.parsed = false;
-      result.outcome.errors.push_back(job.file + ": error: clang crashed while checking this file");
+      result.outcome.errors.push_back(job.file + ": error: clang " + isolated.what +
+                                      " while checking this file");
       reset(); // the context may be half-way through the crashed file
+    } else {
+      const clang::tidy::ClangTidyStats &after = context_->getStats();
+      result.dropped.nolint = after.ErrorsIgnoredNOLINT - before.ErrorsIgnoredNOLINT;
+      result.dropped.systemHeaders = after.ErrorsIgnoredNonUserCode - before.ErrorsIgnoredNonUserCode;
     }
-    convert(errors, result);
+    convert(errors, job, digests, result);
     // Errors with a location first, in source order; "too many errors" and the like last.
     std::vector<std::string> located, unlocated;
     for (std::string &e : result.outcome.errors)
@@ -220,20 +283,12 @@ public:
 
 private:
   void reset() {
-    clang::tidy::ClangTidyOptions tidy = clang::tidy::ClangTidyOptions::getDefaults();
-    tidy.Checks = options_.checks;
-    tidy.WarningsAsErrors = "";
-    if (!options_.headerFilter.empty())
-      tidy.HeaderFilterRegex = options_.headerFilter;
-    tidy.SystemHeaders = false;
-    for (const auto &[name, value] : options_.checkOptions)
-      tidy.CheckOptions[name] = clang::tidy::ClangTidyOptions::ClangTidyValue(value);
     // Leaked on purpose after a crash: the old objects may be inconsistent.
     context_.release();
     factory_.release();
-    context_ = std::make_unique<clang::tidy::ClangTidyContext>(
-        std::make_unique<clang::tidy::DefaultOptionsProvider>(clang::tidy::ClangTidyGlobalOptions(),
-                                                              tidy));
+    auto provider = std::make_unique<UnitOptionsProvider>(options_);
+    provider_ = provider.get();
+    context_ = std::make_unique<clang::tidy::ClangTidyContext>(std::move(provider));
     factory_ = std::make_unique<clang::tidy::ClangTidyASTConsumerFactory>(*context_);
     // The context remembers which check owns each custom diagnostic id: ids must come from one
     // table for as long as the context lives, or a later file's ids map to earlier checks.
@@ -249,7 +304,25 @@ private:
     return "warning";
   }
 
-  void convert(const std::vector<ClangTidyError> &errors, FileResult &result) {
+  // The [begin, end) spans of clang-tidy's byte ranges.
+  std::vector<SourceSpan> spansOf(const llvm::SmallVector<clang::tooling::FileByteRange, 1> &ranges,
+                                  const std::string &buildDirectory) {
+    std::vector<SourceSpan> spans;
+    for (const clang::tooling::FileByteRange &range : ranges) {
+      std::string file = resolve(range.FilePath, buildDirectory);
+      if (file.empty())
+        continue;
+      SourceCache::Position begin = sources_.locate(file, range.FileOffset);
+      SourceCache::Position end = sources_.locate(file, range.FileOffset + range.Length);
+      if (!begin.line || !end.line)
+        continue;
+      spans.push_back({{file, begin.line, begin.column}, {file, end.line, end.column}});
+    }
+    return spans;
+  }
+
+  void convert(const std::vector<ClangTidyError> &errors, const CompileJob &job,
+               const std::map<std::string, std::string> &digests, FileResult &result) {
     for (const ClangTidyError &error : errors) {
       const std::string &name = error.DiagnosticName;
       const auto &message = error.Message;
@@ -275,21 +348,29 @@ private:
       finding.where = {file, pos.line, pos.column};
       finding.message = message.Message;
       finding.lineText = pos.lineText;
+      finding.spans = spansOf(message.Ranges, error.BuildDirectory);
+      finding.unit = job.file;
       for (const auto &note : error.Notes) {
         std::string noteFile = resolve(note.FilePath, error.BuildDirectory);
         SourceCache::Position p =
             noteFile.empty() ? SourceCache::Position() : sources_.locate(noteFile, note.FileOffset);
-        finding.notes.push_back({{noteFile, p.line, p.column}, note.Message});
+        finding.notes.push_back(
+            {{noteFile, p.line, p.column}, note.Message, spansOf(note.Ranges, error.BuildDirectory)});
       }
       for (const auto &[fixFile, replacements] : message.Fix)
-        for (const clang::tooling::Replacement &r : replacements)
-          finding.fixes.push_back({resolve(r.getFilePath(), error.BuildDirectory), r.getOffset(),
-                                   r.getLength(), r.getReplacementText().str()});
+        for (const clang::tooling::Replacement &r : replacements) {
+          std::string editFile = resolve(r.getFilePath(), error.BuildDirectory);
+          auto digest = digests.find(editFile);
+          finding.fixes.push_back({editFile, r.getOffset(), r.getLength(),
+                                   r.getReplacementText().str(),
+                                   digest == digests.end() ? std::string() : digest->second});
+        }
       result.findings.push_back(std::move(finding));
     }
   }
 
   const EngineOptions &options_;
+  UnitOptionsProvider *provider_ = nullptr; // owned by context_
   std::unique_ptr<clang::tidy::ClangTidyContext> context_;
   std::unique_ptr<clang::tidy::ClangTidyASTConsumerFactory> factory_;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> diagnosticIds_;
@@ -300,12 +381,17 @@ private:
 
 void enableCrashRecovery() { llvm::CrashRecoveryContext::Enable(); }
 
-void sortFindings(std::vector<Finding> &findings) {
+void sortFindings(std::vector<Finding> &findings, const std::vector<std::string> &unparsedUnits) {
   auto key = [](const Finding &f) {
     return std::tie(f.where.file, f.where.line, f.where.column, f.rule, f.message);
   };
-  std::sort(findings.begin(), findings.end(),
-                   [&](const Finding &a, const Finding &b) { return key(a) < key(b); });
+  std::set<std::string> unparsed(unparsedUnits.begin(), unparsedUnits.end());
+  std::stable_sort(findings.begin(), findings.end(), [&](const Finding &a, const Finding &b) {
+    if (key(a) != key(b))
+      return key(a) < key(b);
+    // Among duplicates, one from a unit that parsed first: its notes and fix-its are trustworthy.
+    return !unparsed.count(a.unit) && unparsed.count(b.unit);
+  });
   findings.erase(std::unique(findings.begin(), findings.end(),
                              [&](const Finding &a, const Finding &b) { return key(a) == key(b); }),
                  findings.end());
@@ -332,12 +418,17 @@ RunResult runChecks(const std::vector<CompileJob> &jobs, const EngineOptions &op
       t.join();
   }
   RunResult run;
+  std::vector<std::string> unparsed;
   for (FileResult &r : results) {
     for (Finding &f : r.findings)
       run.findings.push_back(std::move(f));
+    if (!r.outcome.parsed)
+      unparsed.push_back(r.outcome.file);
     run.files.push_back(std::move(r.outcome));
+    run.dropped.nolint += r.dropped.nolint;
+    run.dropped.systemHeaders += r.dropped.systemHeaders;
   }
-  sortFindings(run.findings);
+  sortFindings(run.findings, unparsed);
   return run;
 }
 

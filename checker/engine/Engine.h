@@ -6,30 +6,44 @@
 #include "CompileDb.h"
 #include "Finding.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace afunix::check {
 
+// The checks and check options for one translation unit (from the nearest .afunix-check.yaml).
+struct UnitSettings {
+  std::string checks;                              // clang-tidy glob over check names
+  std::map<std::string, std::string> checkOptions; // clang-tidy check options (global names)
+};
+
 struct EngineOptions {
   std::string checks = "-*,afunix-*";                 // clang-tidy glob over check names
   std::map<std::string, std::string> checkOptions;    // clang-tidy check options (global names)
   std::map<std::string, std::string> severity;        // rule id -> severity override
-  std::string headerFilter;                           // regex; empty: findings in main files only
   unsigned jobs = 1;
-  // Whole program: extract every file's facts, link them, judge the linked program (afunix-check's
-  // default). Otherwise each file alone, through clang-tidy (--single-tu).
+  // When set, the settings for the unit whose main file is the argument (absolute), instead of
+  // `checks` and `checkOptions`. Called from worker threads: must be thread-safe.
+  std::function<UnitSettings(const std::string &mainFile)> settingsFor;
+  // Whole program: extract every unit's facts, link them, judge the linked program (afunix-check's
+  // default). Otherwise each unit alone, through clang-tidy (--single-tu).
   bool wholeProgram = false;
-  std::string storeFacts;          // write the units' facts here (afunix-facts.json); "" = don't
-  std::string readFacts;           // link with these stored facts for the files not checked now
+  std::string storeFacts;           // write the units' facts here (afunix-facts.json); "" = don't
+  std::string readFacts;            // take the units not checked now from these stored facts
   std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
 };
 
-// Checks every job. Never throws; a file that makes clang crash is reported as not parsed and the
-// other files' findings are kept (needs enableCrashRecovery()).
+// Checks every job. Never throws. Findings are reported wherever they are, main files and every
+// non-system header (the front end filters them: Filters.h), each once however many units
+// include its header. A file that makes clang or a check crash, stack overflows included, is
+// reported as not parsed and the other files' findings are kept (each unit runs under
+// runIsolated(), Isolation.h). NOLINT'd and system-header findings are counted in
+// RunResult::dropped.
 RunResult runChecks(const std::vector<CompileJob> &jobs, const EngineOptions &options);
-// The whole-program run (runChecks calls it when options.wholeProgram is set).
+// The whole-program run (runChecks calls it when options.wholeProgram is set): the same
+// guarantees, with findings and notes anywhere in the program (WholeProgram.cpp).
 RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options);
 
 // Installs LLVM's crash recovery signal handlers; front ends call it once at start-up.
@@ -40,8 +54,11 @@ std::vector<std::string> registeredChecks();
 // Which registered checks `glob` (clang-tidy syntax) enables.
 std::vector<std::string> enabledChecks(const std::string &glob);
 
-// Sorts findings by file, line, column, rule and message, dropping exact duplicates (a finding in
-// a header reached from two files).
-void sortFindings(std::vector<Finding> &findings);
+// Sorts findings by file, line, column, rule and message, keeping one of each (a finding in a
+// header reached from several units): the first in the given order, preferring one from a unit
+// that parsed (`unparsedUnits` holds the main files that did not). Stable: the result does not
+// depend on how work was scheduled.
+void sortFindings(std::vector<Finding> &findings,
+                  const std::vector<std::string> &unparsedUnits = {});
 
 } // namespace afunix::check

@@ -14,9 +14,17 @@ struct SourcePoint {
   unsigned column = 0; // 1-based, in bytes as clang counts them
 };
 
+// A highlighted stretch of source (clang's ~~~~ under a finding): [begin, end) in one file, end
+// exclusive. The text writer underlines the part that lies on the finding's line.
+struct SourceSpan {
+  SourcePoint begin;
+  SourcePoint end;
+};
+
 struct Note {
   SourcePoint where;
   std::string message;
+  std::vector<SourceSpan> spans; // ranges the note highlights; may be empty
 };
 
 // One textual edit, as clang::tooling::Replacement holds it.
@@ -25,6 +33,10 @@ struct Edit {
   unsigned offset = 0;
   unsigned length = 0;
   std::string text;
+  // Fingerprint of `file`'s bytes as the analysis read them (contentDigest() in SafeFiles.h);
+  // --fix applies the edit only to a file that still has exactly these bytes. Empty: unknown,
+  // and the edit is never applied in place.
+  std::string baseDigest;
 };
 
 struct Finding {
@@ -32,9 +44,13 @@ struct Finding {
   std::string severity; // error | warning | note, from the catalog unless the config overrides it
   SourcePoint where;
   std::string message;
+  std::vector<SourceSpan> spans; // what clang underlines (~~~~); may be empty
   std::vector<Note> notes;
   std::vector<Edit> fixes; // empty when no unambiguous fix-it exists
   std::string lineText;    // the source line of `where`, trimmed: keys baselines and fingerprints
+  // The main file of the translation unit that produced the finding (a finding in a header names
+  // the file that included it; after deduplication, the first such unit in job order).
+  std::string unit;
 };
 
 struct FileOutcome {
@@ -43,9 +59,26 @@ struct FileOutcome {
   std::vector<std::string> errors;  // clang's error diagnostics, "file:line:col: error: ..."
 };
 
+// Findings that exist but are not in `findings`, by the reason they were left out. Every filter
+// counts what it removes here, so a run can always say how many findings it did not show.
+struct DroppedCounts {
+  unsigned nolint = 0;        // NOLINT / NOLINTNEXTLINE / NOLINTBEGIN comments
+  unsigned systemHeaders = 0; // inside system headers (never the project's code)
+  unsigned headerFilter = 0;  // in a header that --header-filter / --exclude-header-filter leave out
+  unsigned excluded = 0;      // in a file matched by --exclude
+  unsigned lineFilter = 0;    // not on a line selected by --line-filter / --diff-from
+  unsigned baseline = 0;      // recorded in the --baseline file
+  unsigned disabled = 0;      // rule disabled by the configuration of the finding's file
+
+  unsigned total() const {
+    return nolint + systemHeaders + headerFilter + excluded + lineFilter + baseline + disabled;
+  }
+};
+
 struct RunResult {
   std::vector<Finding> findings; // sorted by file, line, column, rule
   std::vector<FileOutcome> files;
+  DroppedCounts dropped;
 };
 
 } // namespace afunix::check

@@ -3,6 +3,8 @@
 // --fix, which applies them in place.
 #include "Fixes.h"
 
+#include "SafeFiles.h"
+
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
@@ -66,37 +68,6 @@ bool conflicts(const Edit &a, const Edit &b) {
   return range.offset < insertion.offset && insertion.offset < range.offset + range.length;
 }
 
-bool writeFile(const std::string &path, llvm::StringRef contents, std::string &error) {
-  llvm::SmallString<256> temp;
-  int fd = -1;
-  llvm::SmallString<256> model(path);
-  model += ".afunix-%%%%%%";
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp)) {
-    error += "cannot write '" + path + "': " + ec.message() + "\n";
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << contents;
-    out.flush();
-    if (out.has_error()) {
-      error += "cannot write '" + path + "': " + out.error().message() + "\n";
-      out.clear_error();
-      llvm::sys::fs::remove(temp);
-      return false;
-    }
-  }
-  // Keep the edited file's mode (an executable script stays executable).
-  if (llvm::ErrorOr<llvm::sys::fs::perms> mode = llvm::sys::fs::getPermissions(path))
-    llvm::sys::fs::setPermissions(temp, *mode);
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
-    error += "cannot replace '" + path + "': " + ec.message() + "\n";
-    llvm::sys::fs::remove(temp);
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
 bool exportFixes(const std::string &path, const RunResult &result, std::string &error) {
@@ -142,42 +113,67 @@ bool exportFixes(const std::string &path, const RunResult &result, std::string &
     document.Diagnostics.push_back(std::move(diagnostic));
   }
 
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    error += "cannot write fixes to '" + path + "': " + ec.message() + "\n";
-    return false;
+  std::string text;
+  {
+    llvm::raw_string_ostream out(text);
+    llvm::yaml::Output yaml(out);
+    yaml << document;
   }
-  llvm::yaml::Output yaml(out);
-  yaml << document;
-  out.flush();
-  if (out.has_error()) {
-    error += "cannot write fixes to '" + path + "': " + out.error().message() + "\n";
-    out.clear_error();
+  std::string writeError;
+  if (!writeFileReplacing(path, text, "fixes file", writeError)) {
+    error += writeError + "\n";
     return false;
   }
   return error.empty();
 }
 
-bool applyFixes(const RunResult &result, unsigned &applied, std::string &error) {
+bool applyFixes(const RunResult &result, unsigned &applied, std::string &error,
+                const FixOptions &options) {
   applied = 0;
   bool ok = true;
+  std::set<std::string> unparsedUnits;
+  for (const FileOutcome &file : result.files)
+    if (!file.parsed)
+      unparsedUnits.insert(file.file);
+  // Edits keyed by the real path of their file: a file reached under two names is one file.
+  auto realKey = [cache = std::map<std::string, std::string>()](const Edit &edit) mutable {
+    auto [it, inserted] = cache.try_emplace(edit.file);
+    if (inserted)
+      it->second = realPathOf(edit.file);
+    return EditKey{it->second, edit.offset, edit.length, edit.text};
+  };
+  struct Accepted {
+    Edit edit; // file = real path
+    std::string shownPath;
+  };
   // A finding's edits are taken all or none: half a fix-it can leave code that does not compile.
-  std::vector<Edit> accepted;
+  std::vector<Accepted> accepted;
   std::set<EditKey> acceptedKeys;
+  std::set<std::string> reportedUnits;
   for (const Finding &finding : result.findings) {
-    std::vector<const Edit *> fresh;
+    if (finding.fixes.empty())
+      continue;
+    if (!options.fixErrors && unparsedUnits.count(finding.unit)) {
+      if (reportedUnits.insert(finding.unit).second)
+        error += "'" + finding.unit +
+                 "' could not be parsed: its fix-its were not applied (--fix-errors applies them "
+                 "anyway)\n";
+      ok = false;
+      continue;
+    }
+    std::vector<Accepted> fresh;
     bool conflicting = false;
     for (const Edit &edit : finding.fixes) {
-      if (acceptedKeys.count(keyOf(edit)))
-        continue; // the same edit from another TU or finding: applied once
-      for (const Edit &other : accepted)
-        if (conflicts(edit, other))
-          conflicting = true;
-      for (const Edit *mine : fresh)
-        if (conflicts(edit, *mine))
-          conflicting = true;
-      fresh.push_back(&edit);
+      EditKey key = realKey(edit);
+      if (acceptedKeys.count(key))
+        continue; // the same edit from another TU, finding or file name: applied once
+      Edit real = edit;
+      real.file = std::get<0>(key);
+      for (const Accepted &other : accepted)
+        conflicting |= conflicts(real, other.edit);
+      for (const Accepted &mine : fresh)
+        conflicting |= conflicts(real, mine.edit);
+      fresh.push_back({real, edit.file});
     }
     if (conflicting) {
       error += where(finding) + ": " + finding.rule +
@@ -185,44 +181,63 @@ bool applyFixes(const RunResult &result, unsigned &applied, std::string &error) 
       ok = false;
       continue;
     }
-    for (const Edit *edit : fresh) {
-      accepted.push_back(*edit);
-      acceptedKeys.insert(keyOf(*edit));
+    for (Accepted &a : fresh) {
+      acceptedKeys.insert(keyOf(a.edit));
+      accepted.push_back(std::move(a));
     }
   }
 
-  std::map<std::string, std::vector<const Edit *>> byFile;
-  for (const Edit &edit : accepted)
-    byFile[edit.file].push_back(&edit);
+  std::map<std::string, std::vector<const Accepted *>> byFile;
+  for (const Accepted &a : accepted)
+    byFile[a.edit.file].push_back(&a);
   for (auto &[file, edits] : byFile) {
-    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer) {
-      error += "cannot read '" + file + "' to fix it: " + buffer.getError().message() + "\n";
+    const std::string &shown = edits.front()->shownPath;
+    // Every edit of a file must come from the same bytes; two parses that saw different
+    // contents (the file changed between them) cannot both be right.
+    std::string digest = edits.front()->edit.baseDigest;
+    bool oneBase = std::all_of(edits.begin(), edits.end(), [&](const Accepted *a) {
+      return a->edit.baseDigest == digest;
+    });
+    if (!oneBase || digest.empty()) {
+      error += "'" + shown +
+               "' changed during the analysis (its translation units saw different contents); "
+               "not fixed\n";
       ok = false;
       continue;
     }
-    std::string text = (*buffer)->getBuffer().str();
     // Back to front, so earlier offsets stay valid; at one offset the replacement goes first and
     // an insertion there then lands in front of its new text.
-    std::sort(edits.begin(), edits.end(), [](const Edit *a, const Edit *b) {
-      return std::tie(a->offset, a->length) > std::tie(b->offset, b->length);
+    std::sort(edits.begin(), edits.end(), [](const Accepted *a, const Accepted *b) {
+      return std::tie(a->edit.offset, a->edit.length) > std::tie(b->edit.offset, b->edit.length);
     });
-    bool inRange = std::all_of(edits.begin(), edits.end(), [&](const Edit *e) {
-      return e->offset <= text.size() && e->length <= text.size() - e->offset;
-    });
+    bool inRange = true;
+    std::string editError;
+    InPlaceEdit outcome = editInPlace(
+        file, digest,
+        [&](llvm::StringRef old) {
+          std::string text = old.str();
+          for (const Accepted *a : edits) {
+            const Edit &e = a->edit;
+            if (e.offset > text.size() || e.length > text.size() - e.offset) {
+              inRange = false;
+              return old.str();
+            }
+            text.replace(e.offset, e.length, e.text);
+          }
+          return text;
+        },
+        editError);
     if (!inRange) {
-      error += "'" + file + "' changed since it was checked (a fix-it lies past its end); not fixed\n";
+      error += "'" + shown + "': a fix-it lies past the end of the file; not fixed\n";
       ok = false;
       continue;
     }
-    for (const Edit *edit : edits)
-      text.replace(edit->offset, edit->length, edit->text);
-    if (!writeFile(file, text, error)) {
-      ok = false;
+    if (outcome == InPlaceEdit::Written || outcome == InPlaceEdit::Unchanged) {
+      applied += outcome == InPlaceEdit::Written ? edits.size() : 0;
       continue;
     }
-    applied += edits.size();
+    error += editError + "\n";
+    ok = false;
   }
   return ok;
 }

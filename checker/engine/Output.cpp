@@ -1,8 +1,12 @@
 #include "Output.h"
 
+#include "Printable.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Unicode.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -57,26 +61,85 @@ private:
 void writeLocation(llvm::raw_ostream &out, const SourcePoint &where, const TextOptions &options) {
   if (where.file.empty())
     return;
-  out << displayPath(where.file, options.relativeTo) << ':' << where.line << ':' << where.column
-      << ": ";
+  out << printable(displayPath(where.file, options.relativeTo)) << ':' << where.line << ':'
+      << where.column << ": ";
+}
+
+// One source line as a terminal shows it: tabs expanded to clang's tab stop of 8, control
+// characters and bad bytes made visible (printable()), and where each byte starts on screen.
+struct DisplayLine {
+  std::string text;
+  std::vector<unsigned> columnOf; // byte index -> display column (0-based); size = bytes + 1
+};
+
+DisplayLine layOut(llvm::StringRef line) {
+  constexpr unsigned kTabStop = 8;
+  DisplayLine d;
+  unsigned column = 0;
+  size_t i = 0;
+  while (i < line.size()) {
+    unsigned char c = line[i];
+    size_t length = c < 0x80 ? 1 : llvm::getNumBytesForUTF8(c);
+    if (length == 0 || i + length > line.size())
+      length = 1;
+    std::string shown;
+    unsigned width = 0;
+    if (c == '\t') {
+      width = kTabStop - column % kTabStop;
+      shown.assign(width, ' ');
+    } else {
+      llvm::StringRef piece = line.substr(i, length);
+      shown = printable(piece, /*keepTabs=*/false);
+      if (shown == piece) {
+        int w = llvm::sys::unicode::columnWidthUTF8(piece);
+        width = w < 0 ? unsigned(shown.size()) : unsigned(w);
+      } else {
+        width = unsigned(shown.size()); // an escape such as <U+001B> or <FF>
+      }
+    }
+    for (size_t b = 0; b < length; ++b)
+      d.columnOf.push_back(column);
+    d.text += shown;
+    column += width;
+    i += length;
+  }
+  d.columnOf.push_back(column);
+  return d;
 }
 
 void writeSource(llvm::raw_ostream &out, Lines &lines, const SourcePoint &where,
-                 const TextOptions &options) {
+                 const std::vector<SourceSpan> &spans, const TextOptions &options) {
   if (!options.showSource || where.file.empty())
     return;
   std::optional<std::string> line = lines.get(where.file, where.line);
   if (!line)
     return;
-  out << *line << '\n';
-  std::string caret;
-  for (unsigned i = 0; i + 1 < where.column && i < line->size(); ++i)
-    caret += (*line)[i] == '\t' ? '\t' : ' ';
+  DisplayLine d = layOut(*line);
+  out << d.text << '\n';
+  auto displayColumn = [&](unsigned byteColumn) { // 1-based byte column -> display column
+    size_t index = std::min<size_t>(byteColumn ? byteColumn - 1 : 0, line->size());
+    return d.columnOf[index];
+  };
+  std::string marks(d.columnOf.back() + 1, ' ');
+  for (const SourceSpan &span : spans) {
+    if (span.begin.file != where.file || span.begin.line > where.line ||
+        span.end.line < where.line)
+      continue;
+    unsigned from = span.begin.line < where.line ? 0 : displayColumn(span.begin.column);
+    unsigned to = span.end.line > where.line ? d.columnOf.back() : displayColumn(span.end.column);
+    for (unsigned c = from; c < to && c < marks.size(); ++c)
+      marks[c] = '~';
+  }
+  unsigned caret = displayColumn(where.column);
+  if (caret < marks.size())
+    marks[caret] = '^';
+  llvm::StringRef trimmed = llvm::StringRef(marks).rtrim(' ');
   if (options.color)
     out.changeColor(llvm::raw_ostream::GREEN, true);
-  out << caret << "^\n";
+  out << trimmed;
   if (options.color)
     out.resetColor();
+  out << '\n';
 }
 
 llvm::raw_ostream::Colors colorOf(const std::string &severity) {
@@ -87,36 +150,46 @@ llvm::raw_ostream::Colors colorOf(const std::string &severity) {
   return llvm::raw_ostream::BLACK;
 }
 
+void writeDiagnostic(llvm::raw_ostream &out, const SourcePoint &where, const std::string &level,
+                     const std::string &message, const std::string &rule,
+                     const TextOptions &options) {
+  if (options.color)
+    out.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
+  writeLocation(out, where, options);
+  if (options.color)
+    out.changeColor(colorOf(level), true);
+  out << level << ": ";
+  if (options.color)
+    out.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
+  out << printable(message);
+  if (!rule.empty())
+    out << " [" << rule << "]";
+  if (options.color)
+    out.resetColor();
+  out << '\n';
+}
+
 } // namespace
 
 void writeText(const RunResult &result, const TextOptions &options, llvm::raw_ostream &out) {
   Lines lines;
   for (const Finding &f : result.findings) {
-    if (options.color)
-      out.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
-    writeLocation(out, f.where, options);
-    if (options.color)
-      out.changeColor(colorOf(f.severity), true);
-    out << f.severity << ": ";
-    if (options.color)
-      out.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
-    out << f.message << " [" << f.rule << "]";
-    if (options.color)
-      out.resetColor();
-    out << '\n';
-    writeSource(out, lines, f.where, options);
+    writeDiagnostic(out, f.where, f.severity, f.message, f.rule, options);
+    writeSource(out, lines, f.where, f.spans, options);
     for (const Note &n : f.notes) {
-      writeLocation(out, n.where, options);
-      out << "note: " << n.message << '\n';
-      writeSource(out, lines, n.where, options);
+      writeDiagnostic(out, n.where, "note", n.message, "", options);
+      writeSource(out, lines, n.where, n.spans, options);
     }
   }
 }
 
 void writeJson(const RunResult &result, llvm::raw_ostream &out) {
   llvm::json::OStream json(out, 2);
+  auto text = [&](llvm::StringRef key, const std::string &value) {
+    json.attribute(key, utf8ForJson(value));
+  };
   auto point = [&](const SourcePoint &p) {
-    json.attribute("file", p.file);
+    text("file", p.file);
     json.attribute("line", static_cast<int64_t>(p.line));
     json.attribute("column", static_cast<int64_t>(p.column));
   };
@@ -128,21 +201,21 @@ void writeJson(const RunResult &result, llvm::raw_ostream &out) {
           json.attribute("rule", f.rule);
           json.attribute("severity", f.severity);
           point(f.where);
-          json.attribute("message", f.message);
+          text("message", f.message);
           json.attributeArray("notes", [&] {
             for (const Note &n : f.notes)
               json.object([&] {
                 point(n.where);
-                json.attribute("message", n.message);
+                text("message", n.message);
               });
           });
           json.attributeArray("fixes", [&] {
             for (const Edit &e : f.fixes)
               json.object([&] {
-                json.attribute("file", e.file);
+                text("file", e.file);
                 json.attribute("offset", static_cast<int64_t>(e.offset));
                 json.attribute("length", static_cast<int64_t>(e.length));
-                json.attribute("text", e.text);
+                text("text", e.text);
               });
           });
         });
@@ -151,15 +224,25 @@ void writeJson(const RunResult &result, llvm::raw_ostream &out) {
       json.attribute("files", static_cast<int64_t>(result.files.size()));
       json.attribute("findings", static_cast<int64_t>(result.findings.size()));
       json.attribute("parse_errors", static_cast<int64_t>(countParseErrors(result)));
+      const DroppedCounts &d = result.dropped;
+      json.attributeObject("not_shown", [&] {
+        json.attribute("nolint", static_cast<int64_t>(d.nolint));
+        json.attribute("system_headers", static_cast<int64_t>(d.systemHeaders));
+        json.attribute("header_filter", static_cast<int64_t>(d.headerFilter));
+        json.attribute("excluded", static_cast<int64_t>(d.excluded));
+        json.attribute("line_filter", static_cast<int64_t>(d.lineFilter));
+        json.attribute("baseline", static_cast<int64_t>(d.baseline));
+        json.attribute("disabled", static_cast<int64_t>(d.disabled));
+      });
     });
     json.attributeArray("unparsed", [&] {
       for (const FileOutcome &file : result.files)
         if (!file.parsed)
           json.object([&] {
-            json.attribute("file", file.file);
+            text("file", file.file);
             json.attributeArray("errors", [&] {
               for (const std::string &e : file.errors)
-                json.value(e);
+                json.value(utf8ForJson(e));
             });
           });
     });

@@ -2,6 +2,10 @@
 // ruleIndex, %SRCROOT%-relative locations, partialFingerprints, related locations and fixes.
 #include "Sarif.h"
 
+#include "DocsLocation.h"
+#include "Filters.h"
+#include "Printable.h"
+
 #include "afunix/RuleCatalog.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -155,28 +159,147 @@ std::string unwrap(llvm::StringRef text) {
   return out;
 }
 
-json::Object ruleDescriptor(const afunix::catalog::Rule &rule, const SarifOptions &options) {
-  std::string helpUri = options.docsBaseUrl + "/rules/" + rule.id + ".md";
+// The rule's page as compiled in (docs/rules/<id>.md), or "".
+llvm::StringRef embeddedRulePage(llvm::StringRef id) {
+  static const std::pair<const char *, const char *> kPages[] = {
+#include "afunix/RuleDocs.inc"
+  };
+  for (const auto &[pageId, text] : kPages)
+    if (id == pageId)
+      return text;
+  return "";
+}
+
+// Relative links of a rule page ("../guide-cli.md", "../../rules/x.yaml") made absolute against
+// the page's own URL, or reduced to their text when there is no docs URL: a relative link means
+// nothing inside a SARIF viewer.
+std::string absoluteLinks(llvm::StringRef markdown, const std::string &pageUrl) {
+  std::string out;
+  size_t i = 0;
+  while (i < markdown.size()) {
+    size_t open = markdown.find("](", i);
+    if (open == llvm::StringRef::npos) {
+      out += markdown.substr(i).str();
+      break;
+    }
+    size_t close = markdown.find(')', open + 2);
+    if (close == llvm::StringRef::npos) {
+      out += markdown.substr(i).str();
+      break;
+    }
+    llvm::StringRef target = markdown.slice(open + 2, close);
+    bool relative = !target.contains("://") && !target.starts_with("#") &&
+                    !target.starts_with("mailto:") && !target.starts_with("/");
+    if (!relative) {
+      out += markdown.slice(i, close + 1).str();
+      i = close + 1;
+      continue;
+    }
+    size_t textStart = markdown.rfind('[', open);
+    if (pageUrl.empty() || textStart == llvm::StringRef::npos || textStart < i) {
+      // No base to resolve against: keep the link text only.
+      if (textStart != llvm::StringRef::npos && textStart >= i) {
+        out += markdown.slice(i, textStart).str();
+        out += markdown.slice(textStart + 1, open).str();
+      } else {
+        out += markdown.slice(i, close + 1).str();
+      }
+      i = close + 1;
+      continue;
+    }
+    // Resolve "../x" against the page's directory, as a browser would.
+    std::string base = pageUrl.substr(0, pageUrl.rfind('/'));
+    llvm::StringRef rest = target;
+    while (rest.consume_front("../"))
+      base = base.substr(0, base.rfind('/'));
+    rest.consume_front("./");
+    out += markdown.slice(i, open + 2).str();
+    out += base + "/" + rest.str() + ")";
+    i = close + 1;
+  }
+  return out;
+}
+
+// "afunix-creds-without-passcred" -> "CredsWithoutPasscred": SARIF's name is a friendly
+// Pascal-case identifier and must differ from the id.
+std::string friendlyName(llvm::StringRef id) {
+  id.consume_front("afunix-");
+  std::string out;
+  bool upper = true;
+  for (char c : id) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? llvm::toUpper(c) : c;
+    upper = false;
+  }
+  return out;
+}
+
+json::Object ruleDescriptor(const afunix::catalog::Rule &rule, const DocsLocation &docs,
+                            const SarifOptions &options) {
+  std::string helpUri = ruleDocUrl(docs, rule.id);
   std::string fix = unwrap(rule.fix);
-  std::string markdown = llvm::formatv("**{0}**\n\n{1}\n\n**Fix:** {2}\n\nSee [{3}]({4}).",
-                                       rule.title, unwrap(rule.whatBreaks), fix, rule.id,
-                                       helpUri)
-                             .str();
+  llvm::StringRef page = options.embedRulePages ? embeddedRulePage(rule.id) : "";
+  std::string markdown =
+      !page.empty()
+          ? absoluteLinks(page, helpUri)
+          : llvm::formatv("**{0}**\n\n{1}\n\n**Fix:** {2}", rule.title, unwrap(rule.whatBreaks), fix)
+                .str();
   json::Array tags{"af_unix", "linux-compat", rule.category};
-  return json::Object{
+  json::Object properties{{"kernelChange", rule.change},
+                          {"kernelFirstVersion", rule.firstVersion},
+                          {"kernelCommit", rule.commit}};
+  if (*rule.securitySeverity) {
+    // GitHub ranks an alert as a security issue when its rule has both of these.
+    tags.push_back("security");
+    properties["security-severity"] = rule.securitySeverity;
+  }
+  properties["tags"] = std::move(tags);
+  json::Object descriptor{
       {"id", rule.id},
-      {"name", rule.id},
+      {"name", friendlyName(rule.id)},
       {"shortDescription", json::Object{{"text", rule.title}}},
       {"fullDescription", json::Object{{"text", unwrap(rule.whatBreaks)}}},
-      {"help", json::Object{{"text", fix}, {"markdown", std::move(markdown)}}},
-      {"helpUri", std::move(helpUri)},
+      {"help", json::Object{{"text", fix}, {"markdown", utf8ForJson(markdown)}}},
       {"defaultConfiguration", json::Object{{"level", levelOf(rule.severity)}}},
-      {"properties",
-       json::Object{{"tags", std::move(tags)},
-                    {"kernelChange", rule.change},
-                    {"kernelFirstVersion", rule.firstVersion},
-                    {"kernelCommit", rule.commit}}},
+      {"properties", std::move(properties)},
   };
+  if (!helpUri.empty())
+    descriptor["helpUri"] = helpUri;
+  return descriptor;
+}
+
+// SARIF plain-text messages treat "[text](target)" as a link (SARIF 2.1.0, 3.11.6). Brackets of
+// the message itself that could read as one are escaped; others (buf[0]) stay as they are.
+std::string escapeMessageText(llvm::StringRef text) {
+  size_t lastLink = text.rfind("](");
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    bool linkClose = c == ']' && i + 1 < text.size() && text[i + 1] == '(';
+    bool linkOpen = c == '[' && lastLink != llvm::StringRef::npos && i < lastLink;
+    if (linkClose || linkOpen)
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The finding's message with a link to each related location (the notes): GitHub shows related
+// locations only through such links.
+std::string messageWithLinks(const Finding &finding) {
+  std::string text = escapeMessageText(finding.message);
+  if (finding.notes.empty())
+    return text;
+  text += " (see ";
+  for (std::size_t i = 0; i < finding.notes.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += "[" + escapeMessageText(finding.notes[i].message) + "](" + std::to_string(i + 1) + ")";
+  }
+  return text + ")";
 }
 
 json::Array fixesOf(const Finding &finding, const std::string &root, SourceCache &sources) {
@@ -273,15 +396,13 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
   using afunix::catalog::kRuleCount;
   using afunix::catalog::kRules;
   SourceCache sources;
-  SarifOptions opts = options;
-#ifdef AFUNIX_DOCS_URL
-  if (opts.docsBaseUrl.empty())
-    opts.docsBaseUrl = AFUNIX_DOCS_URL;
-#endif
+  DocsLocation docs = options.docsBaseUrl.empty()
+                          ? findDocs("", "", nullptr)
+                          : DocsLocation{options.docsBaseUrl, "SarifOptions"};
 
   json::Array rules;
   for (std::size_t i = 0; i < kRuleCount; ++i)
-    rules.push_back(ruleDescriptor(kRules[i], opts));
+    rules.push_back(ruleDescriptor(kRules[i], docs, options));
 
   std::vector<std::string> prints = fingerprints(result, options.root);
   json::Array results;
@@ -290,7 +411,7 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
     json::Object item{
         {"ruleId", finding.rule},
         {"level", levelOf(finding.severity)},
-        {"message", json::Object{{"text", finding.message}}},
+        {"message", json::Object{{"text", utf8ForJson(messageWithLinks(finding))}}},
         {"locations",
          json::Array{json::Object{
              {"physicalLocation", physicalLocation(finding.where, options.root, sources)}}}},
@@ -306,7 +427,7 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
         related.push_back(json::Object{
             {"id", id++},
             {"physicalLocation", physicalLocation(note.where, options.root, sources)},
-            {"message", json::Object{{"text", note.message}}}});
+            {"message", json::Object{{"text", utf8ForJson(escapeMessageText(note.message))}}}});
       item["relatedLocations"] = std::move(related);
     }
     json::Array fixes = fixesOf(finding, options.root, sources);
@@ -322,24 +443,29 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
     for (const std::string &error : file.errors)
       notifications.push_back(json::Object{
           {"level", "error"},
-          {"message", json::Object{{"text", error}}},
+          {"message", json::Object{{"text", utf8ForJson(error)}}},
           {"locations", json::Array{json::Object{
                             {"physicalLocation",
                              json::Object{{"artifactLocation",
                                            artifactLocation(file.file, options.root)}}}}}}});
   }
+  // Findings left out (NOLINT, filters, baseline) are said, never silently missing.
+  if (std::string dropped = describeDropped(result.dropped); !dropped.empty())
+    notifications.push_back(json::Object{{"level", "note"},
+                                         {"message", json::Object{{"text", dropped}}}});
   json::Object invocation{{"executionSuccessful", allParsed}};
   if (!notifications.empty())
     invocation["toolExecutionNotifications"] = std::move(notifications);
 
   std::string version = options.toolVersion.empty() ? "0.0.0" : options.toolVersion;
   json::Object driver{
-      {"name", "afunix-check"},
+      {"name", options.toolName.empty() ? "afunix-check" : options.toolName},
       {"version", version},
       {"semanticVersion", version},
-      {"informationUri", opts.docsBaseUrl + "/"},
       {"rules", std::move(rules)},
   };
+  if (!docs.baseUrl.empty())
+    driver["informationUri"] = docs.baseUrl + "/README.md";
   json::Object run{
       {"tool", json::Object{{"driver", std::move(driver)}}},
       {"invocations", json::Array{std::move(invocation)}},

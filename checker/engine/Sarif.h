@@ -11,9 +11,17 @@ namespace afunix::check {
 struct SarifOptions {
   std::string root;         // --sarif-root: artifactLocation.uri is made relative to it
   std::string toolVersion;  // tool.driver.version
-  std::string docsBaseUrl;  // helpUri = docsBaseUrl + "/rules/<id>.md"
+  // The docs/ directory as a URL: helpUri = docsBaseUrl + "/rules/<id>.md". Empty: findDocs()
+  // (AFUNIX_DOCS_URL, then the docs installed beside the tool); no helpUri when none is found.
+  std::string docsBaseUrl;
+  // help.markdown carries the rule's whole page (compiled in), so a viewer shows it offline.
+  bool embedRulePages = true;
+  std::string toolName;     // tool.driver.name; empty: "afunix-check"
 };
 
+// SARIF 2.1.0 as GitHub code scanning reads it: rules from the catalog (friendly name, help with
+// the rule page, helpUri, security-severity where the rule's check fails open), results whose
+// message links each related location ("[accepted here](1)"), fixes and partial fingerprints.
 std::string renderSarif(const RunResult &result, const SarifOptions &options);
 
 // partialFingerprints value for a finding: stable when unrelated lines move (rule, relative path,

@@ -3,6 +3,7 @@
 // over it, and turn the reports into Findings. Findings and notes may point into any file of the
 // program. NOLINT is read from the source here, as clang-tidy reads it.
 #include "Engine.h"
+#include "Isolation.h"
 #include "Nolint.h"
 #include "SourceCache.h"
 
@@ -25,7 +26,6 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <atomic>
@@ -118,8 +118,8 @@ Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &opti
   Extracted result;
   result.outcome.file = job.file;
   bool ran = false;
-  llvm::CrashRecoveryContext recovery;
-  bool survived = recovery.RunSafely([&] {
+  // Isolated: a unit that crashes clang (or overflows its stack) costs that unit only.
+  IsolationOutcome isolated = runIsolated([&] {
     ErrorCollector collector(result.outcome.errors);
     // A file system of our own: its working directory is the command's, so workers never chdir.
     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
@@ -131,9 +131,10 @@ Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &opti
     invocation.setDiagnosticConsumer(&collector);
     ran = invocation.run();
   });
-  if (!survived) {
+  if (!isolated.completed) {
     result.outcome.parsed = false;
-    result.outcome.errors.push_back(job.file + ": error: clang crashed while checking this file");
+    result.outcome.errors.push_back(job.file + ": error: clang " + isolated.what +
+                                    " while checking this file");
     result.unit = facts::Unit(); // what a crashed extraction left is not trusted
   } else if (!result.outcome.errors.empty()) {
     result.outcome.parsed = false;
@@ -154,21 +155,61 @@ std::string severityOf(const EngineOptions &options, const std::string &rule) {
 
 } // namespace
 
-RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options) {
-  analysis::ProjectOptions project = analysis::ProjectOptions::parse(
+namespace {
+
+// What decides a unit's facts and its findings, from its settings (the nearest configuration).
+struct UnitConfig {
+  analysis::ProjectOptions project;
+  std::vector<std::string> rules; // enabled rule ids
+  std::string evaluation;         // rules, pedantic, target kernel: what evaluating depends on
+};
+
+UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
+  UnitSettings settings = options.settingsFor ? options.settingsFor(file)
+                                              : UnitSettings{options.checks, options.checkOptions};
+  UnitConfig config;
+  config.project = analysis::ProjectOptions::parse(
       [&](llvm::StringRef name) -> std::optional<std::string> {
-        auto it = options.checkOptions.find(name.str());
-        return it == options.checkOptions.end() ? std::nullopt : std::optional(it->second);
+        auto it = settings.checkOptions.find(name.str());
+        return it == settings.checkOptions.end() ? std::nullopt : std::optional(it->second);
       },
-      [](const std::string &error) { llvm::errs() << "afunix-check: warning: " << error << "\n"; });
-  std::vector<std::string> rules = enabledChecks(options.checks);
+      [&](const std::string &error) {
+        llvm::errs() << "afunix-check: warning: " << file << ": " << error << "\n";
+      });
+  config.rules = enabledChecks(settings.checks);
+  config.evaluation = settings.checks + "|" + (config.project.pedantic ? "pedantic" : "") + "|";
+  if (config.project.targetKernel)
+    config.evaluation += std::to_string(config.project.targetKernel->major) + "." +
+                         std::to_string(config.project.targetKernel->minor) + "." +
+                         std::to_string(config.project.targetKernel->patch);
+  return config;
+}
+
+// The spans clang would underline: the fact's expression on its line.
+std::vector<SourceSpan> spanOf(const std::string &file, unsigned line, unsigned column,
+                               unsigned length) {
+  if (length == 0)
+    return {};
+  return {{{file, line, column}, {file, line, column + length}}};
+}
+
+} // namespace
+
+RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options) {
+  std::vector<UnitConfig> configs;
+  configs.reserve(jobs.size());
+  bool anyRule = false;
+  for (const CompileJob &job : jobs) {
+    configs.push_back(unitConfig(options, job.file));
+    anyRule |= !configs.back().rules.empty();
+  }
 
   // Extract, in parallel; the result does not depend on the number of workers.
   std::vector<Extracted> extracted(jobs.size());
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
-      extracted[i] = extractJob(jobs[i], project, !rules.empty());
+      extracted[i] = extractJob(jobs[i], configs[i].project, anyRule);
   };
   unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, jobs.size()));
   if (threads == 1) {
@@ -183,74 +224,112 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
 
   RunResult run;
   std::vector<const facts::Unit *> units;
-  std::set<std::string> mainFiles;
-  for (Extracted &e : extracted) {
-    units.push_back(&e.unit);
-    mainFiles.insert(e.outcome.file);
-    run.files.push_back(std::move(e.outcome));
+  std::map<std::string, std::size_t> unitOfFile; // main file -> job index
+  std::vector<std::string> unparsed;
+  for (std::size_t i = 0; i < extracted.size(); ++i) {
+    units.push_back(&extracted[i].unit);
+    unitOfFile[jobs[i].file] = i;
+    if (!extracted[i].outcome.parsed)
+      unparsed.push_back(jobs[i].file);
+    run.files.push_back(std::move(extracted[i].outcome));
   }
-  // The rest of the program from an earlier whole run, when only some files are checked now.
+  // One fingerprint for the stored facts when every unit was read with the same options.
+  std::string fingerprint;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    std::string f = configs[i].project.extractionFingerprint();
+    fingerprint = i == 0 ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
+  }
+  // The units not checked now, from an earlier run over the whole database.
   std::shared_ptr<const analysis::StoredFacts> stored;
   if (!options.readFacts.empty()) {
     std::string error;
     stored = analysis::StoredFacts::read(options.readFacts, error);
     if (!stored)
-      llvm::errs() << "afunix-check: warning: " << error << "\n";
-    else if (stored->fingerprint() == project.extractionFingerprint())
+      llvm::errs() << "afunix-check: warning: " << error << "; the files not checked now are unknown\n";
+    else if (stored->fingerprint() != fingerprint)
+      llvm::errs() << "afunix-check: warning: " << options.readFacts
+                   << " was written with other project options; not used\n";
+    else
       for (const facts::Unit *unit : stored->unitsExcept(""))
-        if (!mainFiles.count(unit->mainFile))
+        if (!unitOfFile.count(unit->mainFile))
           units.push_back(unit);
   }
-  if (!options.storeFacts.empty() && !rules.empty()) {
+  if (!options.storeFacts.empty() && anyRule) {
     std::string error;
     std::vector<const facts::Unit *> own(units.begin(), units.begin() + extracted.size());
-    if (!analysis::StoredFacts::write(options.storeFacts, own, project.extractionFingerprint(), error))
+    if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error))
       llvm::errs() << "afunix-check: warning: " << error << "\n";
   }
-  if (rules.empty()) {
-    sortFindings(run.findings);
+  if (!anyRule) {
+    sortFindings(run.findings, unparsed);
     return run;
   }
 
   std::unique_ptr<analysis::Program> program = analysis::Program::link(units);
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();
-  std::vector<analysis::Report> reports = ::afunix::rules::evaluate(*program, project, rules);
+
+  // Evaluate once per distinct configuration; a finding counts under its own file's.
+  std::map<std::string, std::size_t> groups; // evaluation key -> a config with it
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    groups.try_emplace(configs[i].evaluation, i);
+  std::map<std::string, std::string> evaluationOfFile;
+  auto evaluationOf = [&](const std::string &file) -> const std::string & {
+    auto it = evaluationOfFile.find(file);
+    if (it == evaluationOfFile.end()) {
+      auto unit = unitOfFile.find(file);
+      it = evaluationOfFile
+               .emplace(file, unit != unitOfFile.end() ? configs[unit->second].evaluation
+                                                       : unitConfig(options, file).evaluation)
+               .first;
+    }
+    return it->second;
+  };
 
   SourceCache sources;
-  std::optional<llvm::Regex> headers;
-  if (!options.headerFilter.empty())
-    headers.emplace(options.headerFilter);
-  for (const analysis::Report &report : reports) {
-    const facts::Site &site = program->sites[report.site];
-    if (site.file == analysis::kNone)
-      continue;
-    const std::string &file = program->files[site.file];
-    // As clang-tidy: findings in the checked files, and in headers the filter names.
-    if (!mainFiles.count(file) && !(headers && headers->match(file)))
-      continue;
-    if (suppressedByNolint(sources, file, site.line, report.rule))
-      continue;
-    Finding finding;
-    finding.rule = report.rule;
-    finding.severity = severityOf(options, report.rule);
-    SourceCache::Position pos = sources.locate(file, site.offset);
-    finding.where = {file, pos.line ? pos.line : site.line, pos.column ? pos.column : site.column};
-    finding.message = report.message;
-    finding.lineText = pos.lineText;
-    for (const analysis::ReportNote &note : report.notes) {
-      const facts::Site &at = program->sites[note.site];
-      if (at.file == analysis::kNone)
+  for (const auto &[evaluation, index] : groups) {
+    const UnitConfig &config = configs[index];
+    std::vector<analysis::Report> reports =
+        ::afunix::rules::evaluate(*program, config.project, config.rules);
+    for (const analysis::Report &report : reports) {
+      const facts::Site &site = program->sites[report.site];
+      if (site.file == analysis::kNone)
         continue;
-      SourceCache::Position p = sources.locate(program->files[at.file], at.offset);
-      finding.notes.push_back({{program->files[at.file], p.line, p.column}, note.text});
+      const std::string &file = program->files[site.file];
+      if (groups.size() > 1 && evaluationOf(file) != evaluation)
+        continue; // judged under its own file's configuration
+      if (suppressedByNolint(sources, file, site.line, report.rule)) {
+        ++run.dropped.nolint;
+        continue;
+      }
+      Finding finding;
+      finding.rule = report.rule;
+      finding.severity = severityOf(options, report.rule);
+      SourceCache::Position pos = sources.locate(file, site.offset);
+      finding.where = {file, pos.line ? pos.line : site.line, pos.column ? pos.column : site.column};
+      finding.spans = spanOf(file, finding.where.line, finding.where.column, site.length);
+      finding.message = report.message;
+      finding.lineText = pos.lineText;
+      // The unit the finding came from: its own file when that is a unit, else (a header) the
+      // first unit that included it.
+      finding.unit = unitOfFile.count(file) ? file : program->unitOf[site.file];
+      for (const analysis::ReportNote &note : report.notes) {
+        const facts::Site &at = program->sites[note.site];
+        if (at.file == analysis::kNone)
+          continue;
+        const std::string &noteFile = program->files[at.file];
+        SourceCache::Position p = sources.locate(noteFile, at.offset);
+        finding.notes.push_back({{noteFile, p.line, p.column}, note.text,
+                                 spanOf(noteFile, p.line, p.column, at.length)});
+      }
+      for (const analysis::ReportEdit &edit : report.fixes)
+        if (edit.file != analysis::kNone)
+          finding.fixes.push_back({program->files[edit.file], edit.offset, edit.length, edit.text,
+                                   program->digests[edit.file]});
+      run.findings.push_back(std::move(finding));
     }
-    for (const analysis::ReportEdit &edit : report.fixes)
-      if (edit.file != analysis::kNone)
-        finding.fixes.push_back({program->files[edit.file], edit.offset, edit.length, edit.text});
-    run.findings.push_back(std::move(finding));
   }
-  sortFindings(run.findings);
+  sortFindings(run.findings, unparsed);
   return run;
 }
 

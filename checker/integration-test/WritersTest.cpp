@@ -3,6 +3,7 @@
 // afunix-check on testdata; these pin the edge cases a testdata file cannot easily produce.
 #include "Baseline.h"
 #include "Fixes.h"
+#include "SafeFiles.h"
 #include "Sarif.h"
 
 #include "afunix/RuleCatalog.h"
@@ -20,6 +21,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace afunix::check {
 namespace {
@@ -66,6 +69,13 @@ protected:
 
   std::string root;
 };
+
+// The finding's edits as the engine fills them: computed from the file's current bytes.
+Finding fromCurrentBytes(Finding f) {
+  for (Edit &e : f.fixes)
+    e.baseDigest = contentDigest(readFile(e.file));
+  return f;
+}
 
 const json::Object &object(const json::Value *value) {
   static const json::Object empty;
@@ -171,12 +181,31 @@ TEST_F(SarifTest, HasTheShapeGitHubCodeScanningReads) {
     const json::Object &rule = object(&rules[i]);
     const auto &catalogRule = afunix::catalog::kRules[i];
     EXPECT_EQ(rule.getString("id"), catalogRule.id);
+    // A friendly Pascal-case name, never the id (Microsoft's validator, SARIF1001/SARIF2012).
+    ASSERT_TRUE(rule.getString("name"));
+    EXPECT_NE(*rule.getString("name"), catalogRule.id);
+    EXPECT_TRUE(llvm::all_of(*rule.getString("name"), llvm::isAlnum)) << rule.getString("name")->str();
     EXPECT_EQ(object(rule.get("shortDescription")).getString("text"), catalogRule.title);
     EXPECT_EQ(rule.getString("helpUri"),
               std::string("https://docs.example/d/rules/") + catalogRule.id + ".md");
     EXPECT_EQ(object(rule.get("defaultConfiguration")).getString("level"),
               catalogRule.severity);
-    EXPECT_TRUE(object(rule.get("help")).getString("markdown"));
+    // help.markdown is the rule's whole page, whose relative links now point under helpUri's
+    // directory; nothing of it needs the network.
+    std::string markdown = object(rule.get("help")).getString("markdown")->str();
+    EXPECT_NE(markdown.find(std::string("# ") + catalogRule.id), std::string::npos) << markdown;
+    EXPECT_EQ(markdown.find("](../"), std::string::npos) << markdown;
+    // security-severity (with the "security" tag GitHub needs) exactly where the catalog says
+    // the rule's check fails open.
+    const json::Object &properties = object(rule.get("properties"));
+    bool security = *catalogRule.securitySeverity != 0;
+    EXPECT_EQ(properties.getString("security-severity").has_value(), security) << catalogRule.id;
+    if (security)
+      EXPECT_EQ(*properties.getString("security-severity"), catalogRule.securitySeverity);
+    bool tagged = false;
+    for (const json::Value &tag : *properties.getArray("tags"))
+      tagged |= tag.getAsString() == std::optional<llvm::StringRef>("security");
+    EXPECT_EQ(tagged, security) << catalogRule.id;
     // The catalog's 100-column wrapping is undone; paragraph breaks stay.
     std::string full = object(rule.get("fullDescription")).getString("text")->str();
     for (size_t at = full.find('\n'); at != std::string::npos; at = full.find('\n', at + 2))
@@ -193,9 +222,13 @@ TEST_F(SarifTest, HasTheShapeGitHubCodeScanningReads) {
   EXPECT_EQ(object(&rules[*index]).getString("id"), "afunix-passcred-too-late");
   EXPECT_EQ(first.getString("level"), "warning");
   EXPECT_EQ(object(&results[1]).getString("level"), "error");
-  // Escaping round-trips: the message comes back byte for byte.
+  // Escaping round-trips: the message comes back byte for byte, followed by a link to each
+  // related location (GitHub shows them only when the message links them).
   EXPECT_EQ(object(first.get("message")).getString("text"),
-            sampleResult(file).findings[0].message);
+            sampleResult(file).findings[0].message +
+                " (see [bound here](1), [created here](2))");
+  EXPECT_EQ(object(object(&results[1]).get("message")).getString("text"),
+            sampleResult(file).findings[1].message); // no notes, no links
 
   const json::Object &location =
       object(object(&(*first.getArray("locations"))[0]).get("physicalLocation"));
@@ -209,6 +242,7 @@ TEST_F(SarifTest, HasTheShapeGitHubCodeScanningReads) {
   const json::Array &related = *first.getArray("relatedLocations");
   ASSERT_EQ(related.size(), 2u);
   EXPECT_EQ(object(&related[0]).getInteger("id"), 1);
+  EXPECT_EQ(object(object(&related[0]).get("message")).getString("text"), "bound here");
   EXPECT_EQ(object(object(&related[1]).get("message")).getString("text"), "created here");
 
   const json::Object &fingerprints = object(first.get("partialFingerprints"));
@@ -231,6 +265,40 @@ TEST_F(SarifTest, HasTheShapeGitHubCodeScanningReads) {
   EXPECT_TRUE(object(object(run.get("originalUriBaseIds")).get("%SRCROOT%"))
                   .getString("uri")
                   ->ends_with("/"));
+}
+
+TEST_F(SarifTest, BracketsInMessagesStayTextAndLinkTextIsEscaped) {
+  writeFile(path("a.c"), "int fd;\nb(fd);\nset(fd);\n");
+  RunResult result = sampleResult(path("a.c"));
+  result.findings.resize(1);
+  result.findings[0].message = "buf[0] is [x](1) not a link";
+  result.findings[0].notes = {{{path("a.c"), 1, 1}, "array[2] here"}};
+  llvm::Expected<json::Value> parsed = json::parse(renderSarif(result, {root, "1.0.0", "u:x"}));
+  ASSERT_TRUE(bool(parsed));
+  const json::Object &run = object(&(*object(&*parsed).getArray("runs"))[0]);
+  const json::Object &first = object(&(*run.getArray("results"))[0]);
+  EXPECT_EQ(object(first.get("message")).getString("text"),
+            "buf\\[0] is \\[x\\](1) not a link (see [array[2] here](1))");
+}
+
+TEST_F(SarifTest, HelpUriFollowsTheConfiguredDocsOrTheInstalledPages) {
+  writeFile(path("a.c"), "int fd;\nb(fd);\nset(fd);\n");
+  auto helpUri = [&](const std::string &docs) {
+    llvm::Expected<json::Value> parsed =
+        json::parse(renderSarif(sampleResult(path("a.c")), {root, "1.0.0", docs}));
+    EXPECT_TRUE(bool(parsed));
+    const json::Object &run = object(&(*object(&*parsed).getArray("runs"))[0]);
+    const json::Object &rule =
+        object(&(*object(object(run.get("tool")).get("driver")).getArray("rules"))[0]);
+    return rule.getString("helpUri").value_or("").str();
+  };
+  EXPECT_EQ(helpUri("https://example.org/afunix/docs"),
+            "https://example.org/afunix/docs/rules/afunix-creds-without-passcred.md");
+  // Nothing configured: the pages this build can reach on disk (the source tree's docs/ for a
+  // build-tree test binary), never a made-up web address.
+  std::string local = helpUri("");
+  ASSERT_TRUE(llvm::StringRef(local).starts_with("file:///")) << local;
+  EXPECT_TRUE(llvm::sys::fs::exists(llvm::StringRef(local).drop_front(7)));
 }
 
 TEST_F(SarifTest, UnparsedFileMakesExecutionUnsuccessfulWithANotification) {
@@ -266,7 +334,7 @@ TEST_F(SarifTest, ValidatesAgainstTheSarif210Schema) {
   writeFile(file, "int fd;\n  b(fd);\n  ü(fd); set(fd);\n");
   RunResult result = sampleResult(file);
   result.files.push_back({path("broken.c"), false, {"broken.c:1:1: error: expected ';'"}});
-  writeFile(path("out.sarif"), renderSarif(result, {root, "0.1.0", AFUNIX_DOCS_URL}));
+  writeFile(path("out.sarif"), renderSarif(result, {root, "0.1.0", ""}));
   std::string command = std::string("'") + AFUNIX_PYTHON + "' '" + AFUNIX_INTEGRATION_TEST_DIR +
                         "/validate_sarif.py' '" + AFUNIX_SARIF_SCHEMA + "' '" + path("out.sarif") +
                         "'";
@@ -353,6 +421,43 @@ TEST_F(BaselineTest, UnwritablePathIsAnError) {
   EXPECT_NE(error.find("no/such/dir/base.json"), std::string::npos) << error;
 }
 
+// Issue 14.1: writing went through a temporary file renamed over the path, whatever it was: a
+// symlink was replaced, a FIFO or (as root) /dev/null turned into a regular file.
+TEST_F(BaselineTest, NeverReplacesOrFollowsANonRegularFile) {
+  writeFile(path("target.json"), "keep me\n");
+  ASSERT_EQ(symlink(path("target.json").c_str(), path("link.json").c_str()), 0);
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  ASSERT_FALSE(llvm::sys::fs::create_directories(path("dir")));
+  for (const char *name : {"link.json", "fifo", "dir"}) {
+    std::string error;
+    EXPECT_FALSE(writeBaseline(path(name), RunResult{}, root, error)) << name;
+    EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+  }
+  struct stat st;
+  ASSERT_EQ(lstat(path("link.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(lstat(path("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(readFile(path("target.json")), "keep me\n");
+  // No temporary file is left behind.
+  std::error_code ec;
+  unsigned entries = 0;
+  for (llvm::sys::fs::directory_iterator it(root, ec), end; it != end && !ec; it.increment(ec))
+    ++entries;
+  EXPECT_EQ(entries, 4u);
+}
+
+TEST_F(BaselineTest, ReplacesARegularFileKeepingItsMode) {
+  writeFile(path("base.json"), "old\n");
+  ASSERT_EQ(chmod(path("base.json").c_str(), 0640), 0);
+  std::string error;
+  ASSERT_TRUE(writeBaseline(path("base.json"), RunResult{}, root, error)) << error;
+  struct stat st;
+  ASSERT_EQ(stat(path("base.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_NE(readFile(path("base.json")).find("afunixBaseline"), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fix-its
 
@@ -363,6 +468,7 @@ TEST_F(FixesTest, AppliesOnceWhenTwoFindingsCarryTheSameEdit) {
   RunResult result;
   Finding f = finding(path("a.c"), 1, 1);
   f.fixes = {{path("a.c"), 1, 2, "XY"}, {path("a.c"), 0, 0, ">"}};
+  f = fromCurrentBytes(f);
   result.findings = {f, f}; // the same header finding reached from two TUs
   unsigned applied = 0;
   std::string error;
@@ -378,7 +484,7 @@ TEST_F(FixesTest, RefusesAWholeFindingWhoseEditConflicts) {
   first.fixes = {{path("a.c"), 1, 3, "1"}};
   Finding second = finding(path("a.c"), 1, 3);
   second.fixes = {{path("a.c"), 5, 0, "+"}, {path("a.c"), 3, 2, "2"}}; // 3..5 overlaps 1..4
-  result.findings = {first, second};
+  result.findings = {fromCurrentBytes(first), fromCurrentBytes(second)};
   unsigned applied = 0;
   std::string error;
   EXPECT_FALSE(applyFixes(result, applied, error));
@@ -395,19 +501,37 @@ TEST_F(FixesTest, InsertionsAtOneOffsetWithDifferentTextConflict) {
   first.fixes = {{path("a.c"), 1, 0, "x"}};
   Finding second = first;
   second.fixes = {{path("a.c"), 1, 0, "y"}};
-  result.findings = {first, second};
+  result.findings = {fromCurrentBytes(first), fromCurrentBytes(second)};
   unsigned applied = 0;
   std::string error;
   EXPECT_FALSE(applyFixes(result, applied, error));
   EXPECT_EQ(readFile(path("a.c")), "axbc\n");
 }
 
+// Issue 14.2: edits computed from one version of a file were applied to another (an editor saved
+// it during the analysis): they landed mid-statement.
+TEST_F(FixesTest, FileChangedSinceTheAnalysisIsNotTouched) {
+  writeFile(path("a.c"), "abcdefgh\n");
+  RunResult result;
+  Finding f = finding(path("a.c"), 1, 1);
+  f.fixes = {{path("a.c"), 2, 2, "x"}};
+  result.findings = {fromCurrentBytes(f)};
+  writeFile(path("a.c"), "abXdefgh\n"); // same size, one byte different
+  unsigned applied = 0;
+  std::string error;
+  EXPECT_FALSE(applyFixes(result, applied, error));
+  EXPECT_EQ(applied, 0u);
+  EXPECT_EQ(readFile(path("a.c")), "abXdefgh\n");
+  EXPECT_NE(error.find("changed since it was checked"), std::string::npos) << error;
+}
+
 TEST_F(FixesTest, EditPastTheEndOfAChangedFileIsRefused) {
-  writeFile(path("a.c"), "ab\n");
+  writeFile(path("a.c"), "abcdefgh\n");
   RunResult result;
   Finding f = finding(path("a.c"), 1, 1);
   f.fixes = {{path("a.c"), 2, 5, "x"}};
-  result.findings = {f};
+  result.findings = {fromCurrentBytes(f)};
+  writeFile(path("a.c"), "ab\n");
   unsigned applied = 0;
   std::string error;
   EXPECT_FALSE(applyFixes(result, applied, error));
@@ -457,6 +581,7 @@ TEST_F(FixesTest, ClangApplyReplacementsAppliesTheExportLikeFix) {
     RunResult r;
     Finding f = finding(file, 2, 1);
     f.fixes = {{file, 8, 9, ""}, {file, 0, 0, "#include <x.h>\n"}, {file, 17, 0, "pre(fd);\n"}};
+    f = fromCurrentBytes(f);
     r.findings = {f, f};
     r.files.push_back({file, true, {}});
     return r;
@@ -470,6 +595,83 @@ TEST_F(FixesTest, ClangApplyReplacementsAppliesTheExportLikeFix) {
   EXPECT_EQ(applied, 3u);
   EXPECT_EQ(readFile(path("a.c")), readFile(path("b.c")));
   EXPECT_EQ(readFile(path("b.c")), "#include <x.h>\nint fd;\npre(fd);\nuse(fd);\n");
+}
+
+// Issue 14.3: --fix rewrote by rename: a symlink became a copy (its target never fixed), hard
+// links broke, read-only files were rewritten and, as root, owner and mode changed.
+TEST_F(FixesTest, EditsTheRealFileInPlace) {
+  writeFile(path("a.c"), "abcdef\n");
+  ASSERT_EQ(chmod(path("a.c").c_str(), 0751), 0);
+  ASSERT_EQ(symlink(path("a.c").c_str(), path("alias.c").c_str()), 0);
+  ASSERT_EQ(link(path("a.c").c_str(), path("hard.c").c_str()), 0);
+  struct stat before;
+  ASSERT_EQ(stat(path("a.c").c_str(), &before), 0);
+  RunResult result;
+  Finding viaAlias = finding(path("alias.c"), 1, 1);
+  viaAlias.fixes = {{path("alias.c"), 0, 1, "A"}};
+  Finding direct = finding(path("a.c"), 1, 1);
+  direct.fixes = {{path("a.c"), 0, 1, "A"}}; // the same edit under the file's other name
+  result.findings = {fromCurrentBytes(viaAlias), fromCurrentBytes(direct)};
+  unsigned applied = 0;
+  std::string error;
+  ASSERT_TRUE(applyFixes(result, applied, error)) << error;
+  EXPECT_EQ(applied, 1u); // once, although two names carried it
+  EXPECT_EQ(readFile(path("a.c")), "Abcdef\n");
+  EXPECT_EQ(readFile(path("hard.c")), "Abcdef\n");
+  struct stat after, link;
+  ASSERT_EQ(stat(path("a.c").c_str(), &after), 0);
+  ASSERT_EQ(lstat(path("alias.c").c_str(), &link), 0);
+  EXPECT_TRUE(S_ISLNK(link.st_mode));
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_nlink, 2u);
+  EXPECT_EQ(after.st_mode & 07777, 0751u);
+  EXPECT_EQ(after.st_uid, before.st_uid);
+}
+
+TEST_F(FixesTest, ReadOnlyFileIsRefusedEvenForRoot) {
+  writeFile(path("a.c"), "abcdef\n");
+  ASSERT_EQ(chmod(path("a.c").c_str(), 0444), 0);
+  RunResult result;
+  Finding f = finding(path("a.c"), 1, 1);
+  f.fixes = {{path("a.c"), 0, 1, "A"}};
+  result.findings = {fromCurrentBytes(f)};
+  unsigned applied = 0;
+  std::string error;
+  EXPECT_FALSE(applyFixes(result, applied, error));
+  EXPECT_EQ(applied, 0u);
+  EXPECT_EQ(readFile(path("a.c")), "abcdef\n");
+  EXPECT_NE(error.find("read-only"), std::string::npos) << error;
+}
+
+TEST_F(FixesTest, FixItsOfAUnitThatDidNotParseNeedFixErrors) {
+  writeFile(path("a.c"), "abcdef\n");
+  RunResult result;
+  Finding f = finding(path("a.c"), 1, 1);
+  f.fixes = {{path("a.c"), 0, 1, "A"}};
+  f.unit = path("a.c");
+  result.findings = {fromCurrentBytes(f)};
+  result.files.push_back({path("a.c"), false, {path("a.c") + ":1:1: error: x"}});
+  unsigned applied = 0;
+  std::string error;
+  EXPECT_FALSE(applyFixes(result, applied, error));
+  EXPECT_EQ(readFile(path("a.c")), "abcdef\n");
+  EXPECT_NE(error.find("--fix-errors"), std::string::npos) << error;
+  error.clear();
+  EXPECT_TRUE(applyFixes(result, applied, error, FixOptions{/*fixErrors=*/true})) << error;
+  EXPECT_EQ(readFile(path("a.c")), "Abcdef\n");
+}
+
+// Issue 14.4: --export-fixes followed a symlink planted where the file was to be written.
+TEST_F(FixesTest, ExportRefusesASymlinkAndLeavesItsTargetAlone) {
+  writeFile(path("victim"), "precious\n");
+  ASSERT_EQ(symlink(path("victim").c_str(), path("fixes.yaml").c_str()), 0);
+  writeFile(path("a.c"), "int fd;\nset(fd);\n");
+  RunResult result;
+  result.findings = {finding(path("a.c"), 2, 1)};
+  std::string error;
+  EXPECT_FALSE(exportFixes(path("fixes.yaml"), result, error));
+  EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+  EXPECT_EQ(readFile(path("victim")), "precious\n");
 }
 
 } // namespace

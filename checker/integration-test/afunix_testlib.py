@@ -19,7 +19,7 @@ class Sample:
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
-        options, args, expected, _, _ = run_expectations.parse_expectations(self.path)
+        options, args, expected = run_expectations.parse_expectations(self.path)[:3]
         self.options = options
         self.args = args if args is not None else run_expectations.default_args(self.path)
         self.expected = expected  # Counter of (line, rule)

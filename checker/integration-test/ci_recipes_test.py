@@ -3,8 +3,11 @@
 
 - the GitHub Actions workflow and the GitLab job parse as YAML and hold the parts that matter;
 - sarif2codequality.py turns real afunix-check SARIF into GitLab Code Quality issues;
+- the workflow and the GitLab job install afunix-check with exactly the recipe's lines;
 - the shell pre-commit hook, installed in a scratch git repository, refuses a commit of a file
-  with a finding and lets a clean one through;
+  with a finding and lets a clean one through; with a .afunix-check.yaml that makes the rule a
+  note, the hook and the workflow's own afunix-check step (run as written) both pass: they read
+  the same configuration;
 - the pre-commit framework config parses.
 
 usage: ci_recipes_test.py --checker BIN POS_FILE NEG_FILE
@@ -28,6 +31,14 @@ GUIDE = os.path.join(lib.REPO, "docs", "guide-ci.md")
 def blocks(language):
     text = open(GUIDE).read()
     return re.findall(r"^```" + language + r"\n(.*?)^```", text, re.M | re.S)
+
+
+def recipe(name):
+    """The code block right after `<!-- recipe: NAME -->`."""
+    text = open(GUIDE).read()
+    m = re.search(r"<!-- recipe: " + re.escape(name) + r" -->\n```\w*\n(.*?)^```", text, re.M | re.S)
+    assert m, f"guide-ci.md has no recipe {name}"
+    return m.group(1)
 
 
 def git(repo, *args, check=True):
@@ -57,6 +68,13 @@ def main():
     assert gl["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
     assert "afunix-check.sarif" in gl["artifacts"]["paths"]
     assert any("--format=sarif" in line for line in gl["script"])
+    install = [l for l in recipe("install-afunix-check").splitlines() if "cmake --install" in l]
+    assert len(install) == 2, install
+    gl_install = " ".join(gitlab["afunix-check"]["before_script"])
+    for line in install:
+        assert line in run_step, f"the workflow does not install with {line!r}"
+        assert line in gl_install, f"the GitLab job does not install with {line!r}"
+    assert "cmake --install build --prefix" not in run_step + gl_install
     hook_cfg = precommit["repos"][0]["hooks"][0]
     assert hook_cfg["entry"].startswith("afunix-check") and hook_cfg["language"] == "system"
     print("workflow, GitLab job and pre-commit config parse and hold the upload/report steps")
@@ -85,7 +103,7 @@ def main():
         repo = os.path.join(tmp, "repo")
         os.makedirs(repo)
         git(repo, "init", "-q")
-        (hook,) = blocks("sh")
+        hook = recipe("pre-commit-hook")
         hook_path = os.path.join(repo, ".git", "hooks", "pre-commit")
         open(hook_path, "w").write(hook)
         os.chmod(hook_path, 0o755)
@@ -114,6 +132,31 @@ def main():
         assert refused.returncode != 0 and "afunix-check found problems" in refused.stderr, refused
         assert git(repo, "diff", "--cached", "--name-only").stdout.strip() == "bad.c"
         print("pre-commit hook: clean file committed, file with findings refused")
+
+        # The workflow's afunix-check step, as written, in the same repository.
+        (step,) = [s["run"] for s in job["steps"] if s.get("name") == "afunix-check"]
+        def ci():
+            return subprocess.run(["bash", "-e", "-c", step], cwd=repo, capture_output=True,
+                                  text=True, env=dict(os.environ, PATH=env_path,
+                                                      GITHUB_WORKSPACE=repo))
+        result = ci()
+        assert result.returncode == 0 and "exit status: 1" in result.stdout, result
+        results = json.load(open(os.path.join(repo, "afunix-check.sarif")))["runs"][0]["results"]
+        assert results and all(r["level"] != "note" for r in results), results
+        # The project makes every rule of bad.c a note: the hook lets the commit through and the
+        # CI step's afunix-check passes too (exit 0), from the same .afunix-check.yaml.
+        rules = sorted({rule for _, rule in pos.expected})
+        with open(os.path.join(repo, ".afunix-check.yaml"), "w") as f:
+            f.write("severity:\n" + "".join(f"  {r}: note\n" for r in rules))
+        git(repo, "add", ".afunix-check.yaml")
+        done = commit()
+        assert done.returncode == 0, f"commit refused although the findings are notes: {done.stderr}"
+        result = ci()
+        assert "exit status: 0" in result.stdout, result
+        results = json.load(open(os.path.join(repo, "afunix-check.sarif")))["runs"][0]["results"]
+        assert results and all(r["level"] == "note" for r in results), results
+        print("hook and CI step agree: with the rule configured as a note both pass, and the "
+              "SARIF still carries the findings as notes")
 
 
 if __name__ == "__main__":

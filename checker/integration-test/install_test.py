@@ -5,7 +5,12 @@
 is moved elsewhere, so nothing points back into the build or the first prefix): afunix-check on
 a testdata file gives that file's EXPECT findings; clang-tidy-19 --load of the installed plugin
 lists the afunix checks; afunix-clangd --check reports the afunix diagnostics; afunix-probe --help
-works and `run` preloads the installed libafunix-probe.so; the man pages are there and afunix-check.1 documents every option of --help. Then cpack
+works and `run` preloads the installed libafunix-probe.so; the man pages are there,
+afunix-check.1 documents every option of --help, afunix-check.1 and afunix-clangd.1 have OPTIONS,
+EXIT STATUS and ENVIRONMENT sections and render without groff warnings. The installed docs are
+whole: every relative link in them resolves inside the installed tree, every document the tools
+name (in --help, in their messages) is installed, and the links the tools make (SARIF helpUri,
+afunix-clangd's diagnostic links) point at installed pages. Then cpack
 builds the .deb; dpkg-deb -c must list every tool, library, rule file, man page and guide, its
 control fields must name the package and its runtime dependencies, and the extracted
 afunix-check must run.
@@ -30,7 +35,9 @@ MAN = ["share/man/man1/afunix-check.1", "share/man/man1/afunix-clangd.1",
        "share/man/man1/afunix-probe.1"]
 DOCS = ["share/doc/afunix-compat/README.md", "share/doc/afunix-compat/guide-ci.md",
         "share/doc/afunix-compat/guide-sarif.md", "share/doc/afunix-compat/guide-clang-tidy.md",
-        "share/doc/afunix-compat/guide-editors.md"]
+        "share/doc/afunix-compat/guide-editors.md", "share/doc/afunix-compat/guarantees.md",
+        "share/doc/afunix-compat/kernel-behaviour.md", "share/doc/afunix-compat/guide-cli.md"]
+DOCDIR = "share/doc/afunix-compat"
 
 
 def run(*command, **kw):
@@ -42,6 +49,49 @@ def expected_files():
              for r in glob.glob(os.path.join(lib.REPO, "rules", "*.yaml"))]
     assert rules, "no rules/*.yaml"
     return TOOLS + LIBS + MAN + DOCS + rules
+
+
+def check_docs(prefix, sources):
+    """Relative links of every installed page resolve; every document named in `sources` (tool
+    output) is installed."""
+    docdir = os.path.join(prefix, DOCDIR)
+    pages = glob.glob(os.path.join(docdir, "**", "*.md"), recursive=True)
+    assert pages, f"no docs in {docdir}"
+    broken = []
+    for page in pages:
+        text = open(page, encoding="utf-8").read()
+        text = re.sub(r"```.*?```", "", text, flags=re.S)  # links inside code are examples
+        text = re.sub(r"`[^`\n]*`", "", text)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = os.path.normpath(os.path.join(os.path.dirname(page), target.split("#")[0]))
+            if not os.path.exists(path):
+                broken.append(f"{os.path.relpath(page, prefix)} -> {target}")
+    assert not broken, f"broken links in the installed docs: {broken}"
+    named = set()
+    for text in sources:
+        text = re.sub(r"\\fI[^\\]*\\f[RP]", "<placeholder>", text)  # man page: italic = placeholder
+        text = re.sub(r"\\f[BIRP]", "", text)  # other roff font changes
+        named |= set(re.findall(r"(?:docs/|doc/afunix-compat/)?([\w-]+\.md)\b", text))
+    missing = sorted(n for n in named if not glob.glob(os.path.join(docdir, "**", n), recursive=True)
+                     and "<" not in n)
+    assert named and not missing, f"documents the tools name but the install lacks: {missing}"
+    print(f"installed docs: {len(pages)} pages, their relative links resolve; the "
+          f"{len(named)} documents the tools name are installed")
+
+
+def check_man(prefix):
+    for page in ("afunix-check.1", "afunix-clangd.1"):
+        text = open(os.path.join(prefix, "share/man/man1", page)).read()
+        for section in ("OPTIONS", "EXIT STATUS", "ENVIRONMENT"):
+            assert re.search(rf"^\.SH {section}$", text, re.M), f"{page} has no {section} section"
+        groff = shutil.which("groff")
+        if groff:
+            proc = run(groff, "-man", "-Tutf8", "-ww", "-z", os.path.join(prefix, "share/man/man1", page))
+            assert proc.returncode == 0 and not proc.stderr.strip(), f"{page}: {proc.stderr}"
+    print("afunix-check.1 and afunix-clangd.1: OPTIONS, EXIT STATUS, ENVIRONMENT"
+          + (", no groff warnings" if shutil.which("groff") else ""))
 
 
 def check_prefix(prefix, sample, clang_tidy, work):
@@ -95,6 +145,24 @@ def check_prefix(prefix, sample, clang_tidy, work):
     print("installed afunix-probe --help, and run -- /bin/true with the installed probe library")
 
     help_text = run(check, "--help").stdout
+    check_man(prefix)
+    clean_env = {k: v for k, v in os.environ.items() if k != "AFUNIX_DOCS_URL"}
+    # The links the tools make point into this prefix.
+    sarif = run(check, "--format=sarif", sample.path, "--", *sample.args, env=clean_env)
+    import json
+    for rule in json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]["rules"]:
+        uri = rule.get("helpUri", "")
+        assert uri == f"file://{prefix}/{DOCDIR}/rules/{rule['id']}.md" and \
+            os.path.isfile(uri[len("file://"):]), uri
+    clangd_log = run(clangd, "--log=info", input="", env=dict(clean_env,
+                     XDG_CONFIG_HOME=os.path.join(work, "xdg"))).stderr
+    assert f"rule pages: file://{prefix}/{DOCDIR} (installed docs)" in clangd_log, clangd_log[-2000:]
+    print("installed tools link the installed rule pages (SARIF helpUri, afunix-clangd)")
+    probe_help = run(os.path.join(prefix, "bin", "afunix-probe"), "--help").stdout
+    kernel_help = run(os.path.join(prefix, "bin", "afunix-probe"), "kernel", "--help")
+    check_docs(prefix, [help_text, probe_help, kernel_help.stdout + kernel_help.stderr,
+                        open(os.path.join(prefix, "share/man/man1", "afunix-clangd.1")).read(),
+                        out])
     page = open(os.path.join(prefix, MAN[0])).read().replace("\\-", "-")
     options = set(re.findall(r"--[a-z][a-z-]+", help_text))
     undocumented = sorted(o for o in options if o not in page)
@@ -130,6 +198,9 @@ def main():
         paths = {line.split()[-1].lstrip(".") for line in listing.splitlines()}
         missing = [f for f in expected_files() if "/usr/" + f not in paths]
         assert not missing, f"{os.path.basename(debs[0])} lacks {missing}"
+        assert "Homepage" not in run("dpkg-deb", "-I", debs[0]).stdout or \
+            "afunix-compat/afunix-compat" not in run("dpkg-deb", "-I", debs[0]).stdout, \
+            "the .deb names a made-up homepage"
         fields = run("dpkg-deb", "-f", debs[0], "Package", "Version", "Depends").stdout
         assert "Package: afunix-compat" in fields, fields
         for dep in ("libclang-cpp19", "libllvm19", "libyaml-cpp0.7", "libclang-common-19-dev"):

@@ -3,7 +3,10 @@
 GitHub code scanning needs), the same findings as --format=json, URIs relative to --sarif-root,
 notes as relatedLocations, fix-its as fixes, fingerprints that survive moved lines.
 
-usage: sarif_test.py --checker BIN --schema FILE
+Every log is also checked by Microsoft's SARIF validator (`sarif-multitool validate`, npm
+@microsoft/sarif-multitool) with its GitHub rules and its SARIF rules: no error, no warning.
+
+usage: sarif_test.py --checker BIN --schema FILE [--multitool PATH]
 """
 import argparse
 import collections
@@ -29,11 +32,51 @@ def sarif(checker, files, args, options, root, out, cwd=lib.REPO):
     return json.loads(proc.stdout)
 
 
+def escape(text):
+    """Brackets that could read as a SARIF message link are escaped; others stay."""
+    last_link = text.rfind("](")
+    out = []
+    for i, c in enumerate(text):
+        if (c == "]" and text[i + 1:i + 2] == "(") or (c == "[" and 0 <= i < last_link):
+            out.append("\\")
+        out.append(c)
+    return "".join(out)
+
+
+def native_multitool(path):
+    """The validator binary behind npm's `sarif-multitool` wrapper (the wrapper hands its arguments
+    to a shell, which splits "Gh;Sarif" at the semicolon)."""
+    real = os.path.realpath(path)
+    if real.endswith(".js"):
+        package = os.path.dirname(real)
+        out = subprocess.run(["node", "-e", "console.log(require(process.argv[1]))", package],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        return out
+    return real
+
+
+def multitool_validate(multitool, log_path, tmp):
+    """Runs Microsoft's validator with GitHub's and the SARIF spec's rules; returns the problems
+    at warning or error level (notes such as 'URI not reachable' offline are not problems)."""
+    out = os.path.join(tmp, "validation.sarif")
+    proc = subprocess.run([multitool, "validate", "--rule-kind", "Gh;Sarif", "--level",
+                           "Error;Warning", "--log", "ForceOverwrite", "-o", out, log_path],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1"))
+    assert proc.returncode == 0, f"sarif-multitool failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}"
+    validation = json.load(open(out, encoding="utf-8-sig"))
+    return [f"{r['ruleId']}: {r['message'].get('text', r['message'])}"
+            for run in validation["runs"] for r in run.get("results", [])
+            if r.get("level", "warning") in ("error", "warning")]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--checker", required=True)
     parser.add_argument("--schema", required=True)
+    parser.add_argument("--multitool")
     args = parser.parse_args()
+    multitool = native_multitool(args.multitool) if args.multitool else None
     args.checker = os.path.abspath(args.checker)
     groups = collections.defaultdict(list)  # one run per distinct (options, args)
     for s in lib.samples():
@@ -46,6 +89,9 @@ def main():
             log = sarif(args.checker, files, cargs, options, lib.REPO, out)
             subprocess.run([sys.executable, os.path.join(HERE, "validate_sarif.py"), args.schema,
                             out], check=True)
+            if multitool:
+                problems = multitool_validate(multitool, out, tmp)
+                assert not problems, f"{out}: Microsoft's validator:\n" + "\n".join(problems)
             _, report = lib.run_check(args.checker, files, cargs, options)
             results = log["runs"][0]["results"]
             assert len(results) == len(report["findings"]), (len(results), len(report["findings"]))
@@ -53,14 +99,24 @@ def main():
                 loc = r["locations"][0]["physicalLocation"]
                 rel = os.path.relpath(f["file"], lib.REPO)
                 assert loc["artifactLocation"] == {"uri": rel, "uriBaseId": "%SRCROOT%"}, loc
+                # The message, then one link per related location (the notes), which is how
+                # GitHub shows them.
+                links = ", ".join(f"[{escape(n['message'])}]({i + 1})"
+                                  for i, n in enumerate(f["notes"]))
+                expected = escape(f["message"]) + (f" (see {links})" if links else "")
                 assert (r["ruleId"], loc["region"]["startLine"], r["message"]["text"]) == \
-                    (f["rule"], f["line"], f["message"]), (r, f)
+                    (f["rule"], f["line"], expected), (r, f)
                 assert len(r.get("relatedLocations", [])) == len(f["notes"]), (r, f)
+                assert [x["id"] for x in r.get("relatedLocations", [])] == \
+                    list(range(1, len(f["notes"]) + 1)), r
                 assert bool(r.get("fixes")) == bool(f["fixes"]), (r, f)
             assert log["runs"][0]["invocations"][0]["executionSuccessful"] is True
             total += len(results)
         assert total, "no SARIF result on the whole testdata"
-        print(f"{len(groups)} runs, {total} results: schema-valid, equal to --format=json")
+        print(f"{len(groups)} runs, {total} results: schema-valid, equal to --format=json" +
+              (", clean under Microsoft's validator" if multitool else ""))
+        if not multitool:
+            print("Microsoft's validator was not found at configure time: not run", file=sys.stderr)
 
         # Fingerprints: the same file with lines inserted above keeps every fingerprint.
         sample = lib.implemented_samples(args.checker)[0]

@@ -7,6 +7,9 @@
    with the file's afunix-check options given as `.clang-tidy` CheckOptions.
 3. CheckOptions reach the checks: a file whose findings depend on an option gives afunix-check's
    answer both with and without it.
+4. One severity per rule: with the WarningsAsErrors line the guides give (it must name exactly the
+   catalog's `error` rules), clang-tidy reports each finding at afunix-check's severity, except a
+   `note`, which clang-tidy cannot express and shows as a warning (as the guides say).
 
 usage: tidy_plugin_test.py --clang-tidy BIN --plugin SO --checker BIN
 """
@@ -44,6 +47,46 @@ def tidy_findings(tidy, plugin, paths, args, check_options, workdir):
     if proc.returncode != 0 and "error:" in proc.stdout + proc.stderr and not found:
         raise AssertionError(f"clang-tidy failed on {paths}:\n{proc.stdout}{proc.stderr}")
     return found
+
+
+def documented_warnings_as_errors():
+    """The WarningsAsErrors value of every guide that gives one."""
+    found = {}
+    for guide in ("guide-clang-tidy.md", "guide-editors.md"):
+        text = open(os.path.join(lib.REPO, "docs", guide)).read()
+        m = re.search(r"WarningsAsErrors: '([^']*)'", text)
+        assert m, f"docs/{guide} gives no WarningsAsErrors line"
+        found[guide] = set(m.group(1).split(","))
+    return found
+
+
+def check_severities(tidy, plugin, checker, rules, workdir):
+    catalog = {r.split()[0]: r.split()[1] for r in rules if r.strip()}
+    errors = {rule for rule, severity in catalog.items() if severity == "error"}
+    for guide, listed in documented_warnings_as_errors().items():
+        assert listed == errors, f"docs/{guide}: WarningsAsErrors {sorted(listed)} != catalog errors {sorted(errors)}"
+    config = os.path.join(workdir, ".clang-tidy")
+    with open(config, "w") as f:
+        f.write("Checks: '-*,afunix-*'\nWarningsAsErrors: '" + ",".join(sorted(errors)) + "'\n")
+    compared = collections.Counter()
+    for sample in lib.implemented_samples(checker):
+        if sample.options:
+            continue
+        _, report = lib.run_check(checker, [sample.path], sample.args, [])
+        want = sorted((f["rule"], f["line"], "warning" if f["severity"] == "note" else f["severity"])
+                      for f in report["findings"])
+        proc = subprocess.run([tidy, f"--load={plugin}", f"--config-file={config}", "--quiet",
+                               sample.path, "--", *sample.args], capture_output=True, text=True,
+                              cwd=workdir)
+        # clang-tidy names a promoted warning "rule,-warnings-as-errors".
+        got = sorted((m.group(6).split(",")[0], int(m.group(2)), m.group(4))
+                     for m in map(DIAG.match, proc.stdout.splitlines())
+                     if m and m.group(6).startswith("afunix-"))
+        assert got == want, f"{sample.path}: clang-tidy {got} != afunix-check {want}"
+        compared.update(level for _, _, level in got)
+    assert compared["error"] and compared["warning"], compared
+    print(f"severities: {dict(compared)} findings at afunix-check's severity with the guides' "
+          f"WarningsAsErrors ({len(errors)} error rules)")
 
 
 def main():
@@ -98,6 +141,7 @@ def main():
                 # The same files without their options: both tools must change (or not) together.
                 option_files += len(paths)
                 compare(paths, [], list(cargs), " without options")
+        check_severities(args.clang_tidy, args.plugin, args.checker, rules, workdir)
     assert compared and findings, "no testdata file with findings was compared"
     print(f"{compared} testdata files, {findings} findings: clang-tidy plugin == afunix-check; "
           f"{option_files} files also compared without their CheckOptions")

@@ -31,8 +31,11 @@ def main(schema_path, sarif_path):
             problems.append("tool.driver.name is empty")
         ids = [r["id"] for r in rules]
         for r in rules:
-            if not r.get("helpUri", "").startswith(("http://", "https://")):
-                problems.append(f"rule {r['id']}: helpUri is not absolute")
+            uri = r.get("helpUri")
+            if uri is not None and not uri.startswith(("http://", "https://", "file:///")):
+                problems.append(f"rule {r['id']}: helpUri is not an absolute URL")
+            if r.get("name") == r["id"]:
+                problems.append(f"rule {r['id']}: name equals id")
         for i, result in enumerate(run.get("results", [])):
             index = result.get("ruleIndex")
             if index is None or index >= len(ids) or ids[index] != result["ruleId"]:

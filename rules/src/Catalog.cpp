@@ -132,7 +132,7 @@ void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &ru
                    Validator &v) {
   if (!v.expectMap(root, "",
                    {"id", "title", "severity", "category", "kernel", "variants", "what_breaks",
-                    "fix", "detectors", "doc"}))
+                    "fix", "detectors", "doc", "security_severity"}))
     return;
   rule.id = v.scalar(root, "id", "id", true);
   static const std::regex idPattern("^afunix-[a-z0-9]+(-[a-z0-9]+)*$");
@@ -148,6 +148,15 @@ void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &ru
   v.oneOf(root, "category", "category", rule.category,
           {"credentials", "fd-passing", "memory-init"});
   rule.whatBreaks = v.scalar(root, "what_breaks", "what_breaks", true);
+  // GitHub's CVSS-like scale: only for rules whose finding means a security check can be
+  // bypassed (it fails open); code scanning then ranks the alert as a security issue.
+  rule.securitySeverity = v.scalar(root, "security_severity", "security_severity", false);
+  if (!rule.securitySeverity.empty()) {
+    static const std::regex scorePattern("^(10(\\.0)?|[0-9](\\.[0-9])?)$");
+    if (!std::regex_match(rule.securitySeverity, scorePattern))
+      v.error(root["security_severity"], "security_severity",
+              "'" + rule.securitySeverity + "' must be a score from 0.0 to 10.0 with one decimal");
+  }
   rule.fix = v.scalar(root, "fix", "fix", true);
   rule.doc = v.scalar(root, "doc", "doc", true);
   if (!rule.id.empty() && !rule.doc.empty() && rule.doc != "docs/rules/" + rule.id + ".md")

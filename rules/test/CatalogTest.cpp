@@ -94,10 +94,29 @@ TEST(Catalog, CompiledInCopyMatchesYaml) {
     EXPECT_EQ(rules[i].id, compiled.id);
     EXPECT_EQ(rules[i].severity, compiled.severity);
     EXPECT_EQ(rules[i].fix, compiled.fix);
+    EXPECT_EQ(rules[i].securitySeverity, compiled.securitySeverity);
     ASSERT_EQ(rules[i].variants.size(), compiled.variantCount);
     for (std::size_t v = 0; v < compiled.variantCount; ++v)
       EXPECT_EQ(rules[i].variants[v].message, compiled.variants[v].message);
   }
+}
+
+TEST(Catalog, SecuritySeverityIsAScoreOnlyWhereSet) {
+  std::vector<afunix::rules::CatalogError> errors;
+  afunix::rules::Rule rule;
+  auto withScore = [](const std::string &score) {
+    std::string text = kValid;
+    return text + "security_severity: \"" + score + "\"\n";
+  };
+  EXPECT_TRUE(afunix::rules::parseRule(withScore("7.5"), "afunix-example-rule.yaml", rule, errors));
+  EXPECT_EQ(rule.securitySeverity, "7.5");
+  errors.clear();
+  EXPECT_FALSE(afunix::rules::parseRule(withScore("high"), "afunix-example-rule.yaml", rule, errors));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].field, "security_severity");
+  // The one rule whose check fails open carries it.
+  EXPECT_STREQ(afunix::catalog::findRule("afunix-creds-without-passcred")->securitySeverity, "7.5");
+  EXPECT_STREQ(afunix::catalog::findRule("afunix-fd-flood")->securitySeverity, "");
 }
 
 TEST(Catalog, KernelRangesSelectVariants) {

@@ -65,7 +65,7 @@ std::string generate(const std::vector<Rule> &rules) {
         << r.later.size() << ", kVariants" << i << ", " << r.variants.size() << ",\n   "
         << literal(r.whatBreaks) << ",\n   " << literal(r.fix) << ",\n   "
         << literal(r.staticDetector) << ",\n   " << literal(r.runtimeDetector) << ",\n   "
-        << literal(r.doc) << "},\n";
+        << literal(r.doc) << ", " << literal(r.securitySeverity) << "},\n";
   }
   out << "};\n"
       << "inline constexpr std::size_t kRuleCount = " << rules.size() << ";\n"

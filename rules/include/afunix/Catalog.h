@@ -37,6 +37,7 @@ struct Rule {
   std::string staticDetector;  // empty: no static check
   std::string runtimeDetector; // empty: no runtime detection
   std::string doc;
+  std::string securitySeverity; // "" or "0.0".."10.0": the rule's check fails open
   std::string sourceFile;
 };
 

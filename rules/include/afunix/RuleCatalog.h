@@ -41,6 +41,7 @@ struct Rule {
   const char *staticDetector;
   const char *runtimeDetector;
   const char *doc;
+  const char *securitySeverity; // "" or a CVSS-like score: the rule's check fails open
 };
 
 } // namespace afunix::catalog

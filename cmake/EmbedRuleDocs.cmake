@@ -1,0 +1,17 @@
+# Compiles docs/rules/*.md into a C++ table, so SARIF's help.markdown carries each rule's page
+# and works offline. Run as: cmake -DDOCS_DIR=<docs> -DOUT=<file.inc> -P EmbedRuleDocs.cmake
+file(GLOB pages "${DOCS_DIR}/rules/*.md")
+list(SORT pages)
+set(content "// Generated from docs/rules/*.md by cmake/EmbedRuleDocs.cmake; do not edit.\n")
+foreach(page IN LISTS pages)
+  get_filename_component(id "${page}" NAME_WE)
+  file(READ "${page}" text)
+  string(FIND "${text}" ")afunixdoc\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${page} contains the raw-string delimiter )afunixdoc\"")
+  endif()
+  string(APPEND content "{\"${id}\", R\"afunixdoc(${text})afunixdoc\"},\n")
+endforeach()
+file(WRITE "${OUT}.tmp" "${content}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.tmp")
