@@ -191,6 +191,20 @@ def check_function_finder(root):
     assert c_names == ["read_creds", "buggy_reader", "copied_reader", "good_reader", "inet_option"], c_names
 
 
+def check_docs_in_sync():
+    """docs/accuracy.md's label tables are bench/corpus.py --markdown of the real labels file."""
+    doc = os.path.join(HERE, "..", "docs", "accuracy.md")
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("<!-- labels:")
+    start = text.index("\n", start) + 1
+    end = text.index("<!-- end labels -->")
+    expected = corpus.labels_markdown(corpus.load_labels(corpus.DEFAULT_LABELS)[1])
+    if text[start:end].strip() != expected.strip():
+        raise AssertionError("docs/accuracy.md's label tables differ from bench/corpus/labels.yaml: "
+                             "replace them with the output of bench/corpus.py --checker X --markdown")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--checker", required=True)
@@ -245,6 +259,7 @@ def main():
                     f"tiny={root}"], 2)
         assert "[before] could not run: exit status 2" in proc.stdout, proc.stdout
         assert "[after] bugs found 1/2" in proc.stdout, proc.stdout
+        check_docs_in_sync()
     print("corpus_test: ok")
 
 
