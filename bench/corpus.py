@@ -481,7 +481,11 @@ def print_table(results, order):
                             tolerated=len(s["tolerated"]), unlabelled=len(s["unlabelled"]), wall=r["wall"])
         row(info["name"], info["tus"], per)
     print("-" * len(head))
-    row("total", sum(i["tus"] for i, _ in results), {tag: totals(results, tag) for tag in order})
+    tot = {tag: totals(results, tag) for tag in order}
+    row("total", sum(i["tus"] for i, _ in results), tot)
+    for tag in order:
+        if tot[tag]["failed"]:
+            print(f"[{tag}] {tot[tag]['failed']} project(s) could not run: the totals above leave them out")
 
 
 def _cell(text):

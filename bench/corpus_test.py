@@ -259,6 +259,7 @@ def main():
                     f"tiny={root}"], 2)
         assert "[before] could not run: exit status 2" in proc.stdout, proc.stdout
         assert "[after] bugs found 1/2" in proc.stdout, proc.stdout
+        assert "[before] 1 project(s) could not run" in proc.stdout, proc.stdout
         check_docs_in_sync()
     print("corpus_test: ok")
 
