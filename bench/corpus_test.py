@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Test of bench/corpus.py's scoring on a tiny project made at test time.
+
+    bench/corpus_test.py --checker build/bin/afunix-check
+
+The project has one function with an unmistakable afunix-creds-without-passcred bug (a socketpair
+that never gets SO_PASSCRED, read for SCM_CREDENTIALS), a copy of it, a correct reader, a
+wrong-family setsockopt nobody labelled, and a C++ file for the function finder. The labels say:
+the bug (found), its copy labelled correct (false), the correct reader labelled as a bug that no
+checker can find (missed), and nothing about the wrong-family call (unlabelled). Every count is
+therefore fixed by the labels, not by how clever the checker is. Also: the before/after mode, the
+JSON output, the --markdown view, and the exit status for bad input.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import corpus  # noqa: E402
+
+C_SOURCE = r"""#define _GNU_SOURCE
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+static int read_creds(int fd)
+{
+  char control[CMSG_SPACE(sizeof(struct ucred))];
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  struct msghdr msg = { 0 };
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, 0) < 0)
+    return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (c && c->cmsg_type == SCM_CREDENTIALS)
+    return ((struct ucred *)CMSG_DATA(c))->uid == 0;
+  return 1;
+}
+
+int buggy_reader(void)
+{
+  int sv[2];
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  char control[CMSG_SPACE(sizeof(struct ucred))];
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  struct msghdr msg = { 0 };
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  recvmsg(sv[0], &msg, 0);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (c && c->cmsg_type == SCM_CREDENTIALS)
+    return 1;
+  return 0;
+}
+
+int copied_reader(void)
+{
+  int sv[2];
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  char control[CMSG_SPACE(sizeof(struct ucred))];
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  struct msghdr msg = { 0 };
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  recvmsg(sv[0], &msg, 0);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (c && c->cmsg_type == SCM_CREDENTIALS)
+    return 1;
+  return 0;
+}
+
+int good_reader(void)
+{
+  int sv[2], one = 1;
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  return read_creds(sv[0]);
+}
+
+int inet_option(void)
+{
+  int one = 1;
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  return setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+}
+"""
+
+CXX_SOURCE = r"""namespace ns {
+class Owner {
+ public:
+  explicit Owner(int fd) : fd_(fd), other_(0) {}
+  int get() const { return fd_; }
+ private:
+  int fd_, other_;
+};
+}  // namespace ns
+
+__attribute__((unused)) static int helper(int a)
+{
+  if (a) { return 1; }
+  const char *s = "}{";  // braces in strings and comments: } {
+  return s[0];
+}
+
+int ns_user(ns::Owner &o)
+{
+  struct { int x; } init = { 1 };
+  return o.get() + init.x;
+}
+"""
+
+
+def line_of(text, needle):
+    for i, line in enumerate(text.split("\n"), 1):
+        if needle in line:
+            return i
+    raise AssertionError(f"{needle!r} not in the source")
+
+
+def write_project(root):
+    os.makedirs(root)
+    with open(os.path.join(root, "tiny.c"), "w") as f:
+        f.write(C_SOURCE)
+    with open(os.path.join(root, "owner.cpp"), "w") as f:
+        f.write(CXX_SOURCE)
+    db = [
+        {"directory": root, "file": "tiny.c", "arguments": ["cc", "-std=gnu11", "-c", "tiny.c"]},
+        {"directory": root, "file": "owner.cpp", "arguments": ["c++", "-std=c++17", "-c", "owner.cpp"]},
+    ]
+    with open(os.path.join(root, "compile_commands.json"), "w") as f:
+        json.dump(db, f)
+
+
+def write_labels(path, commit="0000000"):
+    lines = C_SOURCE.split("\n")
+    recvmsg_lines = [i for i, l in enumerate(lines, 1) if "recvmsg(sv[0]" in l]
+    assert len(recvmsg_lines) == 2
+    first_recvmsg, copy_recvmsg = recvmsg_lines
+    labels = {
+        "version": 1,
+        "window": 3,
+        "projects": [{
+            "name": "tiny",
+            "commit": commit,
+            "places": [
+                {"file": "tiny.c", "function": "buggy_reader", "line": first_recvmsg, "pattern": ["local"],
+                 "labels": [{"rule": "afunix-creds-without-passcred", "expect": "report", "why": "sv never gets SO_PASSCRED"}]},
+                {"file": "tiny.c", "function": "copied_reader", "line": copy_recvmsg, "pattern": ["local"],
+                 "labels": [{"rule": "afunix-creds-without-passcred", "expect": "none", "why": "labelled correct on purpose"}]},
+                {"file": "tiny.c", "function": "good_reader", "line": line_of(C_SOURCE, "return read_creds(sv[0])"),
+                 "pattern": ["cross-function"],
+                 "labels": [{"rule": "afunix-creds-without-passcred", "expect": "report", "why": "labelled a bug on purpose: no checker finds it"}]},
+            ],
+        }],
+    }
+    with open(path, "w") as f:
+        json.dump(labels, f)  # JSON is YAML
+
+
+def run(argv, expect_status):
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "corpus.py"), *argv], capture_output=True, text=True)
+    if proc.returncode != expect_status:
+        raise AssertionError(f"corpus.py {' '.join(argv)}: exit {proc.returncode}, expected {expect_status}\n"
+                             f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
+
+
+def check_function_finder(root):
+    idx = corpus.SourceIndex(root)
+    names = [e[0] for e in idx.extents("owner.cpp")]
+    assert names == ["Owner", "get", "helper", "ns_user"], names
+    helper = idx.span("owner.cpp", "helper", 1)
+    assert helper[1] == line_of(CXX_SOURCE, "static int helper"), helper
+    assert helper[2] == line_of(CXX_SOURCE, "return s[0]") + 1, helper
+    assert idx.function_at("owner.cpp", line_of(CXX_SOURCE, "init.x")) [0] == "ns_user"
+    c_names = [e[0] for e in idx.extents("tiny.c")]
+    assert c_names == ["read_creds", "buggy_reader", "copied_reader", "good_reader", "inet_option"], c_names
+
+
+def check_docs_in_sync():
+    """docs/accuracy.md's label tables are bench/corpus.py --markdown of the real labels file."""
+    doc = os.path.join(HERE, "..", "docs", "accuracy.md")
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("<!-- labels:")
+    start = text.index("\n", start) + 1
+    end = text.index("<!-- end labels -->")
+    expected = corpus.labels_markdown(corpus.load_labels(corpus.DEFAULT_LABELS)[1])
+    if text[start:end].strip() != expected.strip():
+        raise AssertionError("docs/accuracy.md's label tables differ from bench/corpus/labels.yaml: "
+                             "replace them with the output of bench/corpus.py --checker X --markdown")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--checker", required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, "tiny")
+        write_project(root)
+        labels = os.path.join(tmp, "labels.yaml")
+        write_labels(labels)
+        check_function_finder(root)
+
+        out = os.path.join(tmp, "out.json")
+        proc = run(["--checker", args.checker, "--baseline-checker", args.checker, "--labels", labels,
+                    "--json", out, f"tiny={root}"], 0)
+        with open(out) as f:
+            result = json.load(f)
+        assert len(result) == 1 and result[0]["project"]["tus"] == 2, result
+        for tag in ("before", "after"):
+            s = result[0]["runs"][tag]["score"]
+            got = dict(found=len(s["found"]), missed=len(s["missed"]), false=len(s["false"]),
+                       unlabelled=len(s["unlabelled"]))
+            assert got == dict(found=1, missed=1, false=1, unlabelled=1), (tag, got, proc.stdout)
+            assert s["found"][0]["function"] == "buggy_reader"
+            assert s["missed"][0]["function"] == "good_reader"
+            assert s["false"][0]["function"] == "copied_reader"
+            assert s["unlabelled"][0]["function"] == "inet_option"
+            assert s["unlabelled"][0]["rule"] == "afunix-passcred-wrong-family"
+        assert "1/2 -> 1/2" in proc.stdout, proc.stdout
+        assert "UNLABELLED tiny.c:" in proc.stdout and "inet_option" in proc.stdout
+
+        md = run(["--checker", args.checker, "--labels", labels, "--markdown"], 0).stdout
+        assert "#### tiny" in md and "| `tiny.c:" in md and "creds-without-passcred" in md, md
+
+        # Bad input: exit 2 with a message, never a traceback.
+        bad = os.path.join(tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write("version: 1\nprojects:\n- name: x\n  commit: 1\n  places:\n  - file: a.c\n")
+        proc = run(["--checker", args.checker, "--labels", bad, f"x={root}"], 2)
+        assert "missing 'function'" in proc.stderr, proc.stderr
+        proc = run(["--checker", args.checker, "--labels", labels, f"tiny={tmp}"], 2)
+        assert "no compile_commands.json" in proc.stderr, proc.stderr
+        proc = run(["--checker", args.checker, "--labels", labels, f"nosuch={root}"], 2)
+        assert "no such project" in proc.stderr, proc.stderr
+        proc = run(["--checker", os.path.join(tmp, "missing-checker"), "--labels", labels, f"tiny={root}"], 2)
+        assert "not an executable" in proc.stderr, proc.stderr
+        # A checker that fails is reported, the others still run, exit 2.
+        failing = os.path.join(tmp, "failing-checker")
+        with open(failing, "w") as f:
+            f.write("#!/bin/sh\necho broken >&2\nexit 2\n")
+        os.chmod(failing, 0o755)
+        proc = run(["--checker", args.checker, "--baseline-checker", failing, "--labels", labels,
+                    f"tiny={root}"], 2)
+        assert "[before] could not run: exit status 2" in proc.stdout, proc.stdout
+        assert "[after] bugs found 1/2" in proc.stdout, proc.stdout
+        assert "[before] 1 project(s) could not run" in proc.stdout, proc.stdout
+        check_docs_in_sync()
+    print("corpus_test: ok")
+
+
+if __name__ == "__main__":
+    main()
