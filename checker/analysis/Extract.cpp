@@ -686,6 +686,58 @@ private:
     return -1;
   }
 
+  // The fd member of a struct, as a path: "fd" for struct pollfd, "data.fd" for struct
+  // epoll_event (through its union); "" when it has none.
+  std::string fdFieldPath(QualType type, int depth = 0) {
+    const RecordDecl *record = type->getAsRecordDecl();
+    if (!record || !record->getDefinition() || depth > 1)
+      return "";
+    for (const FieldDecl *field : record->getDefinition()->fields()) {
+      if (holdsFd(field->getType()))
+        return field->getNameAsString();
+      if (field->getType()->isRecordType())
+        if (std::string inner = fdFieldPath(field->getType(), depth + 1); !inner.empty())
+          return field->getNameAsString() + "." + inner;
+    }
+    return "";
+  }
+  // A callback without an fd parameter that gets the fd in a struct (poll_cb(struct pollfd *pfd)):
+  // the parameter and the path of the fd in it.
+  std::pair<int, std::string> fdInStructParam(const FunctionDecl *fn) {
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (const auto *pointer = fn->getParamDecl(i)->getType()->getAs<PointerType>())
+        if (std::string path = fdFieldPath(pointer->getPointeeType()); !path.empty())
+          return {static_cast<int>(i), path};
+    return {-1, ""};
+  }
+  Id parameterFieldPlace(const FunctionDecl *fn, unsigned index, const std::string &path) {
+    Id param = paramPlace(fn, index);
+    return intern(U.places[param].key + "->" + path, facts::PlaceKind::Field,
+                  U.places[param].name + "->" + path, functionId(fn), static_cast<int>(index));
+  }
+  // pfd->fd (or ev->data.fd) where pfd is a parameter of the function it is read in and is never
+  // reassigned there: a place of that parameter's own.
+  std::optional<Id> parameterField(const MemberExpr *member) {
+    std::string path = member->getMemberDecl()->getNameAsString();
+    const MemberExpr *arrow = member;
+    // Down through '.' members (ev->data.fd) to the one that dereferences the parameter.
+    while (!arrow->isArrow()) {
+      const auto *inner = dyn_cast<MemberExpr>(arrow->getBase()->IgnoreParenImpCasts());
+      if (!inner)
+        return std::nullopt;
+      path = inner->getMemberDecl()->getNameAsString() + "." + path;
+      arrow = inner;
+    }
+    const auto *ref = dyn_cast<DeclRefExpr>(arrow->getBase()->IgnoreParenImpCasts());
+    const auto *param = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+    const FunctionDecl *fn = currentFunction();
+    if (!param || !fn || param->getDeclContext() != fn)
+      return std::nullopt;
+    if (Current && (Current->unsafe.count(param) || Current->definitions.count(param)))
+      return std::nullopt;
+    return parameterFieldPlace(fn, param->getFunctionScopeIndex(), path);
+  }
+
   std::optional<Id> placeOf(const Expr *expr);
   std::optional<Id> callValue(const CallExpr *call);
   Id createValue(const Expr *at, facts::Create create, const std::string &callee);
@@ -781,8 +833,16 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   if (!SeenCalls.insert(call).second)
     return true;
   const FunctionDecl *callee = call->getDirectCallee();
-  if (!callee)
+  if (!callee) {
+    // A call through a pointer (s->poll_fns.dispatch_add(..., fd, ..., acceptor)) can still
+    // register a callback with an fd.
+    for (const Expr *arg : call->arguments())
+      if (functionRefExpr(arg)) {
+        defer(Event::Call, call);
+        break;
+      }
     return true;
+  }
   if (const auto *ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
     CalleeRefs.insert(ref);
   Scope &s = scope();
@@ -1273,10 +1333,19 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     return std::nullopt;
   }
   if (const auto *member = dyn_cast<MemberExpr>(e)) {
-    if (const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl()))
-      return intern(fieldKey(field), facts::PlaceKind::Field,
-                    recordName(field->getParent()) + "::" + field->getNameAsString());
-    return std::nullopt;
+    const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
+    if (!field)
+      return std::nullopt;
+    Id global = intern(fieldKey(field), facts::PlaceKind::Field,
+                       recordName(field->getParent()) + "::" + field->getNameAsString());
+    // pfd->fd, ev->data.fd on a parameter: what a registered callback is called with. (Scalar
+    // fds only: an array field keeps one place, so its elements stay the socketpair's ends.)
+    if (std::optional<Id> own = holdsFd(field->getType()) ? parameterField(member) : std::nullopt) {
+      addFlow(global, *own, facts::FlowKind::Fallback);
+      addFlow(*own, global, facts::FlowKind::Assign);
+      return own;
+    }
+    return global;
   }
   if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Deref) {
     std::optional<Id> base = placeOf(unary->getSubExpr());
@@ -1620,8 +1689,10 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
 
 void Extractor::processCall(const CallExpr *call, const Event &event) {
   const FunctionDecl *callee = call->getDirectCallee();
-  if (!callee)
+  if (!callee) {
+    processRegistration(call, nullptr, event);
     return;
+  }
   if (isStdMove(callee))
     return;
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
@@ -1792,6 +1863,9 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       } else if (!evalInt(value, Ctx)) {
         // Passed something we cannot follow: the parameter may hold any socket.
         arg.mode = facts::ArgMode::Value;
+      } else {
+        // -1 or 0: "no socket" from this caller; the parameter is not left to the unknown.
+        arg.mode = facts::ArgMode::Constant;
       }
     } else if (const auto *pointer = type->getAs<PointerType>();
                pointer && holdsFd(pointer->getPointeeType())) {
@@ -1832,12 +1906,25 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
 }
 
 void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
-  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  llvm::StringRef name = callee && callee->getIdentifier() ? callee->getName() : "";
   // Registered with an fd, a callback is not escaping: the registration says what it is called with.
   auto registerWith = [&](const Expr *fdArg, const DeclRefExpr *ref, int param, bool accepts,
                           const std::string &registrar) {
     const auto *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
-    if (!target || param < 0 || static_cast<unsigned>(param) >= target->getNumParams())
+    if (!target)
+      return;
+    if (param < 0) {
+      // The callback gets the fd inside a struct it is handed (struct pollfd *pfd).
+      auto [index, path] = fdInStructParam(target);
+      std::optional<Id> socket = placeOf(fdArg);
+      if (index < 0 || !socket)
+        return;
+      addFlow(*socket, parameterFieldPlace(target, static_cast<unsigned>(index), path),
+              facts::FlowKind::Callback, true, makeSite(call, fdArg, event.loop));
+      ModeledRefs.insert(ref);
+      return;
+    }
+    if (static_cast<unsigned>(param) >= target->getNumParams())
       return;
     std::optional<Id> socket = placeOf(fdArg);
     if (!socket)
@@ -2106,8 +2193,16 @@ void Extractor::finishUnit() {
       sink[f.channel] = 1;
   for (const facts::Call &c : U.calls)
     for (const facts::Argument &a : c.args)
-      if (a.place != kNone)
+      if (a.place != kNone) {
         sink[a.place] = 1;
+        // f(&fd), f(sv): the callee writes through the pointer, so the caller's place (and its
+        // elements) can receive a socket the link will bring.
+        if (a.mode == facts::ArgMode::Address || a.mode == facts::ArgMode::Array)
+          source[a.place] = 1;
+      }
+  for (Id id = 0; id < n; ++id)
+    if (U.places[id].base != kNone && source[U.places[id].base])
+      source[id] = 1;
   for (const facts::Callback &c : U.callbacks)
     sink[c.socket] = 1;
   // An array's elements are read where the array is (a payload copied from `fds`).

@@ -192,7 +192,9 @@ struct Limit {
   LimitWhere where = LimitWhere::CmsgLen;
 };
 
-enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback };
+// Fallback: what a callback's struct parameter holds (pfd->fd) when the link finds no
+// registration that says which fd it is called with: everything stored in that field.
+enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback, Fallback };
 
 struct Flow {
   Id from = kNone;
@@ -207,6 +209,7 @@ enum class ArgMode : std::uint8_t {
   Value,   // an fd: flows into the parameter
   Address, // &fd into an int *: the callee's (*p) and the caller's fd are one place
   Array,   // sv into an int *: the callee's p[0], p[1] and sv[0], sv[1]
+  Constant, // a number that is not an fd (-1, 0): the parameter gets no socket from this call
 };
 
 struct Argument {

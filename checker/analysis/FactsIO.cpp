@@ -39,9 +39,9 @@ constexpr Names<Tri, 3> kTris{{"false", "true", "maybe"}};
 constexpr Names<Lifecycle, 3> kLifecycles{{"bind", "listen", "connect"}};
 constexpr Names<ReceiveKind, 2> kReceiveKinds{{"recvmsg", "other"}};
 constexpr Names<LimitWhere, 3> kLimitWheres{{"cmsg_len", "payload_copy", "buffer_size"}};
-constexpr Names<FlowKind, 6> kFlowKinds{
-    {"init", "assign", "argument", "return", "element", "callback"}};
-constexpr Names<ArgMode, 4> kArgModes{{"none", "value", "address", "array"}};
+constexpr Names<FlowKind, 7> kFlowKinds{
+    {"init", "assign", "argument", "return", "element", "callback", "fallback"}};
+constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};
 } // namespace
 
 const char *name(PlaceKind kind) { return kPlaceKinds.of(kind); }

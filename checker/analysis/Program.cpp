@@ -32,6 +32,7 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
     if (unit)
       program->mergeUnit(*unit);
   program->deriveFlows();
+  program->dropFallbacks();
   program->index();
   program->addRoots();
   program->propagate();
@@ -304,9 +305,14 @@ void Program::deriveFlows() {
   for (const facts::Call &c : calls)
     for (unsigned i = 0; i < c.args.size(); ++i) {
       const facts::Argument &a = c.args[i];
-      if (a.mode == facts::ArgMode::None || (a.place == kNone && a.mode != facts::ArgMode::Value))
+      if (a.mode == facts::ArgMode::None ||
+          (a.place == kNone && a.mode != facts::ArgMode::Value && a.mode != facts::ArgMode::Constant))
         continue;
       Id param = paramPlace(c.callee, i);
+      if (a.mode == facts::ArgMode::Constant) {
+        Written.insert(param); // written, with no socket
+        continue;
+      }
       switch (a.mode) {
       case facts::ArgMode::Value:
         if (a.place == kNone)
@@ -331,6 +337,7 @@ void Program::deriveFlows() {
         }
         break;
       case facts::ArgMode::None:
+      case facts::ArgMode::Constant:
         break;
       }
     }
@@ -360,6 +367,21 @@ void Program::deriveFlows() {
       if (any != kNone)
         addDerived(p, any, facts::FlowKind::Element, kNone, false);
     }
+}
+
+void Program::dropFallbacks() {
+  // A callback's struct parameter that a registration reaches holds what it was registered with,
+  // not everything ever stored in that field.
+  std::set<Id> registered;
+  for (const facts::Flow &f : flows)
+    if (f.kind == facts::FlowKind::Callback)
+      registered.insert(f.to);
+  std::vector<facts::Flow> kept;
+  kept.reserve(flows.size());
+  for (const facts::Flow &f : flows)
+    if (f.kind != facts::FlowKind::Fallback || !registered.count(f.to))
+      kept.push_back(f);
+  flows = std::move(kept);
 }
 
 void Program::index() {
@@ -453,7 +475,7 @@ void Program::addRoots() {
     if (!relevant[id] || created[id])
       continue;
     const facts::Place &place = places[id];
-    bool root = Incoming[id].empty() && place.kind != facts::PlaceKind::Local &&
+    bool root = Incoming[id].empty() && !Written.count(id) && place.kind != facts::PlaceKind::Local &&
                 place.kind != facts::PlaceKind::Element && place.kind != facts::PlaceKind::Value;
     bool escaped = place.kind == facts::PlaceKind::Param && place.function != kNone &&
                    functions[place.function].addressEscapes;
@@ -841,6 +863,8 @@ std::string Program::display(Id place) const {
   case facts::PlaceKind::Return:
     return "ret:" + fn;
   case facts::PlaceKind::Field:
+    if (p.function != kNone && p.index >= 0) // a parameter's own field: pfd->fd
+      return "param:" + fn + "#" + std::to_string(p.index) + p.key.substr(p.key.rfind("->"));
     return "field:" + p.key.substr(2);
   case facts::PlaceKind::Global:
     return "global:" + p.name;

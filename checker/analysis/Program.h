@@ -115,6 +115,7 @@ public:
 private:
   void mergeUnit(const facts::Unit &unit);
   void deriveFlows();
+  void dropFallbacks();
   void addRoots();
   void propagate();
   void inheritListenerFamilies();
@@ -132,6 +133,7 @@ private:
   std::map<Id, Id> LoopIds; // by site
   // What was merged already: facts of a header seen by several units count once.
   std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked;
+  std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys;
   std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
   std::set<std::tuple<Id, Id, int>> CallbackKeys;

@@ -117,8 +117,11 @@ bool CredentialQueries::mayPrecede(Id origin, Id a, Id placeA, Id b, Id placeB, 
 
 bool CredentialQueries::mustFollow(Id origin, Id first, Id placeFirst, Id then, Id placeThen,
                                    bool unknown) const {
-  if (P.sites[first].function == P.sites[then].function)
-    return P.mustFollow(first, then, unknown);
+  if (P.sites[first].function == P.sites[then].function) {
+    if (P.sites[first].block == kNone || P.sites[then].block == kNone)
+      return unknown;
+    return following(origin, first, placeFirst, then, placeThen).has_value();
+  }
   auto fromFirst = seenFrom(P, origin, first, placeFirst);
   auto fromThen = seenFrom(P, origin, then, placeThen);
   for (const auto &[function, firsts] : fromFirst)
@@ -129,8 +132,11 @@ bool CredentialQueries::mustFollow(Id origin, Id first, Id placeFirst, Id then, 
 
 std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id first, Id placeFirst,
                                                               Id then, Id placeThen) const {
+  // `then` comes after `first`: some path runs first and then `then`, none the other way round.
+  // (Not dominance: a bind() inside an `if` still comes before the setsockopt() after it.)
+  auto after = [&](Id x, Id y) { return P.mayPrecede(x, y, false) && !P.mayPrecede(y, x, true); };
   if (P.sites[first].function == P.sites[then].function) {
-    if (P.mustFollow(first, then, false))
+    if (after(first, then))
       return std::make_pair(first, then);
     return std::nullopt;
   }
@@ -145,7 +151,7 @@ std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id firs
     for (Id x : firsts) {
       bool all = !it->second.empty();
       for (Id y : it->second)
-        all = all && P.mustFollow(x, y, false);
+        all = all && after(x, y);
       if (all)
         return std::make_pair(x, it->second.front());
     }

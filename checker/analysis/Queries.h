@@ -32,7 +32,7 @@ public:
   // Order of two facts on one origin (site and the place the fact is on), in one function or
   // seen from a function that reaches both through calls passing the socket.
   bool mayPrecede(Id origin, Id siteA, Id placeA, Id siteB, Id placeB, bool unknown) const;
-  // `then` only runs after `first`.
+  // `then` runs after `first`: on some path first and then `then`, on none the other way round.
   bool mustFollow(Id origin, Id first, Id placeFirst, Id then, Id placeThen, bool unknown) const;
   // Where that is decided: the two sites (the facts themselves, or the calls that lead to them)
   // in the function that orders them; nothing when they are not ordered so.

@@ -120,7 +120,7 @@ private:
     for (Id o : Q.optionsOn(origin)) {
       const facts::OptionSet &other = P.options[o];
       if (&other != &option &&
-          !Q.mustFollow(origin, before->site, before->place, other.site, other.place, /*unknown=*/false))
+          Q.mayPrecede(origin, other.site, other.place, before->site, before->place, /*unknown=*/true))
         return false;
     }
     const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind" : "listener-after-listen";

@@ -226,7 +226,9 @@ TEST(Extract, StructFieldIsOnePlaceAcrossFunctions) {
   Linked f = one("struct server { int fd; };"
                  "void open_it(struct server *s) { s->fd = socket(AF_UNIX, SOCK_STREAM, 0); }"
                  "void enable(struct server *s) { int on = 1; setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
-  EXPECT_TRUE(f.has("option SO_PASSCRED true field:server::fd")) << f.dump;
+  // Read through a parameter, the field is that parameter's own place, fed by the field's.
+  EXPECT_TRUE(f.has("option SO_PASSCRED true param:enable#0->fd")) << f.dump;
+  EXPECT_TRUE(f.has("flow field:server::fd -> param:enable#0->fd fallback")) << f.dump;
   EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"socket:socket"});
   EXPECT_EQ(f.p().sites[f.p().options[0].site].text, "s->fd");
 }
@@ -512,6 +514,26 @@ TEST(Extract, TableOfCallbacksPassedWithTheFd) {
                  "static const struct ops client_ops = { .readable = on_read };"
                  "void setup(void) { watch(socket(AF_UNIX, SOCK_STREAM, 0), &client_ops); }");
   EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, CallbackGetsTheFdInTheStructItIsHanded) {
+  // mcelog's event loop: register_pollcb(fd, POLLIN, cb, data) calls cb(&pollfds[i], data).
+  Linked f = one("#include <poll.h>\n"
+                 "typedef void (*poll_cb_t)(struct pollfd *pfd, void *data);"
+                 "int register_pollcb(int fd, int events, poll_cb_t cb, void *data);"
+                 "static void on_accept(struct pollfd *pfd, void *data) { listen(pfd->fd, 1); }"
+                 "static struct pollfd others[4];"
+                 "void setup(void) { others[0].fd = 0; register_pollcb(socket(AF_UNIX, SOCK_STREAM, 0), POLLIN, on_accept, 0); }");
+  // Only the registered socket: not the other fds stored in struct pollfd fields.
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Extract, UnregisteredStructParameterSeesTheField) {
+  Linked f = one("#include <poll.h>\n"
+                 "void on_event(struct pollfd *pfd) { listen(pfd->fd, 1); }"
+                 "void fill(struct pollfd *p) { p->fd = socket(AF_INET, SOCK_STREAM, 0); }");
+  std::vector<std::string> origins = originsAt(f.p(), f.p().lifecycle[0].place);
+  EXPECT_NE(std::find(origins.begin(), origins.end(), "socket:socket"), origins.end()) << f.dump;
 }
 
 TEST(Extract, EpollDataFieldCarriesTheFd) {
