@@ -581,8 +581,18 @@ private:
   }
 
   // --- places --------------------------------------------------------------------------------
+  // A field is one place in every unit that sees its record: keyed by the record's name. A record
+  // defined in a source file (an opaque struct udev_monitor in each of two libraries) is that
+  // file's own, so its key names the file.
   std::string fieldKey(const FieldDecl *field) {
-    return "f:" + recordName(field->getParent()) + "::" + field->getNameAsString();
+    const RecordDecl *record = field->getParent();
+    std::string scope;
+    if (const RecordDecl *definition = record->getDefinition()) {
+      SourceLocation at = SM.getExpansionLoc(definition->getLocation());
+      if (at.isValid() && SM.getFileID(at) == SM.getMainFileID())
+        scope = U.mainFile + ":";
+    }
+    return "f:" + scope + recordName(record) + "::" + field->getNameAsString();
   }
 
   std::string localKey(const VarDecl *var) {

@@ -865,7 +865,7 @@ std::string Program::display(Id place) const {
   case facts::PlaceKind::Field:
     if (p.function != kNone && p.index >= 0) // a parameter's own field: pfd->fd
       return "param:" + fn + "#" + std::to_string(p.index) + p.key.substr(p.key.rfind("->"));
-    return "field:" + p.key.substr(2);
+    return "field:" + p.name;
   case facts::PlaceKind::Global:
     return "global:" + p.name;
   case facts::PlaceKind::Element: {

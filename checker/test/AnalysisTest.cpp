@@ -8,6 +8,9 @@
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/Tooling.h"
 
+#include "llvm/Support/FileSystem.h"
+
+#include <fstream>
 #include <gtest/gtest.h>
 
 using namespace afunix;
@@ -598,11 +601,34 @@ TEST(Link, StaticFunctionsOfTwoUnitsStayApart) {
     EXPECT_EQ(p.originsOf(e.place).size(), 1u) << f.dump;
 }
 
+// A struct in a header both units include.
+std::string writeHeader(const std::string &name, const std::string &text) {
+  llvm::SmallString<128> dir;
+  llvm::sys::fs::createUniqueDirectory("analysis-test", dir);
+  std::string path = std::string(dir) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
 TEST(Link, FieldWrittenInOneUnitReadInAnother) {
-  const char *header = "struct daemon { int ctl; };";
-  Linked f = link({{"init.c", std::string(header) + "void init(struct daemon *d) { d->ctl = socket(AF_UNIX, SOCK_DGRAM, 0); }"},
-                   {"use.c", std::string(header) + "void use(struct daemon *d) { int on = 1; setsockopt(d->ctl, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"}});
+  std::string header = writeHeader("daemon.h", "struct daemon { int ctl; };\n");
+  std::string include = "#include \"" + header + "\"\n";
+  Linked f = link({{"init.c", include + "void init(struct daemon *d) { d->ctl = socket(AF_UNIX, SOCK_DGRAM, 0); }"},
+                   {"use.c", include + "void use(struct daemon *d) { int on = 1; setsockopt(d->ctl, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"}});
   EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(Link, StructsOfOneNameInTwoSourceFilesStayApart) {
+  // Two libraries each define their own opaque struct monitor in a .c file.
+  Linked f = link({{"legacy.c", "struct monitor { int sock; };"
+                                "void legacy_open(struct monitor *m) { m->sock = socket(AF_UNIX, SOCK_DGRAM, 0); }"},
+                   {"netlink.c", "struct monitor { int sock; };"
+                                 "void nl_open(struct monitor *m) { m->sock = socket(AF_NETLINK, SOCK_RAW, 0); }"
+                                 "void nl_enable(struct monitor *m) { int on = 1; setsockopt(m->sock, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"}});
+  const Program &p = f.p();
+  std::vector<Id> origins = p.originsOf(firstOption(p));
+  ASSERT_EQ(origins.size(), 1u) << f.dump;
+  EXPECT_EQ(p.creates[origins[0]].family, facts::Family::Netlink) << f.dump;
 }
 
 TEST(Link, UnitsSeenTwiceCountOnce) {
