@@ -9,15 +9,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
+#include "afunix/KernelConstants.h"
 
 namespace afunix::probe {
 
 namespace {
-constexpr int kScmMaxFd = 253;       // SCM_MAX_FD
-constexpr int64_t kInflightSane = 2024; // UNIX_INFLIGHT_SANE_USER = SCM_MAX_FD * 8
+using kernel::kScmMaxFd;
+using kernel::kSoPassPidfd;
+using kernel::kUnixInflightSaneUser;
 
 struct ErrnoGuard {
   int saved = errno;
@@ -44,7 +43,7 @@ void enableForFix(int fd, uint8_t where, uint16_t gen) {
 }
 
 bool passOptionValid(int name, int family) {
-  if (name == SO_PASSPIDFD)
+  if (name == kSoPassPidfd)
     return family == AF_UNIX;
   return family == AF_UNIX || family == AF_NETLINK || family == AF_BLUETOOTH;
 }
@@ -125,7 +124,7 @@ void beforeListen(int fd) {
 }
 
 void onSetsockopt(int fd, int level, int name, const void *value, socklen_t length, int result, int err) {
-  if (level != SOL_SOCKET || (name != SO_PASSCRED && name != SO_PASSSEC && name != SO_PASSPIDFD))
+  if (level != SOL_SOCKET || (name != SO_PASSCRED && name != SO_PASSSEC && name != kSoPassPidfd))
     return;
   ErrnoGuard guard;
   FdState s = fdTable().lookup(fd);
@@ -209,7 +208,7 @@ void onSendmsg(int fd, const msghdr *msg, const SendInfo &info, long result, int
   int64_t high = c.inFlightHighWater.load(std::memory_order_relaxed);
   while (high < inFlight && !c.inFlightHighWater.compare_exchange_weak(high, inFlight, std::memory_order_relaxed)) {
   }
-  if (inFlight >= kInflightSane && c.unixFdsSent.load(std::memory_order_relaxed) > 0) {
+  if (inFlight >= kUnixInflightSaneUser && c.unixFdsSent.load(std::memory_order_relaxed) > 0) {
     if (FindingSlot *slot = findings().hit(Rule::FdFlood, variant::kDefault, -1, 0)) {
       Findings::setMax(slot->evidence[0], static_cast<uint64_t>(inFlight));
       slot->evidence[1].store(c.unixFdsSent.load(std::memory_order_relaxed), std::memory_order_relaxed);

@@ -14,9 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
+#include "afunix/KernelConstants.h"
 
 namespace afunix::probe {
 
@@ -200,7 +198,7 @@ void placeholder(Out &o, const FindingView &f, const char *name, std::size_t len
   else if (is("family"))
     o.str(familyName(f.evidence[1]));
   else if (is("valid_families"))
-    o.str(f.evidence[0] == SO_PASSPIDFD ? "AF_UNIX" : "AF_UNIX, AF_NETLINK and AF_BLUETOOTH");
+    o.str(f.evidence[0] == kernel::kSoPassPidfd ? "AF_UNIX" : "AF_UNIX, AF_NETLINK and AF_BLUETOOTH");
   else if (is("count"))
     o.u64(f.evidence[0]);
   else if (is("what"))
@@ -294,7 +292,7 @@ void evidence(Out &o, const FindingView &f, bool json) {
     break;
   case Rule::FdFlood:
     field("in_flight_high_water", f.evidence[0]);
-    field("gc_threshold", 2024);
+    field("gc_threshold", static_cast<uint64_t>(kernel::kUnixInflightSaneUser));
     field("rlimit_nofile", rlimitNofile());
     field("unix_fds_sent", f.evidence[1]);
     field("etoomanyrefs", f.evidence[2]);
@@ -304,7 +302,7 @@ void evidence(Out &o, const FindingView &f, bool json) {
     break;
   case Rule::FdLimit:
     field("fds_in_message", f.evidence[0]);
-    field("scm_max_fd", 253);
+    field("scm_max_fd", kernel::kScmMaxFd);
     field("einval", f.evidence[1]);
     break;
   case Rule::FdCycle:

@@ -449,11 +449,13 @@ Observation gcExperiment(const GcOptions &options) {
   double noFd = static_cast<double>(std::max<std::uint64_t>(1, loadedNoFd.median()));
   double ratio = static_cast<double>(loaded.median()) / noFd;
   o.set(key("ratio"), Value::of(std::round(ratio * 10) / 10));
-  // The GC is only queued past 16000 sockets in flight system-wide; below that nothing can wait.
-  if (m.inflightReached <= 16000) {
+  // The GC is only queued past UNIX_INFLIGHT_TRIGGER_GC sockets in flight system-wide; below
+  // that nothing can wait.
+  const std::string trigger = std::to_string(kUnixInflightTriggerGc);
+  if (m.inflightReached <= kUnixInflightTriggerGc) {
     o.note("only " + std::to_string(m.inflightReached) +
-           " sockets in flight: the GC is queued past 16000, so no wait can be observed");
-    o.skip("could not put more than 16000 AF_UNIX sockets in flight");
+           " sockets in flight: the GC is queued past " + trigger + ", so no wait can be observed");
+    o.skip("could not put more than " + trigger + " AF_UNIX sockets in flight");
     return o;
   }
   // "Waits" = an fd-carrying send costs well over its idle cost (10x) with sockets in flight.
@@ -481,7 +483,8 @@ Observation gcExperiment(const GcOptions &options) {
   if (waits && !noFdWaits)
     o.implies("Only sendmsg() calls that carry AF_UNIX fds wait for the unix GC (6.8+ "
               "behaviour); they pay ~" + std::to_string(static_cast<long>(ratio)) +
-              "x once the user has >= 2024 fds in flight and reference cycles exist. Bound the "
+              "x once the user has >= " + std::to_string(kUnixInflightSaneUser) +
+              " fds in flight and reference cycles exist. Bound the "
               "fds in flight and never send a socket over itself or its peer.",
               {"afunix-fd-flood", "afunix-fd-cycle"});
   else if (waits && noFdWaits)
