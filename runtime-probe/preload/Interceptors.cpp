@@ -123,6 +123,44 @@ std::atomic<bool> gInitialised{false};
 
 } // namespace
 
+// The section every PROBE_INTERCEPTOR adds its entry to (see Interceptors.h).
+// Hidden: the bounds are the library's own business, not exported next to the interceptors.
+extern "C" __attribute__((visibility("hidden"))) const afunix::probe::detail::InterceptorEntry
+    __start_afunix_probe_interceptors[];
+extern "C" __attribute__((visibility("hidden"))) const afunix::probe::detail::InterceptorEntry
+    __stop_afunix_probe_interceptors[];
+
+namespace {
+void resolveRegisteredInterceptors() {
+  for (const auto *e = __start_afunix_probe_interceptors; e < __stop_afunix_probe_interceptors; ++e)
+    if (!e->resolve()) {
+      // Only a libc without this function: calls to it could not be forwarded. Say so once.
+      const char *parts[] = {"afunix-probe: the C library has no ", e->name,
+                             "; the program cannot call it either\n"};
+      for (const char *p : parts)
+        syscall(SYS_write, 2, p, std::strlen(p));
+    }
+}
+} // namespace
+
+// The names of the registered interceptors, NUL-separated, for the test that checks every
+// exported function registered itself.
+PROBE_EXPORT const char *afunix_probe_interceptor_names() {
+  static char names[2048];
+  if (!names[0]) {
+    std::size_t used = 0;
+    for (const auto *e = __start_afunix_probe_interceptors; e < __stop_afunix_probe_interceptors; ++e) {
+      std::size_t n = std::strlen(e->name) + 1;
+      if (used + n + 1 >= sizeof names)
+        break;
+      std::memcpy(names + used, e->name, n);
+      used += n;
+    }
+    names[used] = 0;
+  }
+  return names;
+}
+
 // ---- sockets -----------------------------------------------------------------------------------
 PROBE_INTERCEPTOR(int, socket, int domain, int type, int protocol) {
   int fd = PROBE_REAL(socket)(domain, type, protocol);
@@ -424,14 +462,7 @@ __attribute__((constructor(101))) static void probeLoad() {
     return;
   int savedErrno = errno;
   // Resolve everything now, in a single-threaded context, rather than lazily in a signal handler.
-  resolve_socket(), resolve_socketpair(), resolve_accept(), resolve_accept4(), resolve_connect();
-  resolve_bind(), resolve_listen(), resolve_setsockopt(), resolve_close(), resolve_close_range();
-  resolve_dup(), resolve_dup2(), resolve_dup3(), resolve_fcntl(), resolve_fcntl64();
-  resolve_sendmsg(), resolve_sendmmsg(), resolve_recvmsg(), resolve_recvmmsg(), resolve_send();
-  resolve_sendto(), resolve_recv(), resolve_recvfrom(), resolve_write(), resolve_read(), resolve_writev();
-  resolve_readv(), resolve___read_chk(), resolve___recv_chk(), resolve___recvfrom_chk();
-  resolve_execve(), resolve_execvpe(), resolve_fexecve(), resolve_posix_spawn(), resolve_posix_spawnp();
-  resolve__exit(), resolve__Exit();
+  resolveRegisteredInterceptors();
 
   static char messages[2048];
   parseConfig([](const char *name) -> const char * { return getenv(name); }, config(), messages, sizeof messages);

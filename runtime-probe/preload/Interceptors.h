@@ -11,6 +11,11 @@
 // REAL pointers are resolved with dlsym(RTLD_NEXT) in the constructor, or lazily by the first call
 // that arrives before it (another library's constructor). The probe intercepts no allocator, so
 // dlsym's own calloc() cannot recurse into it.
+//
+// Every interceptor registers itself where it is defined (compiler-rt's INIT_X, without the
+// hand-kept list of INIT_X calls): PROBE_INTERCEPTOR puts a {name, resolver} entry into the
+// afunix_probe_interceptors section, and the constructor walks that section between the
+// __start_/__stop_ symbols the linker provides. Adding an interceptor is one definition.
 #pragma once
 
 #include "ProbeCore.h"
@@ -44,15 +49,29 @@
     return fn;                                                                                    \
   }
 
+namespace afunix::probe::detail {
+struct InterceptorEntry {
+  const char *name;
+  void *(*resolve)(); // resolves and stores REAL(func), returns it (nullptr: not found)
+};
+} // namespace afunix::probe::detail
+
+#define PROBE_REGISTER(func)                                                                       \
+  __attribute__((used, section("afunix_probe_interceptors"), aligned(sizeof(void *))))          \
+  static const ::afunix::probe::detail::InterceptorEntry probeEntry_##func = {                    \
+      #func, [] { return reinterpret_cast<void *>(resolve_##func()); }};
+
 #define PROBE_REAL(func)                                                                           \
   (real_##func.load(std::memory_order_relaxed) ? real_##func.load(std::memory_order_relaxed)      \
                                                : resolve_##func())
 
 #define PROBE_INTERCEPTOR(ret, func, ...)                                                          \
   PROBE_DECLARE_REAL(ret, func, __VA_ARGS__)                                                      \
+  PROBE_REGISTER(func)                                                                            \
   PROBE_EXPORT ret func(__VA_ARGS__)
 #define PROBE_INTERCEPTOR_VERSIONED(ret, func, version, ...)                                       \
   PROBE_DECLARE_REAL_VERSIONED(ret, func, version, __VA_ARGS__)                                   \
+  PROBE_REGISTER(func)                                                                            \
   PROBE_EXPORT ret func(__VA_ARGS__)
 
 // Enter: decides whether the call is watched (an AF_UNIX socket) and starts the clock.

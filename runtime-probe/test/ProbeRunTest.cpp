@@ -5,7 +5,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fstream>
 #include <map>
 #include <set>
@@ -430,6 +432,58 @@ TEST(Preload, PeriodicReportsForLongRunningPrograms) {
   // The final report counts the periodic one written before it.
   EXPECT_GE(total(p.summary, "reports_written"), 1u);
   EXPECT_EQ(total(p.summary, "write_calls"), 13u);
+}
+
+// ---- the interceptor vocabulary ------------------------------------------------------------------
+
+// Every function the library exports is an interceptor that registered itself next to its
+// definition (PROBE_INTERCEPTOR), except the exec*() convenience forms, which route to execve and
+// execvpe, and the name list itself. An export written without the macro fails here.
+TEST(Interceptors, EveryExportedFunctionRegisteredItself) {
+  if (!kSanitizerRuntime.empty())
+    GTEST_SKIP() << "a property of the library's symbol table, checked in the plain build";
+  std::set<std::string> exported;
+  if (FILE *nm = popen(("nm -D --defined-only " + kLibrary).c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, nm)) {
+      std::istringstream fields(line);
+      std::string address, type, name;
+      if (fields >> address >> type >> name && (type == "T" || type == "W"))
+        exported.insert(name);
+    }
+    pclose(nm);
+  }
+  ASSERT_GT(exported.size(), 30u) << "nm -D could not read " << kLibrary;
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    // In a child: the library's constructor and report writer must not touch the test process.
+    setenv("AFUNIX_PROBE_DIR", "/nonexistent", 1);
+    void *handle = dlopen(kLibrary.c_str(), RTLD_NOW | RTLD_LOCAL);
+    auto names = handle ? reinterpret_cast<const char *(*)()>(dlsym(handle, "afunix_probe_interceptor_names")) : nullptr;
+    if (names)
+      for (const char *p = names(); *p; p += std::strlen(p) + 1)
+        if (write(pipefd[1], p, std::strlen(p) + 1) < 0)
+          break;
+    _exit(names ? 0 : 1);
+  }
+  close(pipefd[1]);
+  std::string all;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;)
+    all.append(buf, static_cast<std::size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::set<std::string> registered;
+  for (std::size_t at = 0; at < all.size(); at = all.find('\0', at) + 1)
+    registered.insert(all.c_str() + at);
+  std::set<std::string> expected = exported;
+  for (const char *routed : {"execv", "execvp", "execl", "execlp", "execle", "afunix_probe_interceptor_names"})
+    expected.erase(routed);
+  EXPECT_EQ(registered, expected);
 }
 
 } // namespace
