@@ -66,8 +66,36 @@ struct ExecEnv {
   char *entries[kMax + kCarriedCount + 2];
   char preload[4096];
 };
+// Whether every entry of `envp` (at most `max` of them) and every string it points to can be
+// read, checked without touching them (copyFromProcess cannot fault). A bad environment is the
+// kernel's EFAULT to return, untouched by the probe.
+bool readableEnvironment(char *const *envp, int max) {
+  if (!envp)
+    return true; // Linux takes a NULL environment as an empty one
+  for (int i = 0; i <= max; ++i) {
+    char *entry;
+    if (!copyFromProcess(&entry, envp + i, sizeof entry))
+      return false;
+    if (!entry)
+      return true;
+    // The string, in chunks that never cross a page boundary (a string ending just before an
+    // unmapped page is valid).
+    for (const char *p = entry;;) {
+      std::size_t toPage = 4096 - (reinterpret_cast<uintptr_t>(p) & 4095);
+      char chunk[256];
+      std::size_t n = toPage < sizeof chunk ? toPage : sizeof chunk;
+      if (!copyFromProcess(chunk, p, n))
+        return false;
+      if (std::memchr(chunk, 0, n))
+        break;
+      p += n;
+    }
+  }
+  return false; // more entries than we would rewrite: leave the environment alone
+}
+
 char *const *probedEnvironment(char *const *envp, ExecEnv &out) {
-  if (!gLibraryPath[0] || !gPreload[0])
+  if (!gLibraryPath[0] || !gPreload[0] || !readableEnvironment(envp, ExecEnv::kMax))
     return envp;
   int n = 0;
   bool preloadOk = false, missing[kCarriedCount];
@@ -117,7 +145,13 @@ char *const *probedEnvironment(char *const *envp, ExecEnv &out) {
 // Before an exec replaces the image: the report of this image is written now.
 void beforeExec() { writeReport("exec"); }
 
-void childAfterFork() { resetAfterFork(); }
+// A new process: its report file exists from now on ("running"), so that `afunix-probe run`
+// knows about it even if it never writes a final report (killed by a signal).
+void childAfterFork() {
+  resetAfterFork();
+  if (config().dirUsable)
+    writeReport("running");
+}
 
 std::atomic<bool> gInitialised{false};
 
@@ -165,28 +199,28 @@ PROBE_EXPORT const char *afunix_probe_interceptor_names() {
 PROBE_INTERCEPTOR(int, socket, int domain, int type, int protocol) {
   int fd = PROBE_REAL(socket)(domain, type, protocol);
   if (fd >= 0)
-    PROBE_AFTER(onSocketCreated(fd, domain, type));
+    PROBE_AFTER(onSocketCreated(fd, domain, type, PROBE_CALLER));
   return fd;
 }
 
 PROBE_INTERCEPTOR(int, socketpair, int domain, int type, int protocol, int sv[2]) {
   int r = PROBE_REAL(socketpair)(domain, type, protocol, sv);
   if (r == 0)
-    PROBE_AFTER(onSocketPair(sv, domain, type));
+    PROBE_AFTER(onSocketPair(sv, domain, type, PROBE_CALLER));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, accept, int fd, struct sockaddr *addr, socklen_t *len) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(accept)(fd, addr, len);
-  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r));
+  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r, PROBE_CALLER));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, accept4, int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(accept4)(fd, addr, len, flags);
-  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r));
+  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r, PROBE_CALLER));
   return r;
 }
 
@@ -205,7 +239,7 @@ PROBE_INTERCEPTOR(int, bind, int fd, const struct sockaddr *addr, socklen_t len)
 }
 
 PROBE_INTERCEPTOR(int, listen, int fd, int backlog) {
-  PROBE_AFTER(beforeListen(fd)); // --fix passcred: before listen(), so every client is covered
+  PROBE_AFTER(beforeListen(fd, PROBE_CALLER)); // --fix passcred: before listen(), so every client is covered
   int r = PROBE_REAL(listen)(fd, backlog);
   if (r == 0)
     PROBE_AFTER(onListen(fd));
@@ -215,7 +249,14 @@ PROBE_INTERCEPTOR(int, listen, int fd, int backlog) {
 PROBE_INTERCEPTOR(int, setsockopt, int fd, int level, int name, const void *value, socklen_t len) {
   int r = PROBE_REAL(setsockopt)(fd, level, name, value, len);
   int err = r ? errno : 0;
-  PROBE_AFTER(onSetsockopt(fd, level, name, value, len, r, err));
+  PROBE_AFTER(onSetsockopt(fd, level, name, value, len, r, err, PROBE_CALLER));
+  return r;
+}
+
+PROBE_INTERCEPTOR(int, getsockopt, int fd, int level, int name, void *value, socklen_t *len) {
+  int r = PROBE_REAL(getsockopt)(fd, level, name, value, len);
+  if (r == 0)
+    PROBE_AFTER(onGetsockopt(fd, level, name));
   return r;
 }
 
@@ -277,9 +318,11 @@ PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags)
   ssize_t r = PROBE_REAL(sendmsg)(fd, msg, flags);
   SendInfo info;
   PROBE_RECORD_WITH(CallKind::Send, info.cls, {
+    // Success and ETOOMANYREFS: the kernel has read and parsed the control data. EINVAL may come
+    // from a bad cmsg_len or a bad msghdr before the kernel read anything: copied, never trusted.
     if (r >= 0 || probeErrno == ETOOMANYREFS || probeErrno == EINVAL)
-      info = inspectSend(fd, msg);
-    onSendmsg(fd, msg, info, r, r < 0 ? probeErrno : 0, probeNs);
+      info = inspectSend(fd, msg, r >= 0 || probeErrno == ETOOMANYREFS);
+    onSendmsg(fd, msg, info, r, r < 0 ? probeErrno : 0, probeNs, PROBE_CALLER);
   });
   return r;
 }
@@ -289,9 +332,9 @@ PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, in
   int r = PROBE_REAL(sendmmsg)(fd, msgs, vlen, flags);
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Send, cls, {
-    for (int i = 0; i < r; ++i) {
-      SendInfo info = inspectSend(fd, &msgs[i].msg_hdr);
-      onSendmsg(fd, &msgs[i].msg_hdr, info, msgs[i].msg_len, 0, UINT64_MAX);
+    for (int i = 0; i < r; ++i) { // the first r messages were sent: the kernel read them
+      SendInfo info = inspectSend(fd, &msgs[i].msg_hdr, true);
+      onSendmsg(fd, &msgs[i].msg_hdr, info, msgs[i].msg_len, 0, UINT64_MAX, PROBE_CALLER);
       if (static_cast<int>(info.cls) > static_cast<int>(cls))
         cls = info.cls;
     }
@@ -299,30 +342,26 @@ PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, in
   return r;
 }
 
+// The msghdr is read only after a successful call: before it, it is the program's pointer, and
+// the kernel (not the probe) decides whether it is valid (EFAULT).
 PROBE_INTERCEPTOR(ssize_t, recvmsg, int fd, struct msghdr *msg, int flags) {
-  PROBE_AFTER(beforeRecvmsg(fd, msg));
+  PROBE_AFTER(beforeRecvmsg(fd, msg, PROBE_CALLER));
   PROBE_ENTER(fd);
-  socklen_t controlIn = msg ? static_cast<socklen_t>(msg->msg_controllen) : 0;
   ssize_t r = PROBE_REAL(recvmsg)(fd, msg, flags);
   CallClass cls = CallClass::NoFds;
-  PROBE_RECORD_WITH(CallKind::Recv, cls, cls = onRecvmsg(fd, msg, controlIn, r, probeErrno, flags));
+  PROBE_RECORD_WITH(CallKind::Recv, cls, cls = onRecvmsg(fd, msg, r, flags, PROBE_CALLER));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, recvmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, int flags, struct timespec *timeout) {
-  constexpr unsigned kSaved = 64;
-  socklen_t controlIn[kSaved];
-  for (unsigned i = 0; i < vlen && i < kSaved; ++i) {
-    PROBE_AFTER(beforeRecvmsg(fd, &msgs[i].msg_hdr));
-    controlIn[i] = static_cast<socklen_t>(msgs[i].msg_hdr.msg_controllen);
-  }
+  if (config().fixPasscred) // only the first header matters: SO_PASSCRED is per socket
+    PROBE_AFTER(beforeRecvmsg(fd, vlen ? &msgs[0].msg_hdr : nullptr, PROBE_CALLER));
   PROBE_ENTER(fd);
   int r = PROBE_REAL(recvmmsg)(fd, msgs, vlen, flags, timeout);
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Recv, cls, {
-    for (int i = 0; i < r; ++i) {
-      CallClass c = onRecvmsg(fd, &msgs[i].msg_hdr, i < static_cast<int>(kSaved) ? controlIn[i] : 0,
-                              msgs[i].msg_len, 0, flags);
+    for (int i = 0; i < r; ++i) { // the first r entries were filled in by the kernel
+      CallClass c = onRecvmsg(fd, &msgs[i].msg_hdr, msgs[i].msg_len, flags, PROBE_CALLER);
       if (static_cast<int>(c) > static_cast<int>(cls))
         cls = c;
     }
@@ -469,6 +508,8 @@ __attribute__((constructor(101))) static void probeLoad() {
   if (messages[0])
     syscall(SYS_write, 2, messages, std::strlen(messages));
   refreshProcessInfo(true);
+  if (config().dirUsable)
+    writeReport("running");
   captureEnvironment();
   installThreadExitHook();
   pthread_atfork(nullptr, nullptr, childAfterFork);

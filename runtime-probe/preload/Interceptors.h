@@ -74,6 +74,10 @@ struct InterceptorEntry {
   PROBE_REGISTER(func)                                                                            \
   PROBE_EXPORT ret func(__VA_ARGS__)
 
+// The call site: where in the program the intercepted call returns to. Read in the interceptor's
+// own body (a macro, not a function), where it is the program's return address.
+#define PROBE_CALLER reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+
 // Enter: decides whether the call is watched (an AF_UNIX socket) and starts the clock.
 #define PROBE_ENTER(fd) ::afunix::probe::detail::Call probeCall(fd)
 #define PROBE_ENTER_TIMED(fd, forceTiming) ::afunix::probe::detail::Call probeCall(fd, forceTiming)
