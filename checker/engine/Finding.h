@@ -35,6 +35,15 @@ struct Finding {
   std::vector<Note> notes;
   std::vector<Edit> fixes; // empty when no unambiguous fix-it exists
   std::string lineText;    // the source line of `where`, trimmed: keys baselines and fingerprints
+  // Extra facts a front end attaches (runtime evidence from afunix-probe): SARIF writes them into
+  // the result's property bag; the text and JSON writers show them through `notes` instead.
+  struct Property {
+    std::string name;
+    std::string text;   // the value, unless `isNumber`
+    long long number = 0;
+    bool isNumber = false;
+  };
+  std::vector<Property> properties;
 };
 
 struct FileOutcome {

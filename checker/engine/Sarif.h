@@ -12,6 +12,7 @@ struct SarifOptions {
   std::string root;         // --sarif-root: artifactLocation.uri is made relative to it
   std::string toolVersion;  // tool.driver.version
   std::string docsBaseUrl;  // helpUri = docsBaseUrl + "/rules/<id>.md"
+  std::string toolName;     // tool.driver.name; "afunix-check" when empty (afunix-probe sets its own)
 };
 
 std::string renderSarif(const RunResult &result, const SarifOptions &options);

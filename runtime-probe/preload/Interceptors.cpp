@@ -313,8 +313,9 @@ PROBE_FCNTL(fcntl64)
 
 // ---- data ---------------------------------------------------------------------------------------
 PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags) {
-  // fd-carrying sends are always timed: a slow one is fd-flood evidence.
-  PROBE_ENTER_TIMED(fd, msg && msg->msg_controllen > 0);
+  // fd-carrying sends are always timed (a slow one is fd-flood evidence); whether this one
+  // carries fds is known only after the kernel has read the msghdr, so the clock starts anyway.
+  PROBE_ENTER_CLOCKED(fd);
   ssize_t r = PROBE_REAL(sendmsg)(fd, msg, flags);
   SendInfo info;
   PROBE_RECORD_WITH(CallKind::Send, info.cls, {
@@ -322,6 +323,8 @@ PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags)
     // from a bad cmsg_len or a bad msghdr before the kernel read anything: copied, never trusted.
     if (r >= 0 || probeErrno == ETOOMANYREFS || probeErrno == EINVAL)
       info = inspectSend(fd, msg, r >= 0 || probeErrno == ETOOMANYREFS);
+    if (info.cls != CallClass::NoFds && probeNs == UINT64_MAX)
+      probeNs = probeCall.elapsedAnyway();
     onSendmsg(fd, msg, info, r, r < 0 ? probeErrno : 0, probeNs, PROBE_CALLER);
   });
   return r;

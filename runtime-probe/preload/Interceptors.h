@@ -80,7 +80,7 @@ struct InterceptorEntry {
 
 // Enter: decides whether the call is watched (an AF_UNIX socket) and starts the clock.
 #define PROBE_ENTER(fd) ::afunix::probe::detail::Call probeCall(fd)
-#define PROBE_ENTER_TIMED(fd, forceTiming) ::afunix::probe::detail::Call probeCall(fd, forceTiming)
+#define PROBE_ENTER_CLOCKED(fd) ::afunix::probe::detail::Call probeCall(fd, true)
 // Record: runs `body` with errno saved, then counts the call; errno is what the real call left.
 #define PROBE_RECORD_WITH(kind, cls, body)                                                         \
   do {                                                                                            \
@@ -123,15 +123,23 @@ inline bool sampleThisCall(uint32_t period) {
 
 struct Call {
   bool watched = false;
+  bool sampled = false; // this call's latency goes into the histogram
   uint64_t start = 0;
-  explicit Call(int fd, bool forceTiming = false) {
+  // `alwaysClock`: read the start time even when the call is not sampled, so that the caller can
+  // still time it once it knows what the call carried (sendmsg() with control data: looking at
+  // the msghdr before the kernel has is not the probe's business).
+  explicit Call(int fd, bool alwaysClock = false) {
     int saved = errno;
     watched = fdTable().lookup(fd).isUnix();
-    if (watched && (forceTiming || (config().timing && sampleThisCall(config().timingSample))))
-      start = nowNs();
+    if (watched && config().timing) {
+      sampled = sampleThisCall(config().timingSample);
+      if (sampled || alwaysClock)
+        start = nowNs();
+    }
     errno = saved;
   }
-  uint64_t elapsed() const { return start ? nowNs() - start : UINT64_MAX; }
+  uint64_t elapsed() const { return start && sampled ? nowNs() - start : UINT64_MAX; }
+  uint64_t elapsedAnyway() const { return start ? nowNs() - start : UINT64_MAX; }
   void record(CallKind kind, CallClass cls, uint64_t ns) const {
     stats().record(histIndex(kind, cls), config().timing ? ns : UINT64_MAX);
     if (config().intervalNs)

@@ -3,6 +3,8 @@
 // (periodic reports) or in a forked child.
 #include "ProbeCore.h"
 
+#include "JsonEscape.h"
+
 #include "afunix/RuleCatalog.h"
 
 #include <cerrno>
@@ -80,42 +82,8 @@ struct Out {
       for (int i = n; i < width; ++i)
         put(' ');
   }
-  // A JSON string. Valid UTF-8 passes through; other bytes (and control characters) become
-  // \u00XX, so the report is always valid JSON whatever a path or argv contains.
   void jsonBytes(const char *s, std::size_t n) {
-    put('"');
-    const char *hex = "0123456789abcdef";
-    for (std::size_t i = 0; i < n; ++i) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c == '"' || c == '\\') {
-        put('\\');
-        put(static_cast<char>(c));
-        continue;
-      }
-      if (c == '\n') {
-        str("\\n");
-        continue;
-      }
-      if (c >= 0x80) {
-        std::size_t length = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-        bool valid = length && i + length <= n;
-        for (std::size_t k = 1; valid && k < length; ++k)
-          valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-        if (valid) {
-          for (std::size_t k = 0; k < length; ++k)
-            put(s[i + k]);
-          i += length - 1;
-          continue;
-        }
-      }
-      if (c < 0x20 || c >= 0x7f) {
-        str("\\u00");
-        put(hex[c >> 4]);
-        put(hex[c & 15]);
-      } else
-        put(static_cast<char>(c));
-    }
-    put('"');
+    escapeJson(s, n, [this](char c) { put(c); });
   }
   void json(const char *s) {
     std::size_t n = 0;
