@@ -5,6 +5,7 @@
 #include "Engine.h"
 #include "Fixes.h"
 #include "Output.h"
+#include "RuntimeEvidence.h"
 #include "Sarif.h"
 
 #include "afunix/RuleCatalog.h"
@@ -75,6 +76,16 @@ OPTIONS
         Apply the fix-its to the source files.
     --header-filter=REGEX
         Also report findings in headers whose path matches REGEX (default: main files only).
+    --runtime-evidence=PATH
+        Merge what afunix-probe saw at run time: PATH is the --out directory of
+        `afunix-probe run --out DIR` or a summary from `afunix-probe run --format json`. A finding
+        the run confirmed (same rule at its line, on any frame of the call's stack) gets a note and
+        the SARIF property afunix/runtime=confirmed; a runtime finding with no static finding is
+        added at its source line (afunix/runtime=runtime-only). A call whose line moved since the
+        probed build still matches within 5 lines when its source line reads the same.
+    --runtime-unexercised
+        With --runtime-evidence: also mark the findings the run did not show
+        (afunix/runtime=not-seen).
     -j, --jobs=N
         Check N files in parallel (default: 1; 0 = number of CPUs). Output does not depend on N.
     -q, --quiet
@@ -113,10 +124,10 @@ Diagnostics about afunix-check itself go to stderr; findings go to stdout.
 
 struct Cli {
   std::string buildPath, checks, configPath, targetKernel, format = "text", sarifRoot;
-  std::string baseline, writeBaselinePath, exportFixesPath, headerFilter;
+  std::string baseline, writeBaselinePath, exportFixesPath, headerFilter, runtimeEvidence;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, quiet = false, listRules = false, version = false,
-       help = false, printCommands = false, parseOnly = false;
+       help = false, printCommands = false, parseOnly = false, runtimeUnexercised = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -145,6 +156,7 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       {"--format", &cli.format},              {"--sarif-root", &cli.sarifRoot},
       {"--baseline", &cli.baseline},          {"--write-baseline", &cli.writeBaselinePath},
       {"--export-fixes", &cli.exportFixesPath}, {"--header-filter", &cli.headerFilter},
+      {"--runtime-evidence", &cli.runtimeEvidence},
   };
   std::string jobsText;
   for (int i = 1; i < argc; ++i) {
@@ -216,6 +228,8 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       cli.printCommands = true;
     else if (arg == "--parse-only")
       cli.parseOnly = true;
+    else if (arg == "--runtime-unexercised")
+      cli.runtimeUnexercised = true;
     else if (arg == "--version")
       cli.version = true;
     else if (arg == "-h" || arg == "--help")
@@ -365,8 +379,19 @@ int run(int argc, char **argv) {
     return kClean;
   }
 
+  RuntimeEvidence evidence; // read before the run: a bad path must not cost an analysis
+  if (!cli.runtimeEvidence.empty() && !loadRuntimeEvidence(cli.runtimeEvidence, evidence, error))
+    return inputError(error);
   RunResult result = runChecks(jobs, options);
   std::string root = cli.sarifRoot.empty() ? currentDir() : absolutePath(cli.sarifRoot);
+  MergeStats merged;
+  if (!cli.runtimeEvidence.empty()) {
+    MergeOptions merge;
+    merge.markUnexercised = cli.runtimeUnexercised;
+    std::vector<std::string> enabled = enabledChecks(*glob);
+    merge.rules.insert(enabled.begin(), enabled.end());
+    merged = mergeRuntimeEvidence(result, evidence, merge);
+  }
 
   if (!cli.writeBaselinePath.empty() &&
       !writeBaseline(cli.writeBaselinePath, result, root, error))
@@ -409,6 +434,9 @@ int run(int argc, char **argv) {
                  << " file" << (result.files.size() == 1 ? "" : "s");
     if (baselined)
       llvm::errs() << ", " << baselined << " more in the baseline";
+    if (!cli.runtimeEvidence.empty())
+      llvm::errs() << "; run time: " << merged.confirmed << " confirmed, " << merged.runtimeOnly
+                   << " found only at run time";
     if (unparsed)
       llvm::errs() << ", " << unparsed << " not parsed";
     if (cli.fix)

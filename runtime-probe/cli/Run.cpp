@@ -428,11 +428,6 @@ int runCommand(int argc, char **argv) {
     preload = std::string(kSanitizerRuntime) + ":" + preload; // the sanitizer runtime must come first
   if (const char *existing = std::getenv("LD_PRELOAD"); existing && *existing)
     preload += std::string(":") + existing;
-  setenv("LD_PRELOAD", preload.c_str(), 1);
-  setenv("AFUNIX_PROBE_DIR", outDir.c_str(), 1);
-  setenv("AFUNIX_PROBE_FORMAT", "json", 1); // the merge reads JSON
-  if (fixPasscred)
-    setenv("AFUNIX_PROBE_FIX", "passcred", 1);
 
   // Orphaned descendants (a child that outlives its parent) are reparented to us, so their
   // reports are complete before the merge.
@@ -465,6 +460,13 @@ int runCommand(int argc, char **argv) {
     for (std::size_t s = 0; s < sizeof kForwarded / sizeof *kForwarded; ++s)
       sigaction(kForwarded[s], &previous[s], nullptr);
     sigprocmask(SIG_SETMASK, &previousMask, nullptr);
+    // The probe's environment is the program's only: `run` itself (and the symbolizer it starts
+    // later) must not be probed into the report directory.
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    setenv("AFUNIX_PROBE_DIR", outDir.c_str(), 1);
+    setenv("AFUNIX_PROBE_FORMAT", "json", 1); // the merge reads JSON
+    if (fixPasscred)
+      setenv("AFUNIX_PROBE_FIX", "passcred", 1);
     std::vector<char *> args;
     for (auto &a : command)
       args.push_back(a.data());

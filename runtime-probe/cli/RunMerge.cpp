@@ -172,11 +172,15 @@ std::string socketText(const SocketInfo &s, const std::vector<StackFrame> &origi
   return out;
 }
 
-std::string locationKey(const FindingGroup &g) {
-  if (g.location)
-    return g.location->file + ":" + std::to_string(g.location->line) + ":" + std::to_string(g.location->column) +
-           ":" + g.location->function;
-  return g.site;
+// The call site as source: the whole inline chain of the call's address, so that two inlined
+// copies of one helper (same innermost line, different callers) stay two call sites, while every
+// process running the same binary agrees.
+std::string locationKey(const std::vector<StackFrame> &callFrames, const std::string &site) {
+  std::string key;
+  for (const StackFrame &f : callFrames)
+    if (!f.source.file.empty())
+      key += f.source.file + ":" + std::to_string(f.source.line) + ":" + std::to_string(f.source.column) + ";";
+  return key.empty() ? site : key;
 }
 
 // A source line as it is now (at run time): lets a later merge match a call whose line moved.
@@ -402,7 +406,7 @@ RunSummary summarize(const RunSummaryInput &in, std::vector<std::string> &proble
       g.evidenceText += " " + name + "=" + value;
     g.evidenceJson = f.evidenceJson;
     g.why = std::move(why);
-    auto key = std::make_tuple(kind, g.rule, g.variant, locationKey(g));
+    auto key = std::make_tuple(kind, g.rule, g.variant, locationKey(callFrames, g.site));
     auto it = index.find(key);
     if (it == index.end()) {
       index[key] = target.size();
@@ -413,6 +417,9 @@ RunSummary summarize(const RunSummaryInput &in, std::vector<std::string> &proble
       return;
     }
     FindingGroup &existing = target[it->second];
+    // A candidate is held back for the strongest reason any of its occurrences gave.
+    if (kind == 1 && g.why.find("SO_PEERCRED") != std::string::npos)
+      existing.why = g.why;
     existing.count += f.count;
     existing.pids.insert(p.pid);
     if (std::find(existing.programs.begin(), existing.programs.end(), p.exe) == existing.programs.end())

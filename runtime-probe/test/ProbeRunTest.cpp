@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -103,9 +104,15 @@ Probed probe(const std::vector<std::string> &command, const std::vector<std::str
   return p;
 }
 
+// The program's source (testdata/probe/NAME.c or NAME.cpp).
+std::string sourceOf(const std::string &program) {
+  std::string c = kSources + "/" + program + ".c";
+  return access(c.c_str(), R_OK) == 0 ? c : kSources + "/" + program + ".cpp";
+}
+
 std::set<std::string> expectedRules(const std::string &program) {
   std::set<std::string> rules;
-  std::istringstream in(readFile(kSources + "/" + program + ".c"));
+  std::istringstream in(readFile(sourceOf(program)));
   std::string line;
   while (std::getline(in, line)) {
     auto at = line.find("PROBE-EXPECT: ");
@@ -142,6 +149,8 @@ std::vector<std::string> programs() {
       std::string name = e->d_name;
       if (name.size() > 2 && name.substr(name.size() - 2) == ".c")
         names.push_back(name.substr(0, name.size() - 2));
+      else if (name.size() > 4 && name.substr(name.size() - 4) == ".cpp")
+        names.push_back(name.substr(0, name.size() - 4));
     }
     closedir(d);
   }
@@ -171,6 +180,98 @@ TEST_P(TestdataProgram, BehavesTheSameWithAndWithoutTheProbe) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Probe, TestdataProgram, ::testing::ValuesIn(programs()),
+                         [](const auto &info) { return info.param; });
+
+// ---- every finding names its call and its socket --------------------------------------------------
+
+// Lines of `file` holding `marker`, with the rest of the line after it.
+std::vector<std::pair<unsigned, std::string>> markedLines(const std::string &file, const std::string &marker) {
+  std::vector<std::pair<unsigned, std::string>> found;
+  std::istringstream in(readFile(file));
+  std::string line;
+  for (unsigned n = 1; std::getline(in, line); ++n)
+    if (auto at = line.find(marker); at != std::string::npos)
+      found.emplace_back(n, line.substr(at + marker.size()));
+  return found;
+}
+
+std::string realPath(const std::string &path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? resolved : path;
+}
+
+std::vector<std::string> programsWithCallMarkers() {
+  std::vector<std::string> names;
+  for (const std::string &p : programs())
+    if (!markedLines(sourceOf(p), "PROBE-AT: ").empty())
+      names.push_back(p);
+  return names;
+}
+
+class FindingSite : public ::testing::TestWithParam<std::string> {};
+
+// Built with -g, every finding says where its call is: the exact line of the intercepted call
+// (in the program, or in the probe_util.h helper it calls), a frame of its stack at the program
+// line marked PROBE-AT, and the socket's type, role and creation line (PROBE-SOCKET).
+TEST_P(FindingSite, NamesTheExactCallLineAndTheSocket) {
+  const std::string source = realPath(sourceOf(GetParam()));
+  const std::string helper = realPath(kSources + "/probe_util.h");
+  std::set<unsigned> helperCalls;
+  for (const auto &[line, rest] : markedLines(helper, "/* PROBE-CALL */"))
+    helperCalls.insert(line);
+  ASSERT_FALSE(helperCalls.empty());
+  Probed p = probe({kPrograms + "/" + GetParam()}, {}, {"AFUNIX_PROBE_SLOW_NS=60000000000"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  ASSERT_TRUE(p.summary["findings"].IsSequence()) << p.program.err;
+  std::map<std::string, std::set<unsigned>> callLines, seenCallLines;
+  for (const auto &[line, rest] : markedLines(source, "PROBE-AT: "))
+    callLines[rest.substr(0, rest.find_first_of(" \t"))].insert(line);
+  std::map<std::string, std::pair<unsigned, std::string>> sockets; // rule -> (line, "type role")
+  for (const auto &[line, rest] : markedLines(source, "PROBE-SOCKET: ")) {
+    std::istringstream fields(rest);
+    std::string rule, type, role;
+    fields >> rule >> type >> role;
+    sockets[rule] = {line, type + " " + role};
+  }
+  ASSERT_GT(p.summary["findings"].size(), 0u);
+  for (const auto &f : p.summary["findings"]) {
+    std::string rule = f["rule"].as<std::string>();
+    SCOPED_TRACE(rule + " at " + (f["location"].IsMap() ? f["location"]["file"].as<std::string>() + ":" +
+                                                              f["location"]["line"].as<std::string>()
+                                                        : std::string("?")));
+    ASSERT_TRUE(callLines.count(rule)) << "no PROBE-AT marker for " << rule;
+    ASSERT_TRUE(f["location"].IsMap()) << "no file:line: built without -g, or not symbolised";
+    std::string file = realPath(f["location"]["file"].as<std::string>());
+    unsigned line = f["location"]["line"].as<unsigned>();
+    if (file == helper)
+      EXPECT_TRUE(helperCalls.count(line)) << "the call is a PROBE-CALL line of probe_util.h, not line " << line;
+    else
+      EXPECT_EQ(file, source) << "the call is in the program";
+    if (file == source)
+      EXPECT_TRUE(callLines[rule].count(line)) << "line " << line << " is not marked PROBE-AT: " << rule;
+    bool programFrame = false;
+    for (const auto &frame : f["stack"])
+      if (frame["file"] && realPath(frame["file"].as<std::string>()) == source &&
+          callLines[rule].count(frame["line"].as<unsigned>())) {
+        programFrame = true;
+        seenCallLines[rule].insert(frame["line"].as<unsigned>());
+      }
+    EXPECT_TRUE(programFrame) << "no frame of the stack at a PROBE-AT line";
+    ASSERT_TRUE(f["socket"].IsMap());
+    EXPECT_TRUE(f["socket"]["known"].as<bool>());
+    if (sockets.count(rule)) {
+      EXPECT_EQ(f["socket"]["type"].as<std::string>() + " " + f["socket"]["role"].as<std::string>(), sockets[rule].second);
+      bool created = false;
+      for (const auto &frame : f["socket"]["origin"]["frames"])
+        created |= frame["file"] && realPath(frame["file"].as<std::string>()) == source &&
+                   frame["line"].as<unsigned>() == sockets[rule].first;
+      EXPECT_TRUE(created) << "the socket's origin is not the PROBE-SOCKET line " << sockets[rule].first;
+    }
+  }
+  EXPECT_EQ(seenCallLines, callLines) << "every marked call produced its finding";
+}
+
+INSTANTIATE_TEST_SUITE_P(Probe, FindingSite, ::testing::ValuesIn(programsWithCallMarkers()),
                          [](const auto &info) { return info.param; });
 
 // ---- process trees ----------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
   memset(c, 0, space);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * 300);
+  c->cmsg_len = CMSG_LEN(sizeof(int) * 300); // NOLINT(afunix-fd-limit): the kernel's EINVAL is the scenario
   struct msghdr msg = {0};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
