@@ -266,6 +266,22 @@ void openUpForPrivilegeDrops(const std::string &dir) {
     chmod(dir.c_str(), 01733);
 }
 
+// Why a process that dropped privileges could not create its report in `dir`: a directory on the
+// way that others cannot search, or `dir` itself not writable by others. "" when it can.
+std::string closedToOthers(const std::string &dir, const struct stat &dirStat) {
+  if (!(dirStat.st_mode & S_IWOTH))
+    return "--out " + dir + " is writable by its owner only";
+  for (std::string path = dir; path.size() > 1;) {
+    path = path.substr(0, path.rfind('/'));
+    if (path.empty())
+      path = "/";
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && !(st.st_mode & S_IXOTH))
+      return path + " (above --out " + dir + ") cannot be searched by other users";
+  }
+  return "";
+}
+
 } // namespace
 
 int runCommand(int argc, char **argv) {
@@ -418,10 +434,11 @@ int runCommand(int argc, char **argv) {
     std::fprintf(stderr, "afunix-probe run: --out %s is not a writable directory\n", printable(outDir).c_str());
     return kExitCannotAttach;
   }
-  if (!temporary && geteuid() == 0 && !(outStat.st_mode & S_IWOTH))
-    std::fprintf(stderr, "afunix-probe run: note: --out %s is writable by its owner only: processes that drop "
-                         "privileges cannot report there (they are listed as missing)\n",
-                 printable(outDir).c_str());
+  if (geteuid() == 0)
+    if (std::string blocker = closedToOthers(outDir, outStat); !blocker.empty())
+      std::fprintf(stderr, "afunix-probe run: note: %s: processes that drop privileges cannot report there "
+                           "(they are listed as missing)\n",
+                   printable(blocker).c_str());
 
   std::string preload = library;
   if (*kSanitizerRuntime)
