@@ -260,6 +260,13 @@ int benchGc(int argc, char **argv) {
     return usageError("--cycles and --no-cycles exclude each other");
   o.withCycles = !noCycles;
   o.withoutCycles = !cyclesOnly;
+  // Another afunix-probe measuring in-flight sockets at the same time would be measured too.
+  kernel::InflightLock lock(600);
+  if (!lock.held()) {
+    std::fprintf(stderr, "afunix-probe bench gc: another afunix-probe held %s for %.0f s: not measured\n",
+                 kernel::InflightLock::name(), lock.waitedSeconds());
+    return 1;
+  }
   kernel::GcMeasurement m = kernel::measureGcWait(o);
   if (!m.error.empty()) {
     std::fprintf(stderr, "afunix-probe bench gc: %s\n", m.error.c_str());
