@@ -4,6 +4,7 @@ a man page, so the installed afunix-check.1 always says what the binary says.
 
 usage: help2man.py TOOL VERSION OUT.1   (runs `TOOL --help`)
 """
+import os
 import re
 import subprocess
 import sys
@@ -29,7 +30,8 @@ def convert(help_text, name, version):
         elif not line.startswith(" "):
             out.append(f".SH {stripped}")
             code = False
-        elif re.match(r"^ {4}-", line) and i + 1 < len(lines) and lines[i + 1].startswith(" " * 8):
+        elif (re.match(r"^ {4}(-|[A-Z][A-Z0-9_]+$|<|[a-z]+ \[)", line) and i + 1 < len(lines)
+              and lines[i + 1].startswith(" " * 8)):  # an option, a variable, a file, a subcommand
             out += [".TP", f"\\fB{roff(stripped)}\\fR"]
             code = False
         elif status:  # EXIT STATUS entries: "    2   text"
@@ -39,7 +41,7 @@ def convert(help_text, name, version):
             out += [".br", roff(stripped)]
             code = True
         else:
-            if code or (re.match(r"^ {4}afunix-check ", line)):
+            if code or re.match(rf"^ {{4}}{re.escape(name)}( |$)", line):
                 out.append(".br")
             out.append(roff(stripped))
             code = False
@@ -51,7 +53,7 @@ def main():
     tool, version, target = sys.argv[1:4]
     help_text = subprocess.run([tool, "--help"], capture_output=True, text=True, check=True).stdout
     with open(target, "w") as f:
-        f.write(convert(help_text, "afunix-check", version))
+        f.write(convert(help_text, os.path.basename(tool), version))
 
 
 if __name__ == "__main__":
