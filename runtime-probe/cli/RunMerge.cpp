@@ -386,10 +386,22 @@ RunSummary summarize(const RunSummaryInput &in, std::vector<std::string> &proble
     g.message = f.message;
     std::vector<StackFrame> callFrames;
     if (!f.stack.empty() || f.site) {
-      for (std::size_t i = 0; i < f.stack.size(); ++i)
-        for (StackFrame &frame : framesOf(p, f.stack[i], symbolizer))
+      // The call is the first frame in the program's own sources (a file that exists here): the
+      // intercepted call's return address itself, unless the program called through a library
+      // or another interposer (a sanitizer runtime) first.
+      std::optional<std::size_t> call;
+      for (std::size_t i = 0; i < f.stack.size(); ++i) {
+        std::vector<StackFrame> frames = framesOf(p, f.stack[i], symbolizer);
+        for (const StackFrame &frame : frames)
+          if (!call && !frame.source.file.empty() && access(frame.source.file.c_str(), R_OK) == 0)
+            call = i;
+        if (call && *call == i)
+          callFrames = frames;
+        for (StackFrame &frame : frames)
           g.stack.push_back(std::move(frame));
-      callFrames = framesOf(p, f.site ? *f.site : f.stack.front(), symbolizer);
+      }
+      if (!call)
+        callFrames = framesOf(p, f.site ? *f.site : f.stack.front(), symbolizer);
       if (g.stack.empty())
         g.stack = callFrames;
       g.site = siteText(callFrames.back());

@@ -60,11 +60,17 @@ int main(int argc, char **argv) {
   errno = 0;
   printf("execve(envp with an unmapped string): %d %s\n", execve("/proc/self/exe", args, bad_entry),
          name(errno));
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    (defined(__has_feature) && (__has_feature(address_sanitizer) || __has_feature(thread_sanitizer)))
+  // The sanitizers' own posix_spawn interceptor reads envp before the kernel can refuse it.
+  printf("posix_spawn(unmapped envp): not tried under a sanitizer\n");
+#else
   pid_t child;
   int r = posix_spawn(&child, "/proc/self/exe", NULL, NULL, args, unmapped);
   if (r == 0)
     waitpid(child, NULL, 0);
   printf("posix_spawn(unmapped envp): %s\n", r ? name(r) : "spawned");
+#endif
   close(sv[0]);
   close(sv[1]);
   return 0;
