@@ -84,8 +84,9 @@ OPTIONS
         added at its source line (afunix/runtime=runtime-only). A call whose line moved since the
         probed build still matches within 5 lines when its source line reads the same.
     --runtime-unexercised
-        With --runtime-evidence: also mark the findings the run did not show
-        (afunix/runtime=not-seen).
+        With --runtime-evidence: also mark the findings the run did not show. When the run recorded
+        its socket calls (afunix-probe run --sites): reached without the problem showing
+        (afunix/runtime=reached-clean) or never reached (not-exercised); otherwise not-seen.
     -j, --jobs=N
         Check N files in parallel (default: 1; 0 = number of CPUs). Output does not depend on N.
     -q, --quiet

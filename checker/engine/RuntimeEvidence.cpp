@@ -229,6 +229,18 @@ bool parseRuntimeEvidence(const std::string &text, const std::string &name, Runt
       out.findings.push_back(std::move(f));
     }
   }
+  if (root->getBoolean("sites_recorded").value_or(false)) {
+    out.sitesRecorded = true;
+    if (const json::Array *sites = root->getArray("sites"))
+      for (const json::Value &v : *sites)
+        if (const json::Object *o = v.getAsObject()) {
+          RuntimeCallSite site;
+          site.call = str(*o, "call");
+          site.count = static_cast<unsigned long long>(std::max<int64_t>(0, o->getInteger("count").value_or(0)));
+          frames(o->getArray("stack"), site.stack);
+          out.sites.push_back(std::move(site));
+        }
+  }
   out.files.push_back(name);
   return true;
 }
@@ -344,11 +356,37 @@ MergeStats mergeRuntimeEvidence(RunResult &result, const RuntimeEvidence &eviden
         }
       }
     if (!match) {
-      if (options.markUnexercised) {
-        ++stats.notSeen;
+      if (!options.markUnexercised)
+        continue;
+      ++stats.notSeen;
+      if (!evidence.sitesRecorded) {
         s.notes.push_back({s.where, "not seen at run time: the probed run reached this call without the "
-                                    "problem showing, or never reached it"});
+                                    "problem showing, or never reached it (afunix-probe run --sites tells which)"});
         s.properties.push_back({"afunix/runtime", "not-seen"});
+        continue;
+      }
+      // The run recorded every socket call it made: was this line among them (on any frame)?
+      unsigned long long calls = 0;
+      for (const RuntimeCallSite &site : evidence.sites)
+        for (const RuntimeFrame &frame : site.stack)
+          if (!frame.file.empty() && same(frame.file, s.where.file) &&
+              (frame.line == s.where.line ||
+               (!frame.text.empty() && normaliseLineText(frame.text) == staticText &&
+                (frame.line > s.where.line ? frame.line - s.where.line : s.where.line - frame.line) <=
+                    options.lineSlack))) {
+            calls += site.count;
+            break;
+          }
+      if (calls) {
+        ++stats.reachedClean;
+        s.notes.push_back({s.where, "reached at run time (" + plural(calls, "call", "calls") +
+                                        ") without the problem showing"});
+        s.properties.push_back({"afunix/runtime", "reached-clean"});
+        s.properties.push_back({"afunix/runtimeCalls", "", static_cast<long long>(calls), true});
+      } else {
+        ++stats.notReached;
+        s.notes.push_back({s.where, "never reached at run time: the probed run made no socket call here"});
+        s.properties.push_back({"afunix/runtime", "not-exercised"});
       }
       continue;
     }

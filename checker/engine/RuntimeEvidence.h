@@ -5,7 +5,9 @@
 //   - a static finding whose rule fired at run time at its line (on any frame of the stack, so a
 //     finding at a wrapper's call site matches too) is marked confirmed;
 //   - a runtime finding no static finding matches is added at its line (runtime only);
-//   - optionally, static findings without runtime evidence are marked as such.
+//   - optionally, static findings without runtime evidence are marked: when the run recorded its
+//     call sites (`afunix-probe run --sites`), as reached without the problem showing, or as never
+//     reached; otherwise as not seen.
 // Line drift (the source was edited after the probed binary was built): the summary carries each
 // frame's source line as it was at run time; a static finding within `lineSlack` lines whose line
 // text is the same still matches, and says it moved.
@@ -43,8 +45,17 @@ struct RuntimeFinding {
   std::string source; // the evidence file it came from
 };
 
+// A socket call the probed program made (`afunix-probe run --sites`): where, with its stack.
+struct RuntimeCallSite {
+  std::string call;
+  unsigned long long count = 0;
+  std::vector<RuntimeFrame> stack;
+};
+
 struct RuntimeEvidence {
   std::vector<RuntimeFinding> findings;
+  std::vector<RuntimeCallSite> sites;
+  bool sitesRecorded = false; // some run recorded its call sites: "never reached" can be said
   std::vector<std::string> files;
 };
 
@@ -69,6 +80,8 @@ struct MergeStats {
   unsigned moved = 0;        // ... of which matched after the line moved
   unsigned runtimeOnly = 0;  // runtime findings added at their lines
   unsigned notSeen = 0;      // static findings without runtime evidence (when marked)
+  unsigned reachedClean = 0; // ... of which the run reached without the problem (with --sites)
+  unsigned notReached = 0;   // ... of which the run never reached (with --sites)
 };
 
 // Merges `evidence` into `result` (findings stay sorted by file, line, column, rule).

@@ -67,6 +67,10 @@ RUN OPTIONS
         Exit with N (1-255) when a finding was reported, as valgrind does.
     --sarif-root DIR
         SARIF artifact URIs relative to DIR (default: the current directory).
+    --sites
+        Also record where the program made its socket calls (AFUNIX_PROBE_SITES=1), so that
+        afunix-check --runtime-unexercised can tell a call the run never reached from one it
+        reached without the problem showing. Costs a table lookup per socket call.
     --fix passcred
         Enable SO_PASSCRED where the program listens on, or reads with a control buffer from, an
         AF_UNIX socket without it; every place is reported. The only mode that changes what the
@@ -115,6 +119,9 @@ ENVIRONMENT
         Also write each process's report every N seconds (long-running daemons).
     AFUNIX_PROBE_STACKS
         0: record call sites but unwind no stacks.
+    AFUNIX_PROBE_SITES
+        1: record every call site of socket(), accept(), connect(), bind(), listen(),
+        setsockopt(), getsockopt(), sendmsg() and recvmsg() (what run --sites sets).
     AFUNIX_PROBE_FIX
         passcred: what run --fix passcred sets.
     AFUNIX_PROBE_LIBRARY

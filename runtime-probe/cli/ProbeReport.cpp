@@ -262,6 +262,20 @@ std::optional<ProcessReport> readProcessReport(const std::string &path, std::str
         throw Invalid{"'creds_sent_to' holds something that is not a pid"};
       r.credsSentTo.push_back(pid);
     }
+    if (node["sites_recorded"])
+      r.sitesRecorded = boolean(node, "sites_recorded", "");
+    const YAML::Node sites = list(node, "sites", "", true);
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      std::string where = "sites[" + std::to_string(i) + "]";
+      ReportSite site;
+      site.call = text(sites[i], "call", where);
+      site.count = number<uint64_t>(sites[i], "count", where);
+      site.site = address(need(sites[i], "site", where), where + ".site");
+      const YAML::Node stack = list(sites[i], "stack", where, true);
+      for (std::size_t k = 0; k < stack.size(); ++k)
+        site.stack.push_back(address(stack[k], where + ".stack[" + std::to_string(k) + "]"));
+      r.sites.push_back(std::move(site));
+    }
     const YAML::Node modules = list(node, "modules", "", true);
     for (std::size_t i = 0; i < modules.size(); ++i) {
       std::string where = "modules[" + std::to_string(i) + "]";

@@ -54,6 +54,14 @@ struct ReportFinding {
   std::optional<SocketInfo> socket;
 };
 
+// A socket call the program made (AFUNIX_PROBE_SITES=1).
+struct ReportSite {
+  std::string call;
+  uint64_t count = 0;
+  std::optional<CodeAddress> site;
+  std::vector<CodeAddress> stack;
+};
+
 struct ReportHistogram {
   std::string call, cls;
   uint64_t count = 0;
@@ -70,6 +78,8 @@ struct ProcessReport {
   uint64_t startNs = 0;
   std::vector<ReportFinding> findings, candidates, fixes;
   std::vector<int64_t> credsSentTo;
+  bool sitesRecorded = false;
+  std::vector<ReportSite> sites;
   std::vector<ReportModule> modules;
   std::vector<std::pair<std::string, int64_t>> counters;
   std::vector<ReportHistogram> histograms;

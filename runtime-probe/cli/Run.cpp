@@ -53,6 +53,8 @@ constexpr const char *kRunUsage =
     "                       in DIR (default: a temporary directory, removed afterwards)\n"
     "  --error-exitcode N   exit with N (1-255) when a finding was reported, as valgrind does\n"
     "  --sarif-root DIR     SARIF artifact URIs relative to DIR (default: the current directory)\n"
+    "  --sites              also record where the program made its socket calls, so that\n"
+    "                       afunix-check --runtime-unexercised can name the calls never reached\n"
     "  --fix passcred       enable SO_PASSCRED where the program listens on or reads credentials from\n"
     "                       an AF_UNIX socket without it (opt-in compatibility mode; every place is\n"
     "                       reported)\n"
@@ -286,7 +288,7 @@ std::string closedToOthers(const std::string &dir, const struct stat &dirStat) {
 
 int runCommand(int argc, char **argv) {
   std::string outDir, format = "text", reportPath, sarifRoot;
-  bool fixPasscred = false, haveReport = false;
+  bool fixPasscred = false, haveReport = false, sites = false;
   int errorExitCode = 0;
   int i = 1;
   for (; i < argc; ++i) {
@@ -349,6 +351,8 @@ int runCommand(int argc, char **argv) {
       if (*end || n < 1 || n > 255)
         return usage("--error-exitcode takes 1..255, got '" + printable(value) + "'");
       errorExitCode = static_cast<int>(n);
+    } else if (arg == "--sites") {
+      sites = true;
     } else if (name == "--fix") {
       if (!takeValue("what to fix"))
         return kExitUsage;
@@ -484,6 +488,8 @@ int runCommand(int argc, char **argv) {
     setenv("AFUNIX_PROBE_FORMAT", "json", 1); // the merge reads JSON
     if (fixPasscred)
       setenv("AFUNIX_PROBE_FIX", "passcred", 1);
+    if (sites)
+      setenv("AFUNIX_PROBE_SITES", "1", 1);
     std::vector<char *> args;
     for (auto &a : command)
       args.push_back(a.data());

@@ -356,6 +356,10 @@ RunSummary summarize(const RunSummaryInput &in, std::vector<std::string> &proble
       symbolizer.add(m->path, m->buildId, a.offset);
   };
   for (const ProcessReport &p : summary.processes)
+    for (const ReportSite &site : p.sites)
+      for (const CodeAddress &a : site.stack)
+        queue(p, a);
+  for (const ProcessReport &p : summary.processes)
     for (const auto *list : {&p.findings, &p.candidates, &p.fixes})
       for (const ReportFinding &f : *list) {
         for (const CodeAddress &a : f.stack)
@@ -458,6 +462,30 @@ RunSummary summarize(const RunSummaryInput &in, std::vector<std::string> &proble
     for (const ReportFinding &f : p.fixes)
       add(2, p, f, "");
   }
+  // Call sites (run --sites): one group per call and stack, over all processes.
+  summary.sitesRecorded = !summary.processes.empty();
+  std::map<std::pair<std::string, std::string>, std::size_t> siteIndex;
+  for (const ProcessReport &p : summary.processes) {
+    summary.sitesRecorded = summary.sitesRecorded && p.sitesRecorded;
+    for (const ReportSite &site : p.sites) {
+      CallSiteGroup g;
+      g.call = site.call;
+      g.count = site.count;
+      std::string key;
+      for (const CodeAddress &a : site.stack)
+        for (StackFrame &frame : framesOf(p, a, symbolizer)) {
+          key += frame.source.file + ":" + std::to_string(frame.source.line) + ";";
+          g.stack.push_back(std::move(frame));
+        }
+      auto it = siteIndex.find({g.call, key});
+      if (it != siteIndex.end()) {
+        summary.sites[it->second].count += g.count;
+        continue;
+      }
+      siteIndex[{g.call, key}] = summary.sites.size();
+      summary.sites.push_back(std::move(g));
+    }
+  }
   auto order = [](const FindingGroup &a, const FindingGroup &b) {
     auto rank = [](const std::string &s) { return s == "error" ? 0 : s == "warning" ? 1 : 2; };
     return std::make_tuple(rank(a.severity), a.rule, a.location ? a.location->file : a.site,
@@ -514,6 +542,10 @@ std::string renderSummaryJson(const RunSummary &s) {
     out += (i ? "," : "") + std::string("{\"pid\":") + std::to_string(s.missing[i].pid) +
            ",\"exe\":" + jsonString(s.missing[i].exe) + ",\"status\":" + jsonString(s.missing[i].status) +
            ",\"what\":" + jsonString(s.missing[i].what) + "}";
+  out += "],\"sites_recorded\":" + std::string(s.sitesRecorded ? "true" : "false") + ",\"sites\":[";
+  for (std::size_t i = 0; i < s.sites.size(); ++i)
+    out += (i ? "," : "") + std::string("{\"call\":") + jsonString(s.sites[i].call) +
+           ",\"count\":" + std::to_string(s.sites[i].count) + ",\"stack\":" + framesJson(s.sites[i].stack) + "}";
   out += "],\"processes\":[";
   for (std::size_t i = 0; i < s.processes.size(); ++i)
     out += (i ? "," : "") + s.processes[i].rawJson;
@@ -626,6 +658,9 @@ std::string renderSummaryText(const RunSummary &s) {
   }
   for (const std::string &note : s.notes)
     out << "\nnote: " << printable(note) << "\n";
+  if (s.sitesRecorded)
+    out << "\ncall sites recorded: " << s.sites.size() << " (in the JSON summary: what afunix-check "
+        << "--runtime-unexercised uses to tell calls never reached)\n";
 
   out << "\nprocesses (" << s.processes.size() << "):\n";
   for (const ProcessReport &p : s.processes) {

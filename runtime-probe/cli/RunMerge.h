@@ -56,6 +56,13 @@ struct FindingGroup {
   std::string why;                            // candidates: why not reported; promoted: why now
 };
 
+// Where the program made a socket call (run --sites), over all processes.
+struct CallSiteGroup {
+  std::string call;
+  uint64_t count = 0;
+  std::vector<StackFrame> stack;
+};
+
 struct MissingProcess {
   int pid = 0;
   std::string exe;
@@ -70,6 +77,8 @@ struct RunSummary {
   std::vector<ProcessReport> processes; // the most final report of each process image, by start
   std::vector<FindingGroup> findings, candidates, fixes;
   std::vector<MissingProcess> missing;
+  bool sitesRecorded = false;           // every process recorded its call sites (run --sites)
+  std::vector<CallSiteGroup> sites;
   std::string symbolizer;               // tool used, "" when none
   std::vector<std::string> notes;       // symbolisation notes
   std::string relativeTo;

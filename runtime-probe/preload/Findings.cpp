@@ -9,6 +9,7 @@ namespace afunix::probe {
 
 namespace {
 constinit Findings gFindings;
+constinit Findings gCallSites;
 constinit Counters gCounters;
 constinit std::atomic<int32_t> gCredsPeers[kCredsPeers] = {};
 
@@ -87,6 +88,22 @@ void Findings::reset() {
 }
 
 Findings &findings() { return gFindings; }
+Findings &callSites() { return gCallSites; }
+
+const char *siteCallName(uint8_t call) {
+  constexpr const char *kNames[] = {"socket", "socketpair", "accept", "connect", "bind",
+                                    "listen", "setsockopt", "getsockopt", "sendmsg", "recvmsg"};
+  static_assert(sizeof kNames / sizeof *kNames == static_cast<std::size_t>(SiteCall::Count));
+  return call < static_cast<uint8_t>(SiteCall::Count) ? kNames[call] : "?";
+}
+
+void noteCallSite(SiteCall call, uintptr_t site, int fd) {
+  if (!config().sites || !site)
+    return;
+  int saved = errno;
+  gCallSites.hit(Rule::CallSite, static_cast<uint8_t>(call), site, fd);
+  errno = saved;
+}
 
 void noteCredentialsSentTo(int32_t peerPid) {
   if (peerPid <= 0)

@@ -25,7 +25,7 @@ namespace {
 // Captured at load: the variables a child image needs to be probed the same way.
 constexpr const char *kCarried[] = {"AFUNIX_PROBE_DIR",     "AFUNIX_PROBE_TIMING",   "AFUNIX_PROBE_FIX",
                                     "AFUNIX_PROBE_FORMAT",  "AFUNIX_PROBE_SLOW_NS", "AFUNIX_PROBE_INTERVAL",
-                                    "AFUNIX_PROBE_TIMING_SAMPLE"};
+                                    "AFUNIX_PROBE_TIMING_SAMPLE", "AFUNIX_PROBE_STACKS", "AFUNIX_PROBE_SITES"};
 constexpr int kCarriedCount = sizeof kCarried / sizeof *kCarried;
 char gCarried[kCarriedCount][640];
 char gPreload[4096]; // "LD_PRELOAD=<value at load>"
@@ -199,14 +199,20 @@ PROBE_EXPORT const char *afunix_probe_interceptor_names() {
 PROBE_INTERCEPTOR(int, socket, int domain, int type, int protocol) {
   int fd = PROBE_REAL(socket)(domain, type, protocol);
   if (fd >= 0)
-    PROBE_AFTER(onSocketCreated(fd, domain, type, PROBE_CALLER));
+    PROBE_AFTER({
+      onSocketCreated(fd, domain, type, PROBE_CALLER);
+      noteCallSite(SiteCall::Socket, PROBE_CALLER, fd);
+    });
   return fd;
 }
 
 PROBE_INTERCEPTOR(int, socketpair, int domain, int type, int protocol, int sv[2]) {
   int r = PROBE_REAL(socketpair)(domain, type, protocol, sv);
   if (r == 0)
-    PROBE_AFTER(onSocketPair(sv, domain, type, PROBE_CALLER));
+    PROBE_AFTER({
+      onSocketPair(sv, domain, type, PROBE_CALLER);
+      noteCallSite(SiteCall::Socketpair, PROBE_CALLER, sv[0]);
+    });
   return r;
 }
 
@@ -214,6 +220,7 @@ PROBE_INTERCEPTOR(int, accept, int fd, struct sockaddr *addr, socklen_t *len) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(accept)(fd, addr, len);
   PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r, PROBE_CALLER));
+  PROBE_AFTER(noteCallSite(SiteCall::Accept, PROBE_CALLER, r >= 0 ? r : fd));
   return r;
 }
 
@@ -221,6 +228,7 @@ PROBE_INTERCEPTOR(int, accept4, int fd, struct sockaddr *addr, socklen_t *len, i
   PROBE_ENTER(fd);
   int r = PROBE_REAL(accept4)(fd, addr, len, flags);
   PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r, PROBE_CALLER));
+  PROBE_AFTER(noteCallSite(SiteCall::Accept, PROBE_CALLER, r >= 0 ? r : fd));
   return r;
 }
 
@@ -228,6 +236,7 @@ PROBE_INTERCEPTOR(int, connect, int fd, const struct sockaddr *addr, socklen_t l
   PROBE_ENTER(fd);
   int r = PROBE_REAL(connect)(fd, addr, len);
   PROBE_RECORD(CallKind::Connect, CallClass::NoFds);
+  PROBE_AFTER(noteCallSite(SiteCall::Connect, PROBE_CALLER, fd));
   return r;
 }
 
@@ -235,6 +244,7 @@ PROBE_INTERCEPTOR(int, bind, int fd, const struct sockaddr *addr, socklen_t len)
   int r = PROBE_REAL(bind)(fd, addr, len);
   if (r == 0)
     PROBE_AFTER(onBind(fd));
+  PROBE_AFTER(noteCallSite(SiteCall::Bind, PROBE_CALLER, fd));
   return r;
 }
 
@@ -243,13 +253,17 @@ PROBE_INTERCEPTOR(int, listen, int fd, int backlog) {
   int r = PROBE_REAL(listen)(fd, backlog);
   if (r == 0)
     PROBE_AFTER(onListen(fd));
+  PROBE_AFTER(noteCallSite(SiteCall::Listen, PROBE_CALLER, fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, setsockopt, int fd, int level, int name, const void *value, socklen_t len) {
   int r = PROBE_REAL(setsockopt)(fd, level, name, value, len);
   int err = r ? errno : 0;
-  PROBE_AFTER(onSetsockopt(fd, level, name, value, len, r, err, PROBE_CALLER));
+  PROBE_AFTER({
+    onSetsockopt(fd, level, name, value, len, r, err, PROBE_CALLER);
+    noteCallSite(SiteCall::Setsockopt, PROBE_CALLER, fd);
+  });
   return r;
 }
 
@@ -257,6 +271,7 @@ PROBE_INTERCEPTOR(int, getsockopt, int fd, int level, int name, void *value, soc
   int r = PROBE_REAL(getsockopt)(fd, level, name, value, len);
   if (r == 0)
     PROBE_AFTER(onGetsockopt(fd, level, name));
+  PROBE_AFTER(noteCallSite(SiteCall::Getsockopt, PROBE_CALLER, fd));
   return r;
 }
 
@@ -327,12 +342,14 @@ PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags)
       probeNs = probeCall.elapsedAnyway();
     onSendmsg(fd, msg, info, r, r < 0 ? probeErrno : 0, probeNs, PROBE_CALLER);
   });
+  PROBE_AFTER(noteCallSite(SiteCall::Sendmsg, PROBE_CALLER, fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, int flags) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(sendmmsg)(fd, msgs, vlen, flags);
+  PROBE_AFTER(noteCallSite(SiteCall::Sendmsg, PROBE_CALLER, fd));
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Send, cls, {
     for (int i = 0; i < r; ++i) { // the first r messages were sent: the kernel read them
@@ -353,6 +370,7 @@ PROBE_INTERCEPTOR(ssize_t, recvmsg, int fd, struct msghdr *msg, int flags) {
   ssize_t r = PROBE_REAL(recvmsg)(fd, msg, flags);
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Recv, cls, cls = onRecvmsg(fd, msg, r, flags, PROBE_CALLER));
+  PROBE_AFTER(noteCallSite(SiteCall::Recvmsg, PROBE_CALLER, fd));
   return r;
 }
 
@@ -361,6 +379,7 @@ PROBE_INTERCEPTOR(int, recvmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, in
     PROBE_AFTER(beforeRecvmsg(fd, vlen ? &msgs[0].msg_hdr : nullptr, PROBE_CALLER));
   PROBE_ENTER(fd);
   int r = PROBE_REAL(recvmmsg)(fd, msgs, vlen, flags, timeout);
+  PROBE_AFTER(noteCallSite(SiteCall::Recvmsg, PROBE_CALLER, fd));
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Recv, cls, {
     for (int i = 0; i < r; ++i) { // the first r entries were filled in by the kernel

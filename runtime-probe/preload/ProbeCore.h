@@ -29,6 +29,10 @@ struct Config {
   uint64_t slowNs = 100000;       // AFUNIX_PROBE_SLOW_NS
   uint64_t intervalNs = 0;        // AFUNIX_PROBE_INTERVAL (seconds), 0 = only at exit/exec
   bool stacks = true;             // AFUNIX_PROBE_STACKS=0: call sites only, no stack unwinding
+  // AFUNIX_PROBE_SITES=1: also record where the program made its socket calls (with a stack, the
+  // first time at each site), so that a static finding the run never reached can be told from one
+  // it reached without the problem showing. Off by default: it costs a table lookup per call.
+  bool sites = false;
   char dir[512] = {};             // AFUNIX_PROBE_DIR; empty = text report on stderr at exit
   bool dirUsable = false;
   // Where the exit report goes when there is no usable directory and fd 2 is no longer the
@@ -274,6 +278,13 @@ private:
 
 Findings &findings();
 const char *ruleId(Rule rule);
+
+// The socket calls a program made, when AFUNIX_PROBE_SITES=1 (a table of its own, so that they
+// never crowd out findings). The variant is the call.
+enum class SiteCall : uint8_t { Socket, Socketpair, Accept, Connect, Bind, Listen, Setsockopt, Getsockopt, Sendmsg, Recvmsg, Count };
+const char *siteCallName(uint8_t call);
+Findings &callSites();
+void noteCallSite(SiteCall call, uintptr_t site, int fd);
 
 // Evidence layout per rule: RuntimeRules.h (kRuntimeRules[].evidence).
 //   creds-without-passcred: [0] socket type, [1] calls with MSG_CTRUNC, [2] 1 = SO_PEERCRED asked

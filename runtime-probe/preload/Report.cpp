@@ -679,6 +679,33 @@ std::size_t renderJson(char *buf, std::size_t size, const char *reason) {
   emit(Section::Candidates);
   o.str("],\"fixes\":[");
   emit(Section::Fixes);
+  o.str("],\"sites_recorded\":");
+  o.str(config().sites ? "true" : "false");
+  o.str(",\"sites\":[");
+  first = true;
+  callSites().forEach([&](const FindingView &f) {
+    if (o.remaining() < 16384) {
+      truncated = true;
+      return;
+    }
+    if (!first)
+      o.put(',');
+    first = false;
+    o.str("{\"call\":");
+    o.json(siteCallName(f.variant));
+    o.str(",\"count\":");
+    o.u64(f.count);
+    o.str(",\"site\":");
+    jsonAddress(o, f.site);
+    o.str(",\"stack\":[");
+    if (f.detail)
+      for (int i = 0; i < f.detail->depth; ++i) {
+        if (i)
+          o.put(',');
+        jsonAddress(o, f.detail->stack[i]);
+      }
+    o.str("]}");
+  });
   o.str("],\"creds_sent_to\":[");
   int32_t pids[kCredsPeers];
   int n = credentialsSentTo(pids, kCredsPeers);
@@ -1050,6 +1077,7 @@ void resetAfterFork() {
   refreshProcessInfo(false);
   stats().resetAfterFork();
   findings().reset();
+  callSites().reset();
   counters().reset();
   resetReportFiles();
   gWriting.store(false, std::memory_order_relaxed);

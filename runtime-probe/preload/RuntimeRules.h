@@ -22,6 +22,7 @@ enum class Rule : uint8_t {
   FdLimit,
   FdCycle,
   FixPasscred, // not a catalog rule: a place where --fix passcred enabled SO_PASSCRED
+  CallSite,    // not a catalog rule: a socket call the program made (AFUNIX_PROBE_SITES=1)
   Count
 };
 
@@ -131,6 +132,7 @@ inline constexpr RuntimeRule kRuntimeRules[] = {
      false,
      {},
      {{"where", F::Where, S::Constant}, {"result", F::Errno, S::Slot, 0}}},
+    {Rule::CallSite, "call-site", false, {}, {}},
 };
 
 constexpr const RuntimeRule &runtimeRule(Rule rule) { return kRuntimeRules[static_cast<int>(rule)]; }

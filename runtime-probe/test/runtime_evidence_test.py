@@ -21,6 +21,41 @@ import tempfile
 
 FAILURES = []
 
+# Two static findings: one in a function the run never calls, one on a line it runs without the
+# problem showing (nothing is ever queued on the datagram socket, so no pid 0 arrives).
+SITES_PROGRAM = r"""#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void never_called(void) {
+  int inet = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(inet, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // never reached
+  close(inet);
+}
+
+int main(int argc, char **argv) {
+  (void)argv;
+  if (argc > 5)
+    never_called();
+  int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "afunix-sites-%d", (int)getpid());
+  socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(addr.sun_path + 1));
+  bind(fd, (struct sockaddr *)&addr, len);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // reached, nothing queued
+  close(fd);
+  return 0;
+}
+"""
+
 
 def check(condition, message):
     if not condition:
@@ -201,6 +236,29 @@ def main():
     check(unseen_results and all(props(r).get("afunix/runtime") == "not-seen" for r in unseen_results
                                  if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("pos_array_256.c")),
           f"--runtime-unexercised marks findings without evidence: {unseen_results}")
+
+    # --sites: the run records every socket call it made, so a static finding the run did not
+    # confirm is either reached without the problem (reached-clean) or never reached.
+    sites_dir = os.path.join(work, "sites")
+    os.makedirs(sites_dir)
+    sites_source = os.path.join(sites_dir, "sites.c")
+    open(sites_source, "w").write(SITES_PROGRAM)
+    sites_binary = os.path.join(sites_dir, "sites")
+    subprocess.run([args.clang, "-g", "-O1", "-o", sites_binary, sites_source], check=True)
+    probe(args, sites_binary, os.path.join(sites_dir, "evidence"), ["--sites"])
+    marked = subprocess.run([args.checker, sites_source, f"--runtime-evidence={os.path.join(sites_dir, 'evidence')}",
+                             "--runtime-unexercised", "--format=sarif", f"--sarif-root={sites_dir}"],
+                            capture_output=True, text=True)
+    sites_sarif_path = os.path.join(sites_dir, "sites.sarif")
+    open(sites_sarif_path, "w").write(marked.stdout)
+    states = {r["locations"][0]["physicalLocation"]["region"]["startLine"]: props(r).get("afunix/runtime")
+              for r in json.loads(marked.stdout)["runs"][0]["results"]}
+    unreached = [n for n, line in enumerate(SITES_PROGRAM.splitlines(), 1) if "never reached" in line][0]
+    reached = [n for n, line in enumerate(SITES_PROGRAM.splitlines(), 1) if "reached, nothing queued" in line][0]
+    check(states == {unreached: "not-exercised", reached: "reached-clean"},
+          f"--sites tells reached from never reached: {states} (want {unreached}: not-exercised, "
+          f"{reached}: reached-clean) {marked.stderr}")
+    validate(args, sites_sarif_path)
 
     # A bad evidence path is an input error before any analysis.
     bad = subprocess.run([args.checker, wrong_family, "--runtime-evidence=" + os.path.join(work, "nothing-here")],
