@@ -595,7 +595,7 @@ std::string renderSummaryText(const RunSummary &s) {
   // The verdict first, then each finding: that is what a person reads this for.
   out << "afunix-probe: ";
   if (s.findings.empty())
-    out << "no findings";
+    out << "no findings in " << s.processes.size() << " process image" << (s.processes.size() == 1 ? "" : "s");
   else
     out << s.findings.size() << " finding" << (s.findings.size() == 1 ? "" : "s") << " (" << s.occurrences()
         << " occurrence" << (s.occurrences() == 1 ? "" : "s") << ") in " << withFindings.size() << " of "
