@@ -454,7 +454,8 @@ const char *fakeGetenv(const char *name) {
 TEST_F(ProbeCore, GoodEnvironmentIsParsed) {
   std::string dir = tempDir();
   gEnv = {{"AFUNIX_PROBE_TIMING", "0"}, {"AFUNIX_PROBE_INTERVAL", "5"}, {"AFUNIX_PROBE_SLOW_NS", "2500"},
-          {"AFUNIX_PROBE_DIR", dir}, {"AFUNIX_PROBE_FIX", "passcred"}, {"AFUNIX_PROBE_FORMAT", "both"}};
+          {"AFUNIX_PROBE_DIR", dir}, {"AFUNIX_PROBE_FIX", "passcred"}, {"AFUNIX_PROBE_FORMAT", "both"},
+          {"AFUNIX_PROBE_STACKS", "0"}, {"AFUNIX_PROBE_SITES", "1"}, {"TMPDIR", "/var/tmp"}};
   Config c;
   char messages[1024];
   EXPECT_TRUE(parseConfig(fakeGetenv, c, messages, sizeof messages));
@@ -465,17 +466,24 @@ TEST_F(ProbeCore, GoodEnvironmentIsParsed) {
   EXPECT_TRUE(c.dirUsable);
   EXPECT_TRUE(c.fixPasscred);
   EXPECT_TRUE(c.reportText && c.reportJson);
+  EXPECT_FALSE(c.stacks);
+  EXPECT_TRUE(c.sites);
+  EXPECT_STREQ(c.fallbackDir, "/var/tmp");
   rmdir(dir.c_str());
 }
 
 TEST_F(ProbeCore, BadEnvironmentValuesGiveOneLineEachAndDefaults) {
   gEnv = {{"AFUNIX_PROBE_INTERVAL", "10s"}, {"AFUNIX_PROBE_SLOW_NS", "-1"}, {"AFUNIX_PROBE_TIMING", "yes"},
-          {"AFUNIX_PROBE_DIR", "/nonexistent/afunix-probe"}};
+          {"AFUNIX_PROBE_DIR", "/nonexistent/afunix-probe"}, {"AFUNIX_PROBE_STACKS", "no"},
+          {"AFUNIX_PROBE_SITES", "all"}, {"TMPDIR", "relative/dir"}};
   Config c;
   char messages[2048];
   EXPECT_FALSE(parseConfig(fakeGetenv, c, messages, sizeof messages));
   std::string text = messages;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6) << text;
+  EXPECT_TRUE(c.stacks) << "default kept";
+  EXPECT_FALSE(c.sites);
+  EXPECT_STREQ(c.fallbackDir, "/tmp") << "a relative TMPDIR is not used";
   EXPECT_NE(text.find("AFUNIX_PROBE_INTERVAL must be a whole number of seconds, got '10s'"), std::string::npos);
   EXPECT_NE(text.find("AFUNIX_PROBE_DIR '/nonexistent/afunix-probe' is not a directory"), std::string::npos);
   EXPECT_EQ(c.intervalNs, 0u);

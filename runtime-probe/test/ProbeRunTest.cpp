@@ -624,6 +624,46 @@ TEST(RunCommand, AWriteErrorOnTheOutputHasItsOwnExitCode) {
   EXPECT_NE(pipe.err.find("error writing the output: Broken pipe"), std::string::npos) << pipe.err;
 }
 
+// ---- symbolisation falls back with a reason ---------------------------------------------------------
+
+TEST(Symbolizer, WithoutOneFindingsStayModulePlusOffsetAndTheSummarySaysWhy) {
+  Probed off = probe({kPrograms + "/fd_limit"}, {}, {"AFUNIX_PROBE_SYMBOLIZER=none"});
+  ASSERT_EQ(off.program.status, 0) << off.program.err;
+  ASSERT_EQ(off.summary["findings"].size(), 1u);
+  EXPECT_TRUE(off.summary["findings"][0]["location"].IsNull());
+  EXPECT_EQ(off.summary["findings"][0]["site"].as<std::string>().rfind("fd_limit+0x", 0), 0u);
+  EXPECT_TRUE(off.summary["symbolizer"].IsNull());
+  ASSERT_EQ(off.summary["notes"].size(), 1u);
+  EXPECT_NE(off.summary["notes"][0].as<std::string>().find("symbolisation is off"), std::string::npos);
+  Probed missing = probe({kPrograms + "/fd_limit"}, {}, {"AFUNIX_PROBE_SYMBOLIZER=/nonexistent/llvm-symbolizer"});
+  ASSERT_EQ(missing.summary["notes"].size(), 1u);
+  EXPECT_NE(missing.summary["notes"][0].as<std::string>().find("not found"), std::string::npos);
+  // addr2line when that is what there is: still file and line.
+  if (access("/usr/bin/addr2line", X_OK) == 0) {
+    Probed binutils = probe({kPrograms + "/fd_limit"}, {}, {"AFUNIX_PROBE_SYMBOLIZER=addr2line"});
+    EXPECT_EQ(binutils.summary["symbolizer"].as<std::string>(), "addr2line");
+    ASSERT_TRUE(binutils.summary["findings"][0]["location"].IsMap());
+    EXPECT_NE(binutils.summary["findings"][0]["location"]["file"].as<std::string>().find("probe_util.h"),
+              std::string::npos);
+  }
+}
+
+TEST(Symbolizer, ABinaryChangedSinceTheRunIsNotSymbolisedWithWrongLines) {
+  std::string dir = tempDir(), program = dir + "/program";
+  ASSERT_EQ(run({"/bin/cp", kPrograms + "/fd_limit", program}).status, 0);
+  // The program runs, then is replaced by another build before `run` symbolises its frames.
+  Probed p = probe({"/bin/sh", "-c", program + " && /bin/cp " + kPrograms + "/fd_cycle " + program + ".new && /bin/mv " +
+                                        program + ".new " + program});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  ASSERT_GE(p.summary["findings"].size(), 1u);
+  EXPECT_TRUE(p.summary["findings"][0]["location"].IsNull()) << "lines of another build would be wrong lines";
+  bool said = false;
+  for (const auto &note : p.summary["notes"])
+    said |= note.as<std::string>().find(program + ": changed since the run (build-id") != std::string::npos;
+  EXPECT_TRUE(said) << p.program.err;
+  removeTree(dir);
+}
+
 // ---- the library on its own (plain LD_PRELOAD) ---------------------------------------------------
 
 TEST(Preload, BadEnvironmentValuesSayOneLineAndChangeNothing) {
