@@ -514,6 +514,15 @@ TEST(RunCommand, LatencyIsSampledByDefault) {
   EXPECT_LE(timedWrites, 32000u / 16 + 300);
 }
 
+TEST(RunCommand, AHistogramWithNoTimedCallSaysWhy) {
+  Result r = run({kProbe, "run", "--", kPrograms + "/threads"}, {"AFUNIX_PROBE_TIMING=0"});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("write (none): 32000 calls\n     (no call of these was timed: one call in "
+                       "AFUNIX_PROBE_TIMING_SAMPLE is, or timing is off)\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(RunCommand, CountingOnlyModeHasNoLatencies) {
   Probed p = probe({kPrograms + "/threads"}, {}, {"AFUNIX_PROBE_TIMING=0"});
   ASSERT_EQ(p.program.status, 0);
