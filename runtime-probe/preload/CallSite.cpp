@@ -51,7 +51,9 @@ bool copyFromProcess(void *to, const void *from, std::size_t length) {
   int saved = errno;
   iovec local{to, length};
   iovec remote{const_cast<void *>(from), length};
-  long n = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1, &remote, 1, 0);
+  // Every argument as a long: syscall() is variadic, and the sixth (flags) is passed on the stack,
+  // where an int 0 would leave the upper half of the slot to chance (EINVAL with garbage flags).
+  long n = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1L, &remote, 1L, 0L);
   if (n < 0 && (errno == ENOSYS || errno == EPERM))
     gVmReadv.store(0, std::memory_order_relaxed);
   errno = saved;

@@ -898,7 +898,7 @@ int writeFileSafely(ReportFile &file, const char *data, std::size_t length) {
       sysClose(static_cast<int>(fd));
       return EEXIST;
     }
-    syscall(SYS_ftruncate, fd, 0);
+    syscall(SYS_ftruncate, fd, 0L); // off_t: a long, never an int, through the variadic syscall()
   }
   std::size_t done = 0;
   while (done < length) {

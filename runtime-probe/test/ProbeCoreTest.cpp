@@ -342,6 +342,52 @@ TEST_F(ProbeCore, WrongFamilyRecordsTheKernelsAnswer) {
   close(fd);
 }
 
+// ---- call sites ------------------------------------------------------------------------------------
+
+// The build-id readelf reports for `path`, lowercase hex.
+std::string readelfBuildId(const std::string &path) {
+  std::string out;
+  if (FILE *p = popen(("readelf -n '" + path + "' 2>/dev/null").c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, p))
+      if (const char *at = std::strstr(line, "Build ID: ")) {
+        out = at + 10;
+        out.erase(out.find_last_not_of(" \n") + 1);
+      }
+    pclose(p);
+  }
+  return out;
+}
+
+TEST_F(ProbeCore, ModulesAreNamedWithTheirBuildId) {
+  refreshProcessInfo(true);
+  int m = moduleOf(reinterpret_cast<uintptr_t>(&readelfBuildId));
+  ASSERT_GE(m, 0);
+  const Module *module = moduleAt(m);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(std::string(module->path), processInfo().exe) << "the main program is named by /proc/self/exe";
+  std::string hex;
+  char byte[3];
+  for (int i = 0; i < module->buildIdLength; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", module->buildId[i]);
+    hex += byte;
+  }
+  EXPECT_EQ(hex, readelfBuildId(processInfo().exe));
+  EXPECT_EQ(moduleOf(reinterpret_cast<uintptr_t>(&readelfBuildId)), m) << "registered once";
+}
+
+TEST_F(ProbeCore, AStackStartsAtTheCallSiteAndReachesItsCallers) {
+  // The "interceptor" here is this lambda's caller chain: captureStack must find `site` among
+  // the unwound return addresses and keep what follows.
+  uintptr_t frames[kStackDepth];
+  int n = [&]() __attribute__((noinline)) {
+    uintptr_t site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    return captureStack(site, frames, kStackDepth);
+  }();
+  ASSERT_GE(n, 2) << "the site and at least one caller";
+  EXPECT_EQ(moduleOf(frames[0]), moduleOf(reinterpret_cast<uintptr_t>(&readelfBuildId)));
+}
+
 // ---- reports --------------------------------------------------------------------------------------
 
 TEST_F(ProbeCore, JsonReportHasTheStableKeys) {
