@@ -29,19 +29,6 @@ if(TARGET afunix-check)
   add_custom_target(afunix-man ALL DEPENDS ${AFUNIX_CHECK_MAN})
   list(APPEND AFUNIX_MAN_PAGES ${AFUNIX_CHECK_MAN})
 endif()
-# afunix-probe.1 likewise, from `afunix-probe --help`.
-if(TARGET afunix-probe)
-  find_package(Python3 REQUIRED COMPONENTS Interpreter)
-  set(AFUNIX_PROBE_MAN ${CMAKE_BINARY_DIR}/man/afunix-probe.1)
-  add_custom_command(OUTPUT ${AFUNIX_PROBE_MAN}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
-    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/help2man.py
-            $<TARGET_FILE:afunix-probe> ${PROJECT_VERSION} ${AFUNIX_PROBE_MAN}
-    DEPENDS afunix-probe ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/help2man.py
-    COMMENT "Generating afunix-probe.1 from afunix-probe --help")
-  add_custom_target(afunix-probe-man ALL DEPENDS ${AFUNIX_PROBE_MAN})
-  list(APPEND AFUNIX_MAN_PAGES ${AFUNIX_PROBE_MAN})
-endif()
 install(FILES ${AFUNIX_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # The .deb: `cpack -G DEB --config build/CPackConfig.cmake`. Runtime dependencies are the Debian

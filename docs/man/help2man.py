@@ -30,8 +30,8 @@ def convert(help_text, name, version):
         elif not line.startswith(" "):
             out.append(f".SH {stripped}")
             code = False
-        elif (re.match(r"^ {4}(-|[A-Z][A-Z0-9_]+$|<|[a-z]+ \[)", line) and i + 1 < len(lines)
-              and lines[i + 1].startswith(" " * 8)):  # an option, a variable, a file, a subcommand
+        elif re.match(r"^ {4}(-|[A-Z][A-Z0-9_]+$)", line) and i + 1 < len(lines) and \
+                lines[i + 1].startswith(" " * 8):  # an option, or an ENVIRONMENT variable
             out += [".TP", f"\\fB{roff(stripped)}\\fR"]
             code = False
         elif status:  # EXIT STATUS entries: "    2   text"

@@ -93,13 +93,13 @@ KERNEL OPTIONS
         only, and measurements.
 
 BENCH OPTIONS
-    hackbench [-g N] [-l N] [-f N] [-s BYTES] [-T|-P] [--passcred|--plain] [--rounds R]
-        rt-tests hackbench's workload, plain and with SO_PASSCRED on every socket, interleaved.
-    gc [--inflight N] [--cycles|--no-cycles] [--samples N]
-        One-byte sendmsg() without and with an AF_UNIX fd while N sockets are in flight; ends
-        with a verdict on whether fd-carrying sends wait for the unix GC.
-    meminit [--sizes 64,1K,...] [--seconds S]
-        AF_UNIX stream and dgram throughput per message size with the memory auto-init state.
+    afunix-probe bench hackbench [-g N] [-l N] [-f N] [-s BYTES] [-T|-P] [--passcred|--plain]
+    [--rounds R] runs rt-tests hackbench's workload, plain and with SO_PASSCRED on every socket,
+    interleaved. afunix-probe bench gc [--inflight N] [--cycles|--no-cycles] [--samples N] times
+    one-byte sendmsg() without and with an AF_UNIX fd while N sockets are in flight, and ends with
+    a verdict on whether fd-carrying sends wait for the unix GC. afunix-probe bench meminit
+    [--sizes 64,1K,...] [--seconds S] measures AF_UNIX stream and dgram throughput per message
+    size with the memory auto-init state.
     --format text|json
         Every benchmark prints one JSON object with --format json.
 
@@ -148,12 +148,9 @@ EXIT STATUS
     when it could not.
 
 FILES
-    <prefix>/lib/libafunix-probe.so
-        The interposer run preloads.
-    <prefix>/share/afunix-compat/rules/*.yaml
-        The rule catalog (also compiled into the tools).
-    <prefix>/share/doc/afunix-compat/guide-probe.md
-        The guide: reports, detections, guarantees and limits.
+    The interposer `run` preloads is <prefix>/lib/libafunix-probe.so; the rule catalog is in
+    <prefix>/share/afunix-compat/rules/*.yaml (also compiled into the tools); the guide, with the
+    report formats, guarantees and limits, is <prefix>/share/doc/afunix-compat/guide-probe.md.
 
 SEE ALSO
     afunix-check(1), afunix-clangd(1), valgrind(1)
