@@ -34,7 +34,6 @@ struct Finding {
   std::string message;
   std::vector<Note> notes;
   std::vector<Edit> fixes; // empty when no unambiguous fix-it exists
-  std::string lineText;    // the source line of `where`, trimmed: keys baselines and fingerprints
   // Extra facts a front end attaches (runtime evidence from afunix-probe): SARIF writes them into
   // the result's property bag; the text and JSON writers show them through `notes` instead.
   struct Property {
@@ -44,6 +43,8 @@ struct Finding {
     bool isNumber = false;
   };
   std::vector<Property> properties;
+
+  std::string lineText;    // the source line of `where`, trimmed: keys baselines and fingerprints
 };
 
 struct FileOutcome {
