@@ -24,11 +24,9 @@ set(AFUNIX_INSTALL_COMPONENTS afunix-check afunix-clangd afunix-tidy docs)
 # docs/README.md is the installed index (share/doc/afunix-compat/README.md); the repository's
 # README.md, whose links point into docs/, would collide with it and is not installed.
 install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
-        COMPONENT docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
-if(AFUNIX_BUILD_PROBE)
-  install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/docs/man/afunix-probe.1
-          DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-endif()
+        COMPONENT docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE
+        # The corpus measurements point into bench/: a document of the source tree only.
+        PATTERN "accuracy.md" EXCLUDE)
 
 # The .deb: `cpack -G DEB --config build/CPackConfig.cmake`. Runtime dependencies are the Debian
 # bookworm packages of what the binaries link (libclang-cpp, libLLVM, yaml-cpp, and the gRPC /

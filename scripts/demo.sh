@@ -27,9 +27,16 @@ echo "== afunix-probe run over the testdata/probe programs"
 reports=$(mktemp -d "${TMPDIR:-/tmp}/afunix-demo.XXXXXX")
 trap 'rm -rf "$reports"' EXIT
 for program in creds_without_passcred passcred_too_late passcred_wrong_family fd_flood fd_cycle \
-               fd_limit clean_ipc; do
+               fd_limit creds_multiprocess cxx_session peercred_auth clean_ipc; do
   echo "-- $program"
-  "$bin/afunix-probe" run --out "$reports/$program" --report "$reports/$program.txt" \
+  "$bin/afunix-probe" run --out "$reports/evidence" --report "$reports/$program.txt" \
     -- "build/testdata/probe/$program" >/dev/null
-  grep -E '^(  finding:|    evidence:|  no findings)' "$reports/$program.txt" || true
+  # The summary opens with the findings (call site, socket, stack): show that part.
+  sed -n '1,/^processes (/p' "$reports/$program.txt" | grep -v '^processes (' || true
 done
+if [ -x "$bin/afunix-check" ]; then
+  echo
+  echo "== afunix-check on the same programs, with what the probe saw at run time"
+  "$bin/afunix-check" -p build testdata/probe/*.c testdata/probe/*.cpp \
+    --runtime-evidence="$reports/evidence" || true
+fi

@@ -8,6 +8,7 @@
 #include "Fixes.h"
 #include "Output.h"
 #include "Printable.h"
+#include "RuntimeEvidence.h"
 #include "SafeFiles.h"
 #include "Sarif.h"
 #include "StoredFacts.h"
@@ -151,6 +152,17 @@ OPTIONS
         were checked and writable; skipped ones are named on stderr.
     --fix-errors
         Like --fix, and also apply fix-its from files that did not parse.
+    --runtime-evidence=PATH
+        Merge what afunix-probe saw at run time: PATH is the --out directory of
+        `afunix-probe run --out DIR` or a summary from `afunix-probe run --format json`. A finding
+        the run confirmed (same rule at its line, on any frame of the call's stack) gets a note and
+        the SARIF property afunix/runtime=confirmed; a runtime finding with no static finding is
+        added at its source line (afunix/runtime=runtime-only). A call whose line moved since the
+        probed build still matches within 5 lines when its source line reads the same.
+    --runtime-unexercised
+        With --runtime-evidence: also mark the findings the run did not show. When the run recorded
+        its socket calls (afunix-probe run --sites): reached without the problem showing
+        (afunix/runtime=reached-clean) or never reached (not-exercised); otherwise not-seen.
     -j, --jobs=N
         Check N files in parallel (default: 1; 0 = number of CPUs). Output does not depend on N.
     -q, --quiet
@@ -205,13 +217,14 @@ SEE ALSO
 struct Cli {
   std::string buildPath, checks, configPath, targetKernel, format = "text", sarifRoot;
   std::string baseline, writeBaselinePath, exportFixesPath, docsUrl, lineFilter, diffFrom;
+  std::string runtimeEvidence;
   std::string failOn = "warning", color = "auto";
   std::optional<std::string> headerFilter, excludeHeaderFilter;
   std::vector<std::string> excludes;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
        version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
-       noStoreFacts = false, dumpFacts = false;
+       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -255,6 +268,9 @@ const std::vector<OptionSpec> &optionTable() {
       {"--fail-on", true, [](Cli &c, const std::string &v) { c.failOn = v; }},
       {"--color", true, [](Cli &c, const std::string &v) { c.color = v; }},
       {"--docs-url", true, [](Cli &c, const std::string &v) { c.docsUrl = v; }},
+      {"--runtime-evidence", true, [](Cli &c, const std::string &v) { c.runtimeEvidence = v; }},
+      {"--runtime-unexercised", false,
+       [](Cli &c, const std::string &) { c.runtimeUnexercised = true; }},
       {"--jobs", true, [](Cli &, const std::string &) {}}, // handled with -j below
       {"--pedantic", false, [](Cli &c, const std::string &) { c.pedantic = true; }},
       {"--fix", false, [](Cli &c, const std::string &) { c.fix = true; }},
@@ -546,6 +562,9 @@ int run(int argc, char **argv) {
     return inputError(error);
   if (!cli.exportFixesPath.empty() && !checkOutputPath(cli.exportFixesPath, "fixes file", error))
     return inputError(error);
+  RuntimeEvidence evidence; // read before the run: a bad path must not cost an analysis
+  if (!cli.runtimeEvidence.empty() && !loadRuntimeEvidence(cli.runtimeEvidence, evidence, error))
+    return inputError(error);
 
   CompileRequest request;
   request.buildPath = cli.buildPath;
@@ -659,6 +678,17 @@ int run(int argc, char **argv) {
     return finish(countParseErrors(result) ? kParseError : kClean);
   }
 
+  // What the program did at run time, joined to the findings before anything is filtered.
+  MergeStats merged;
+  if (!cli.runtimeEvidence.empty()) {
+    MergeOptions merge;
+    merge.markUnexercised = cli.runtimeUnexercised;
+    for (const auto &[file, settings] : unitSettings)
+      for (const std::string &rule : enabledChecks(settings.checks))
+        merge.rules.insert(rule);
+    merged = mergeRuntimeEvidence(result, evidence, merge);
+  }
+
   // What is reported: each finding under the configuration of its own file, then the filters.
   std::map<std::string, FileRules> rulesByConfig;
   std::string ruleError;
@@ -742,6 +772,9 @@ int run(int argc, char **argv) {
       llvm::errs() << "; " << dropped;
     if (unparsed)
       llvm::errs() << "; " << unparsed << " not parsed";
+    if (!cli.runtimeEvidence.empty())
+      llvm::errs() << "; run time: " << merged.confirmed << " confirmed, " << merged.runtimeOnly
+                   << " found only at run time";
     if (cli.fix)
       llvm::errs() << "; " << applied << " fix" << (applied == 1 ? "" : "es") << " applied";
     llvm::errs() << "\n";

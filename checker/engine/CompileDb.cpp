@@ -29,19 +29,6 @@ namespace afunix::check {
 
 using clang::tooling::CommandLineArguments;
 
-std::string absolutePath(const std::string &path, const std::string &base) {
-  llvm::SmallString<256> result(path);
-  if (!llvm::sys::path::is_absolute(result)) {
-    llvm::SmallString<256> dir(base);
-    if (dir.empty())
-      llvm::sys::fs::current_path(dir);
-    llvm::sys::path::append(dir, result);
-    result = dir;
-  }
-  llvm::sys::path::remove_dots(result, /*remove_dot_dot=*/true);
-  return std::string(result);
-}
-
 namespace {
 
 bool isLauncher(llvm::StringRef argv0) {

@@ -2,6 +2,8 @@
 // and how a command written for gcc or another clang becomes one this clang 19 accepts.
 #pragma once
 
+#include "Paths.h"
+
 #include <string>
 #include <vector>
 
@@ -31,7 +33,5 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs, s
 // warnings, which no rule reads. Exposed for tests.
 std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std::string &file);
 
-// Absolute, dot-free form of `path` (relative paths are taken from `base`, or the cwd when empty).
-std::string absolutePath(const std::string &path, const std::string &base = "");
 
 } // namespace afunix::check

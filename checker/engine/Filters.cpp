@@ -1,6 +1,6 @@
 #include "Filters.h"
 
-#include "CompileDb.h"
+#include "Paths.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

@@ -47,6 +47,16 @@ struct Finding {
   std::vector<SourceSpan> spans; // what clang underlines (~~~~); may be empty
   std::vector<Note> notes;
   std::vector<Edit> fixes; // empty when no unambiguous fix-it exists
+  // Extra facts a front end attaches (runtime evidence from afunix-probe): SARIF writes them into
+  // the result's property bag; the text and JSON writers show them through `notes` instead.
+  struct Property {
+    std::string name;
+    std::string text;   // the value, unless `isNumber`
+    long long number = 0;
+    bool isNumber = false;
+  };
+  std::vector<Property> properties;
+
   std::string lineText;    // the source line of `where`, trimmed: keys baselines and fingerprints
   // The main file of the translation unit that produced the finding (a finding in a header names
   // the file that included it; after deduplication, the first such unit in job order).

@@ -430,6 +430,12 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
             {"message", json::Object{{"text", utf8ForJson(escapeMessageText(note.message))}}}});
       item["relatedLocations"] = std::move(related);
     }
+    if (!finding.properties.empty()) {
+      json::Object properties;
+      for (const Finding::Property &p : finding.properties)
+        properties[p.name] = p.isNumber ? json::Value(static_cast<int64_t>(p.number)) : json::Value(p.text);
+      item["properties"] = std::move(properties);
+    }
     json::Array fixes = fixesOf(finding, options.root, sources);
     if (!fixes.empty())
       item["fixes"] = std::move(fixes);

@@ -4,6 +4,7 @@ a man page, so the installed afunix-check.1 always says what the binary says.
 
 usage: help2man.py TOOL VERSION OUT.1   (runs `TOOL --help`)
 """
+import os
 import re
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def convert(help_text, name, version):
             out += [".br", roff(stripped)]
             code = True
         else:
-            if code or (re.match(r"^ {4}afunix-check ", line)):
+            if code or re.match(rf"^ {{4}}{re.escape(name)}( |$)", line):
                 out.append(".br")
             out.append(roff(stripped))
             code = False
@@ -52,7 +53,7 @@ def main():
     tool, version, target = sys.argv[1:4]
     help_text = subprocess.run([tool, "--help"], capture_output=True, text=True, check=True).stdout
     with open(target, "w") as f:
-        f.write(convert(help_text, "afunix-check", version))
+        f.write(convert(help_text, os.path.basename(tool), version))
 
 
 if __name__ == "__main__":

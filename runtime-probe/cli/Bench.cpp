@@ -11,6 +11,9 @@
 #include <sys/utsname.h>
 #include <vector>
 
+#include "Json.h"
+
+#include "afunix/KernelConstants.h"
 #include "afunix/kernel/Experiments.h"
 #include "afunix/kernel/Hackbench.h"
 
@@ -20,9 +23,10 @@ namespace {
 
 constexpr const char *kBenchUsage =
     "usage: afunix-probe bench hackbench [-g N] [-l N] [-f N] [-s BYTES] [-T|-P]\n"
-    "                                    [--passcred|--plain] [--rounds R]\n"
+    "                                    [--passcred|--plain] [--rounds R] [--format text|json]\n"
     "       afunix-probe bench gc [--inflight N] [--cycles|--no-cycles] [--samples N]\n"
-    "       afunix-probe bench meminit [--sizes 64,1K,...] [--seconds S]\n"
+    "                             [--format text|json]\n"
+    "       afunix-probe bench meminit [--sizes 64,1K,...] [--seconds S] [--format text|json]\n"
     "\n"
     "hackbench  rt-tests hackbench's socket workload (same flags and defaults: 10 groups, 100\n"
     "           loops, processes), run plain and with SO_PASSCRED on every socket, interleaved,\n"
@@ -31,9 +35,33 @@ constexpr const char *kBenchUsage =
     "gc         the 2024 measurement: 4096 one-byte sendmsg() with no fd and with one AF_UNIX fd\n"
     "           while N sockets are in flight (default 32768, capped by RLIMIT_NOFILE without\n"
     "           CAP_SYS_RESOURCE); --cycles adds reference cycles among them (default: both).\n"
+    "           It ends with a verdict: whether fd-carrying sends (or all sends) waited for the\n"
+    "           GC, or why these numbers cannot show it (fewer than 16001 sockets in flight).\n"
     "meminit    AF_UNIX stream and dgram throughput per message size, with the detected\n"
     "           init_on_alloc / init_on_free state, to compare boots or machines.\n"
-    "Exit status: 0 success, 1 the benchmark could not run, 2 usage error.\n";
+    "--format json prints one JSON object with every number (keys: docs/guide-probe.md).\n"
+    "Exit status: 0 success, 1 the benchmark could not run, 2 usage error, 74 the output could\n"
+    "not be written.\n";
+
+std::string number(double v, const char *format = "%.6g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// --format text|json, shared by every benchmark: true when `a` was it (and `i` moved past it).
+bool formatOption(const std::string &a, int argc, char **argv, int &i, bool &json, bool &bad) {
+  const char *v = nullptr;
+  if (a == "--format")
+    v = i + 1 < argc ? argv[++i] : "";
+  else if (a.rfind("--format=", 0) == 0)
+    v = argv[i] + 9;
+  else
+    return false;
+  json = !std::strcmp(v, "json");
+  bad = !json && std::strcmp(v, "text") != 0;
+  return true;
+}
 
 int usageError(const std::string &message) {
   std::fprintf(stderr, "afunix-probe bench: %s\n\n%s", message.c_str(), kBenchUsage);
@@ -61,11 +89,13 @@ double median(std::vector<double> v) {
 int benchHackbench(int argc, char **argv) {
   kernel::HackbenchOptions o;
   int rounds = 3;
-  bool plain = true, passcred = true;
+  bool plain = true, passcred = true, json = false, badFormat = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "-g" || a == "--groups") {
+    if (formatOption(a, argc, argv, i, json, badFormat)) {
+      if (badFormat) return usageError("--format takes text or json");
+    } else if (a == "-g" || a == "--groups") {
       if (!parseCount(v, 1000, o.groups)) return usageError("-g takes 1..1000");
       ++i;
     } else if (a == "-l" || a == "--loops") {
@@ -98,15 +128,18 @@ int benchHackbench(int argc, char **argv) {
     }
   }
   long long writes = 1LL * o.groups * o.fdsPerGroup * o.fdsPerGroup * o.loops;
-  std::printf("hackbench: %d groups x %d senders x %d receivers (%s), %d loops, %d-byte "
-              "messages: %lld writes per run\n",
-              o.groups, o.fdsPerGroup, o.fdsPerGroup, o.threads ? "threads" : "processes",
-              o.loops, o.datasize, writes);
+  if (!json)
+    std::printf("hackbench: %d groups x %d senders x %d receivers (%s), %d loops, %d-byte "
+                "messages: %lld writes per run\n",
+                o.groups, o.fdsPerGroup, o.fdsPerGroup, o.threads ? "threads" : "processes",
+                o.loops, o.datasize, writes);
   std::vector<double> plainTimes, passcredTimes, plainCpu, passcredCpu;
+  std::string roundsJson;
   for (int r = 0; r < rounds; ++r) {
     // Alternate which variant goes first so drift (thermal, other load) hits both alike.
     bool passcredFirst = r % 2 == 1;
-    std::printf("round %d:", r + 1);
+    if (!json)
+      std::printf("round %d:", r + 1);
     for (int k = 0; k < 2; ++k) {
       bool withPasscred = (k == 0) == passcredFirst;
       if ((withPasscred && !passcred) || (!withPasscred && !plain))
@@ -116,16 +149,46 @@ int benchHackbench(int argc, char **argv) {
       double cpu = 0;
       double t = kernel::runHackbench(o, error, &cpu);
       if (t < 0) {
-        std::printf("\n");
+        if (!json)
+          std::printf("\n");
         std::fprintf(stderr, "afunix-probe bench hackbench: %s\n", error.c_str());
         return 1;
       }
       (withPasscred ? passcredTimes : plainTimes).push_back(t);
       (withPasscred ? passcredCpu : plainCpu).push_back(cpu);
-      std::printf("  %s %.3f s (cpu %.2f s)", withPasscred ? "passcred" : "plain", t, cpu);
-      std::fflush(stdout);
+      if (json)
+        roundsJson += std::string(roundsJson.empty() ? "" : ",") + "{\"round\":" + std::to_string(r + 1) +
+                      ",\"variant\":\"" + (withPasscred ? "passcred" : "plain") + "\",\"seconds\":" + number(t) +
+                      ",\"cpu_seconds\":" + number(cpu) + "}";
+      else {
+        std::printf("  %s %.3f s (cpu %.2f s)", withPasscred ? "passcred" : "plain", t, cpu);
+        std::fflush(stdout);
+      }
     }
-    std::printf("\n");
+    if (!json)
+      std::printf("\n");
+  }
+  std::vector<double> paired, pairedCpu;
+  for (std::size_t r = 0; r < plainTimes.size() && r < passcredTimes.size(); ++r) {
+    paired.push_back(passcredTimes[r] / plainTimes[r]);
+    pairedCpu.push_back(passcredCpu[r] / plainCpu[r]);
+  }
+  if (json) {
+    std::string out = "{\"benchmark\":\"hackbench\",\"groups\":" + std::to_string(o.groups) +
+                      ",\"senders_per_group\":" + std::to_string(o.fdsPerGroup) +
+                      ",\"mode\":\"" + (o.threads ? "threads" : "processes") + "\",\"loops\":" +
+                      std::to_string(o.loops) + ",\"datasize\":" + std::to_string(o.datasize) +
+                      ",\"writes_per_run\":" + std::to_string(writes) + ",\"rounds\":[" + roundsJson + "]";
+    if (plain)
+      out += ",\"plain_median_s\":" + number(median(plainTimes));
+    if (passcred)
+      out += ",\"passcred_median_s\":" + number(median(passcredTimes));
+    if (plain && passcred)
+      out += ",\"ratio\":" + number(median(paired)) + ",\"ratio_of_medians\":" +
+             number(median(passcredTimes) / median(plainTimes)) + ",\"cpu_ratio\":" + number(median(pairedCpu));
+    out += ",\"reference\":{\"year\":2011,\"plain_s\":4.228,\"passcred_s\":9.102,\"ratio\":2.15}}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
   }
   if (plain)
     std::printf("plain (median of %zu):    %.3f s\n", plainTimes.size(), median(plainTimes));
@@ -133,12 +196,6 @@ int benchHackbench(int argc, char **argv) {
     std::printf("passcred (median of %zu): %.3f s\n", passcredTimes.size(), median(passcredTimes));
   if (plain && passcred) {
     // Each round's pair ran back to back: their ratio cancels slow drift in machine load.
-    std::vector<double> paired;
-    for (std::size_t r = 0; r < plainTimes.size() && r < passcredTimes.size(); ++r)
-      paired.push_back(passcredTimes[r] / plainTimes[r]);
-    std::vector<double> pairedCpu;
-    for (std::size_t r = 0; r < plainCpu.size() && r < passcredCpu.size(); ++r)
-      pairedCpu.push_back(passcredCpu[r] / plainCpu[r]);
     std::printf("ratio passcred/plain: x%.2f (median of per-round ratios; ratio of medians "
                 "x%.2f); CPU time x%.2f\n   2011, hackbench 20 thread 2000: 9.102 s with "
                 "credentials on every message vs 4.228 s without = x2.15\n",
@@ -147,15 +204,42 @@ int benchHackbench(int argc, char **argv) {
   return 0;
 }
 
+// What the gc blocks show, in one sentence a person can act on.
+std::string gcVerdict(const kernel::GcMeasurement &m) {
+  if (m.inflightReached <= kernel::kUnixInflightTriggerGc)
+    return "no verdict: " + std::to_string(m.inflightReached) + " sockets in flight is not above the " +
+           std::to_string(kernel::kUnixInflightTriggerGc) +
+           " at which the kernel queues the unix GC, so no send could wait for it and these numbers "
+           "measure no throttling; raise --inflight above " + std::to_string(kernel::kUnixInflightTriggerGc) +
+           " (RLIMIT_NOFILE must allow it, or run with CAP_SYS_RESOURCE)";
+  const kernel::LatencyBlock &fd = m.ranWith ? m.unixFdCycles : m.unixFd;
+  const kernel::LatencyBlock &noFd = m.ranWith ? m.noFdCycles : m.noFd;
+  if (fd.ns.empty() || noFd.ns.empty())
+    return "no verdict: the time budget ran out before the loaded blocks were measured";
+  bool fdWaits = fd.median() >= 10 * std::max<std::uint64_t>(1, m.idleUnixFd.median());
+  bool allWait = noFd.median() >= 10 * std::max<std::uint64_t>(1, m.idleNoFd.median());
+  std::string load = m.ranWith ? "with reference cycles in flight" : "with sockets in flight";
+  if (fdWaits && !allWait)
+    return "fd-carrying sendmsg() waits for the unix GC " + load + " (median x" +
+           number(static_cast<double>(fd.median()) / std::max<std::uint64_t>(1, m.idleUnixFd.median()), "%.0f") +
+           " its idle cost), plain sends do not: the 6.8+ behaviour (afunix-fd-flood, afunix-fd-cycle)";
+  if (allWait)
+    return "every AF_UNIX sendmsg(), with or without fds, waits " + load +
+           ": the <= 6.7 behaviour, one process flooding fds slows every sender";
+  return "no send waited " + load + " (fd-carrying median within 10x of idle): this kernel did not throttle";
+}
+
 int benchGc(int argc, char **argv) {
   kernel::GcOptions o;
   o.inflight = 32768;
   o.timeBudgetSeconds = 120;
-  bool cyclesOnly = false, noCycles = false;
+  bool cyclesOnly = false, noCycles = false, json = false, badFormat = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "--inflight") {
+    if (formatOption(a, argc, argv, i, json, badFormat)) {
+      if (badFormat) return usageError("--format takes text or json");
+    } else if (a == "--inflight") {
       if (!parseCount(v, 1 << 20, o.inflight)) return usageError("--inflight takes 1..1048576");
       ++i;
     } else if (a == "--samples") {
@@ -176,29 +260,75 @@ int benchGc(int argc, char **argv) {
     return usageError("--cycles and --no-cycles exclude each other");
   o.withCycles = !noCycles;
   o.withoutCycles = !cyclesOnly;
+  // Another afunix-probe measuring in-flight sockets at the same time would be measured too.
+  kernel::InflightLock lock(600);
+  if (!lock.held()) {
+    std::fprintf(stderr, "afunix-probe bench gc: another afunix-probe held %s for %.0f s: not measured\n",
+                 kernel::InflightLock::name(), lock.waitedSeconds());
+    return 1;
+  }
   kernel::GcMeasurement m = kernel::measureGcWait(o);
   if (!m.error.empty()) {
     std::fprintf(stderr, "afunix-probe bench gc: %s\n", m.error.c_str());
     return 1;
   }
-  std::printf("gc: %d one-byte dgram sendmsg() per block; %d AF_UNIX sockets in flight "
-              "(%d requested)%s%s\n",
-              o.samples, m.inflightReached, m.inflightRequested,
-              m.limitNote.empty() ? "" : ": ", m.limitNote.c_str());
-  auto block = [](const char *title, const kernel::LatencyBlock &b) {
-    if (b.ns.empty())
-      return;
-    std::printf("\n%s: median %llu ns, p99 %llu ns\n%s", title,
-                static_cast<unsigned long long>(b.median()),
-                static_cast<unsigned long long>(b.percentile(0.99)),
-                kernel::log2Histogram(b).c_str());
+  struct Block {
+    const char *key, *title;
+    const kernel::LatencyBlock *block;
+    bool ran;
   };
-  block("nothing in flight, no fd", m.idleNoFd);
-  block("nothing in flight, one AF_UNIX fd", m.idleUnixFd);
-  block("in flight, no fd", m.noFd);
-  block("in flight, one AF_UNIX fd", m.unixFd);
-  block("in flight with reference cycles, no fd", m.noFdCycles);
-  block("in flight with reference cycles, one AF_UNIX fd", m.unixFdCycles);
+  const Block blocks[] = {
+      {"idle_no_fd", "nothing in flight, no fd", &m.idleNoFd, true},
+      {"idle_unix_fd", "nothing in flight, one AF_UNIX fd", &m.idleUnixFd, true},
+      {"inflight_no_fd", "in flight, no fd", &m.noFd, m.ranWithout},
+      {"inflight_unix_fd", "in flight, one AF_UNIX fd", &m.unixFd, m.ranWithout},
+      {"cycles_no_fd", "in flight with reference cycles, no fd", &m.noFdCycles, m.ranWith},
+      {"cycles_unix_fd", "in flight with reference cycles, one AF_UNIX fd", &m.unixFdCycles, m.ranWith},
+  };
+  std::string verdict = gcVerdict(m);
+  if (json) {
+    std::string out = "{\"benchmark\":\"gc\",\"samples_per_block\":" + std::to_string(o.samples) +
+                      ",\"inflight_requested\":" + std::to_string(m.inflightRequested) +
+                      ",\"inflight\":" + std::to_string(m.inflightReached) +
+                      ",\"gc_trigger\":" + std::to_string(kernel::kUnixInflightTriggerGc) +
+                      ",\"limit_note\":" + (m.limitNote.empty() ? std::string("null") : jsonString(m.limitNote)) +
+                      ",\"out_of_time\":" + (m.outOfTime ? "true" : "false") + ",\"blocks\":{";
+    bool first = true;
+    for (const Block &b : blocks) {
+      if (!b.ran)
+        continue;
+      out += std::string(first ? "" : ",") + "\"" + b.key + "\":{\"calls\":" + std::to_string(b.block->ns.size());
+      if (!b.block->ns.empty())
+        out += ",\"median_ns\":" + std::to_string(b.block->median()) +
+               ",\"p99_ns\":" + std::to_string(b.block->percentile(0.99));
+      out += "}";
+      first = false;
+    }
+    out += "},\"verdict\":" + jsonString(verdict) + "}\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+  // The header names exactly the blocks printed below it.
+  int loaded = (m.ranWithout ? 2 : 0) + (m.ranWith ? 2 : 0);
+  std::printf("gc: %d blocks of %d one-byte dgram sendmsg(), without an fd and with one AF_UNIX fd: "
+              "2 with nothing in flight, then %d with %d AF_UNIX sockets in flight (%d requested%s%s)%s%s\n",
+              2 + loaded, o.samples, loaded, m.inflightReached, m.inflightRequested,
+              m.limitNote.empty() ? "" : "; ", m.limitNote.c_str(),
+              m.ranWithout && m.ranWith ? ", without and with reference cycles"
+              : m.ranWith              ? ", with reference cycles"
+                                       : ", without reference cycles",
+              m.outOfTime ? "; the time budget ran out, later blocks are partial" : "");
+  for (const Block &b : blocks) {
+    if (!b.ran)
+      continue;
+    if (b.block->ns.empty()) {
+      std::printf("\n%s: no call timed (the time budget ran out before this block)\n", b.title);
+      continue;
+    }
+    std::printf("\n%s: %zu calls, median %llu ns, p99 %llu ns\n%s", b.title, b.block->ns.size(),
+                static_cast<unsigned long long>(b.block->median()),
+                static_cast<unsigned long long>(b.block->percentile(0.99)), kernel::log2Histogram(*b.block).c_str());
+  }
   std::printf("\nsummary (median ns): idle no fd %llu, idle AF_UNIX fd %llu",
               static_cast<unsigned long long>(m.idleNoFd.median()),
               static_cast<unsigned long long>(m.idleUnixFd.median()));
@@ -214,10 +344,10 @@ int benchGc(int argc, char **argv) {
                 static_cast<unsigned long long>(m.unixFdCycles.median()),
                 static_cast<double>(m.unixFdCycles.median()) /
                     static_cast<double>(std::max<unsigned long long>(1, m.noFdCycles.median())));
-  std::printf("\n2024 patch (d9f21b361333), 32K sockets in flight, before the fix: 1.8 ms per "
+  std::printf("\nverdict: %s\n", verdict.c_str());
+  std::printf("2024 patch (d9f21b361333), 32K sockets in flight, before the fix: 1.8 ms per "
               "fd-passing sendmsg() vs 410 ns without (x4400);\nkernel-behaviour.md on 6.18, "
-              "17000 in flight: ~360 / ~2000 ns without cycles, ~350 / ~254000 ns with cycles%s\n",
-              m.outOfTime ? "\n(time budget ran out: blocks are partial)" : "");
+              "17000 in flight: ~360 / ~2000 ns without cycles, ~350 / ~254000 ns with cycles\n");
   return 0;
 }
 
@@ -249,10 +379,13 @@ bool parseSizes(const char *text, std::vector<std::size_t> &sizes) {
 int benchMeminit(int argc, char **argv) {
   std::vector<std::size_t> sizes = {64, 256, 1024, 4096, 16384, 65536};
   double seconds = 0.5;
+  bool json = false, badFormat = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "--sizes") {
+    if (formatOption(a, argc, argv, i, json, badFormat)) {
+      if (badFormat) return usageError("--format takes text or json");
+    } else if (a == "--sizes") {
       if (!parseSizes(v, sizes))
         return usageError("--sizes takes a comma-separated list like 64,1K,64K (1..1048576)");
       ++i;
@@ -273,26 +406,46 @@ int benchMeminit(int argc, char **argv) {
   utsname u{};
   uname(&u);
   auto onOff = [](int x) { return x == 1 ? "on" : x == 0 ? "off" : "unknown"; };
-  std::printf("meminit: Linux %s, init_on_alloc %s, init_on_free %s (from %s)\n", u.release,
-              onOff(state.initOnAlloc), onOff(state.initOnFree), state.source.c_str());
-  std::printf("%-7s %8s %14s %12s %14s %14s\n", "type", "size", "msgs/s", "MiB/s", "sys ns/msg",
-              "user ns/msg");
+  auto jsonBool = [](int x) { return std::string(x == 1 ? "true" : x == 0 ? "false" : "null"); };
+  if (!json) {
+    std::printf("meminit: Linux %s, init_on_alloc %s, init_on_free %s (from %s)\n", u.release,
+                onOff(state.initOnAlloc), onOff(state.initOnFree), state.source.c_str());
+    std::printf("%-7s %8s %14s %12s %14s %14s\n", "type", "size", "msgs/s", "MiB/s", "sys ns/msg",
+                "user ns/msg");
+  }
+  std::string rows;
   int failures = 0;
   for (int type : {SOCK_STREAM, SOCK_DGRAM})
     for (std::size_t size : sizes) {
       kernel::ThroughputResult r = kernel::measureThroughput(type, size, seconds);
       const char *name = type == SOCK_STREAM ? "stream" : "dgram";
+      std::string row = std::string(rows.empty() ? "" : ",") + "{\"type\":\"" + name +
+                        "\",\"size\":" + std::to_string(size);
       if (!r.error.empty()) {
-        std::printf("%-7s %8zu  skipped: %s\n", name, size, r.error.c_str());
         ++failures;
+        rows += row + ",\"skipped\":" + jsonString(r.error) + "}";
+        if (!json)
+          std::printf("%-7s %8zu  skipped: %s\n", name, size, r.error.c_str());
         continue;
       }
-      std::printf("%-7s %8zu %14.0f %12.1f %14.0f %14.0f\n", name, size, r.messagesPerSecond,
-                  r.mibPerSecond, r.sysNsPerMessage, r.userNsPerMessage);
-      std::fflush(stdout);
+      rows += row + ",\"messages_per_s\":" + number(r.messagesPerSecond, "%.0f") + ",\"mib_per_s\":" +
+              number(r.mibPerSecond, "%.1f") + ",\"sys_ns_per_message\":" + number(r.sysNsPerMessage, "%.0f") +
+              ",\"user_ns_per_message\":" + number(r.userNsPerMessage, "%.0f") + "}";
+      if (!json) {
+        std::printf("%-7s %8zu %14.0f %12.1f %14.0f %14.0f\n", name, size, r.messagesPerSecond,
+                    r.mibPerSecond, r.sysNsPerMessage, r.userNsPerMessage);
+        std::fflush(stdout);
+      }
     }
-  std::printf("Compare with the same command on another boot or machine; the seed measured "
-              "hackbench +6.84%% with init_on_alloc=1 and +7.71%% sys with init_on_free=1.\n");
+  if (json)
+    std::printf("{\"benchmark\":\"meminit\",\"kernel\":%s,\"init_on_alloc\":%s,\"init_on_free\":%s,"
+                "\"source\":%s,\"seconds_per_size\":%s,\"results\":[%s]}\n",
+                jsonString(u.release).c_str(), jsonBool(state.initOnAlloc).c_str(),
+                jsonBool(state.initOnFree).c_str(), jsonString(state.source).c_str(), number(seconds).c_str(),
+                rows.c_str());
+  else
+    std::printf("Compare with the same command on another boot or machine; the seed measured "
+                "hackbench +6.84%% with init_on_alloc=1 and +7.71%% sys with init_on_free=1.\n");
   return failures == static_cast<int>(sizes.size() * 2) ? 1 : 0;
 }
 

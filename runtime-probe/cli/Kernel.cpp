@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "afunix/kernel/KernelReport.h"
 
@@ -16,6 +17,7 @@ namespace {
 constexpr const char *kKernelUsage =
     "usage: afunix-probe kernel [--format text|json] [--quick] [--timeout SECONDS]\n"
     "                           [--gc-inflight N] [--no-netns]\n"
+    "       afunix-probe kernel --compare OLD.json NEW.json [--format text|json]\n"
     "\n"
     "Runs one experiment per AF_UNIX behaviour on real sockets (credentials truth table,\n"
     "listener flag inheritance, SO_PASSPIDFD/SO_PEERPIDFD/SO_PASSRIGHTS, SO_PASSCRED on inet,\n"
@@ -24,9 +26,12 @@ constexpr const char *kKernelUsage =
     "  --quick          skip the GC experiment (it puts ~17000 sockets in flight for seconds)\n"
     "  --gc-inflight N  AF_UNIX sockets to keep in flight for the GC experiment (default 17000)\n"
     "  --no-netns       do not try unshare(CLONE_NEWNET)\n"
+    "  --compare OLD NEW  compare two --format json reports: what changed, what it breaks and\n"
+    "                   which rule finds the code; exit 1 if a change breaks programs, else 0\n"
     "Keys of the JSON report: docs/kernel-report.md. Reading it: docs/before-you-upgrade.md.\n"
     "Exit status: 0 all experiments ran (skips included), 3 an experiment failed or timed out,\n"
-    "4 the probe left fds or child processes behind, 2 usage error.\n";
+    "4 the probe left fds or child processes behind, 2 usage error or unreadable report;\n"
+    "--compare: 0 nothing that breaks programs changed, 1 something did.\n";
 
 bool parsePositive(const char *text, double &out) {
   char *end = nullptr;
@@ -42,12 +47,21 @@ bool parsePositive(const char *text, double &out) {
 int kernelCommand(int argc, char **argv) {
   kernel::KernelReportOptions options;
   bool json = false;
+  std::vector<std::string> compare;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
     if (arg == "--help" || arg == "-h") {
       std::fputs(kKernelUsage, stdout);
       return 0;
+    } else if (arg == "--compare") {
+      if (i + 2 >= argc) {
+        std::fprintf(stderr, "afunix-probe kernel: --compare takes two reports: OLD.json NEW.json\n\n%s",
+                     kKernelUsage);
+        return 2;
+      }
+      compare = {argv[i + 1], argv[i + 2]};
+      i += 2;
     } else if (arg == "--quick") {
       options.quick = true;
     } else if (arg == "--no-netns") {
@@ -81,6 +95,8 @@ int kernelCommand(int argc, char **argv) {
       return 2;
     }
   }
+  if (!compare.empty())
+    return kernelCompare(compare[0], compare[1], json);
   kernel::KernelReport report = kernel::runKernelReport(options);
   std::string out = json ? kernel::toJson(report) : kernel::toText(report);
   std::fwrite(out.data(), 1, out.size(), stdout);

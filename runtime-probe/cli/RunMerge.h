@@ -1,7 +1,16 @@
-// Merging the per-process reports written by libafunix-probe.so into one summary.
+// Merging the per-process reports written by libafunix-probe.so into one summary a person reads
+// first: findings grouped by rule and call site across processes and repetitions, symbolised to
+// function, file and line; processes that wrote no final report named; processes that made no
+// AF_UNIX call folded into one line.
 #pragma once
 
+#include "ProbeReport.h"
+#include "Symbolizer.h"
+
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,11 +21,82 @@ struct RunSummaryInput {
   std::string library;
   std::string reportDir;
   int exitStatus = 0;
-  uint64_t launchedNs = 0; // CLOCK_REALTIME: reports of processes started before are ignored
+  uint64_t launchedNs = 0;       // CLOCK_REALTIME: reports of processes started before are ignored
+  std::map<int, int> reaped;     // pid -> wait status, for every process `run` reaped
+  std::string symbolizer;        // "" = find one, "none" = off, or a tool
+  std::string relativeTo;        // print source paths relative to this directory when inside it
 };
 
-// Reads every afunix-probe.*.json in `in.reportDir` written by this run. Unreadable files are
-// listed in `problems` (one line each). Returns the summary text in `format` ("text"/"json").
-std::string mergeReports(const RunSummaryInput &in, const std::string &format, std::vector<std::string> &problems);
+// A frame of a finding's stack: one code address may give several (inlined functions).
+struct StackFrame {
+  std::string module;
+  uint64_t offset = 0;
+  SourceFrame source; // empty function/file when not symbolised
+};
+
+struct SourceLocation {
+  std::string file; // as the DWARF names it (absolute for most builds)
+  unsigned line = 0, column = 0;
+  std::string function;
+};
+
+// One finding as a person reads it: every occurrence of a rule at one call site, over all
+// processes and repetitions.
+struct FindingGroup {
+  std::string rule, variant, severity, message;
+  uint64_t count = 0;
+  std::set<int> pids;
+  std::vector<std::string> programs;          // exe of each process, in first-seen order, unique
+  std::optional<SourceLocation> location;     // the call, innermost frame with a source file
+  std::string site;                           // module+offset of the call (always there)
+  std::vector<StackFrame> stack;              // the call first, then its callers
+  std::optional<SocketInfo> socket;
+  std::vector<StackFrame> origin;             // where that socket was created or received
+  std::string evidenceText, evidenceJson;     // of the first occurrence
+  std::string why;                            // candidates: why not reported; promoted: why now
+};
+
+// Where the program made a socket call (run --sites), over all processes.
+struct CallSiteGroup {
+  std::string call;
+  uint64_t count = 0;
+  std::vector<StackFrame> stack;
+};
+
+struct MissingProcess {
+  int pid = 0;
+  std::string exe;
+  std::string status; // "killed by SIGKILL", "exited with status 3", "unknown"
+  std::string what;   // what is missing and the likely cause
+};
+
+struct RunSummary {
+  std::vector<std::string> command;
+  std::string library, reportDir;
+  int exitStatus = 0;
+  std::vector<ProcessReport> processes; // the most final report of each process image, by start
+  std::vector<FindingGroup> findings, candidates, fixes;
+  std::vector<MissingProcess> missing;
+  bool sitesRecorded = false;           // every process recorded its call sites (run --sites)
+  std::vector<CallSiteGroup> sites;
+  std::string symbolizer;               // tool used, "" when none
+  std::vector<std::string> notes;       // symbolisation notes
+  std::string relativeTo;
+
+  uint64_t occurrences() const;
+};
+
+// Reads every afunix-probe.*.json in `in.reportDir` written by this run (bad files are skipped
+// with one line each in `problems`), groups and symbolises.
+RunSummary summarize(const RunSummaryInput &in, std::vector<std::string> &problems);
+
+std::string renderSummaryText(const RunSummary &summary);
+std::string renderSummaryJson(const RunSummary &summary);
+// SARIF 2.1.0 through afunix-check's writer; false (and `error`) when this build has none.
+bool renderSummarySarif(const RunSummary &summary, const std::string &root, std::string &out, std::string &error);
+bool sarifAvailable();
+
+// Text for humans: control characters (terminal escapes in paths and names) shown as '?'.
+std::string printable(const std::string &text);
 
 } // namespace afunix::probe

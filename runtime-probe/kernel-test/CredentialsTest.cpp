@@ -178,13 +178,13 @@ TEST(Features, AgreeWithIndependentProbes) {
   // SO_PEERPIDFD: a pidfd of ourselves.
   int pidfd = -1;
   socklen_t len = sizeof pidfd;
-  bool peerPidfd = getsockopt(sv[0], SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && pidfd >= 0;
+  bool peerPidfd = getsockopt(sv[0], SOL_SOCKET, kSoPeerPidfd, &pidfd, &len) == 0 && pidfd >= 0;
   if (pidfd >= 0)
     close(pidfd);
   // SO_PASSPIDFD: an SCM_PIDFD cmsg on a datagram.
   int one = 1;
   bool passPidfd = false;
-  if (setsockopt(sv[1], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0) {
+  if (setsockopt(sv[1], SOL_SOCKET, kSoPassPidfd, &one, sizeof one) == 0) {
     ASSERT_EQ(send(sv[0], "p", 1, 0), 1);
     char byte;
     iovec iov{&byte, 1};
@@ -196,7 +196,7 @@ TEST(Features, AgreeWithIndependentProbes) {
     msg.msg_controllen = sizeof control;
     ASSERT_EQ(recvmsg(sv[1], &msg, 0), 1);
     for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_PIDFD) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == kScmPidfd) {
         int fd;
         std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
         passPidfd = fd >= 0;
@@ -209,7 +209,7 @@ TEST(Features, AgreeWithIndependentProbes) {
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
   int zero = 0;
   bool passRights = false;
-  if (setsockopt(sv[1], SOL_SOCKET, SO_PASSRIGHTS, &zero, sizeof zero) == 0) {
+  if (setsockopt(sv[1], SOL_SOCKET, kSoPassRights, &zero, sizeof zero) == 0) {
     char byte = 'r';
     iovec iov{&byte, 1};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};

@@ -13,8 +13,8 @@
 namespace afunix::kernel {
 namespace {
 
-// include/net/scm.h: SCM_MAX_FD 253 since 2.6.38 (bba14de98753); __scm_send() returns EINVAL.
-constexpr int kScmMaxFd = 253;
+// kScmMaxFd (afunix/KernelConstants.h) is include/net/scm.h's SCM_MAX_FD, 253 since 2.6.38
+// (bba14de98753); __scm_send() returns EINVAL past it. The test asks the kernel, not the constant.
 
 int sendPipeFds(int count) {
   int sv[2], p[2];
@@ -92,7 +92,7 @@ TEST(GcWait, FdCarryingSendsWaitOnlyAboveTheTriggerAndWithCycles) {
   // Just over the trigger: every send from there on queues a GC, so filling stays short.
   Observation o = gcExperiment(smallGc(16500));
   ASSERT_EQ(o.status, Status::Ok) << o.reason;
-  EXPECT_GT(o.get("gc.unix_fd_wait.inflight")->integer, 16000);
+  EXPECT_GT(o.get("gc.unix_fd_wait.inflight")->integer, kUnixInflightTriggerGc);
   ASSERT_EQ(o.get("gc.unix_fd_wait.waits")->kind, Value::Kind::Bool);
   const long long loaded = o.get("gc.unix_fd_wait.unix_fd_cycles_ns")->integer;
   const long long noFd = o.get("gc.unix_fd_wait.no_fd_cycles_ns")->integer;

@@ -267,6 +267,105 @@ TEST(KernelCli, RunsAsAnOrdinaryUserSkippingOnlyWhatNeedsPrivilege) {
             "\"" + credentialsExperiment().get("creds.late_passcred")->text + "\"");
 }
 
+// ---- concurrent runs take turns (issue 14, item 16) --------------------------------------------
+
+TEST(KernelCli, AnInflightMeasurementIsSkippedRatherThanDisturbed) {
+  // Another afunix-probe holds the in-flight measurements for longer than this run waits (2 x
+  // --timeout): ETOOMANYREFS is not measured at all, instead of measured against the other's fds.
+  InflightLock other(1);
+  ASSERT_TRUE(other.held());
+  int status = 0;
+  std::string out = runCli("kernel --quick --timeout 1 --format json", status);
+  EXPECT_EQ(status, 0) << out;
+  JsonPaths json(out);
+  ASSERT_TRUE(json.parse()) << out;
+  EXPECT_EQ(json.scalars["fds.etoomanyrefs_at"], "null");
+  bool said = false;
+  for (const auto &[path, value] : json.scalars)
+    said |= path.find(".reason") != std::string::npos && value.find("another afunix-probe held") != std::string::npos;
+  EXPECT_TRUE(said) << out;
+}
+
+TEST(KernelCli, ConcurrentRunsTakeTurnsAndAgree) {
+  std::vector<FILE *> runs;
+  for (int i = 0; i < 3; ++i)
+    runs.push_back(popen((std::string(AFUNIX_PROBE_BIN) + " kernel --quick --format json 2>/dev/null").c_str(), "r"));
+  std::set<std::string> values;
+  for (FILE *p : runs) {
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
+      out.append(buf, n);
+    int raw = pclose(p);
+    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << out;
+    JsonPaths json(out);
+    ASSERT_TRUE(json.parse()) << out;
+    values.insert(json.scalars["fds.etoomanyrefs_at"]);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"65"})) << "the same figure from every run: RLIMIT_NOFILE 64 + 1";
+}
+
+// ---- kernel --compare (issue 13) --------------------------------------------------------------
+
+std::string replaceOnce(std::string text, const std::string &from, const std::string &to) {
+  std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(KernelCompare, NamesWhatChangedWhatItBreaksAndExitsOne) {
+  int status = 0;
+  std::string today = runCli("kernel --quick --format json", status);
+  ASSERT_EQ(status, 0);
+  // An "older kernel" made from today's report: the 3.12-6.15 listener inheritance, SO_PASSCRED
+  // accepted on inet sockets, no embryo credentials, and a key of an older afunix-probe.
+  std::string older = today;
+  older = replaceOnce(older, "\"listener_inherit\": \"connect\"", "\"listener_inherit\": \"accept\"");
+  older = replaceOnce(older, "\"inet\": \"EOPNOTSUPP\"", "\"inet\": \"ok\"");
+  older = replaceOnce(older, "\"embryo_attach\": true", "\"embryo_attach\": false");
+  older = replaceOnce(older, "\"so_passrights\"", "\"so_passrights_v0\"");
+  test::TempDir dir;
+  socklen_t ignored;
+  std::string oldPath = dir.address("old.json", ignored).sun_path, newPath = dir.address("new.json", ignored).sun_path;
+  std::ofstream(oldPath) << older;
+  std::ofstream(newPath) << today;
+  std::string out = runCli("kernel --compare " + oldPath + " " + newPath, status);
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("behaviour changes that break programs (2):"), std::string::npos) << out;
+  EXPECT_NE(out.find("  creds.listener_inherit: accept -> connect\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("afunix-check rules: afunix-passcred-too-late (listener-after-listen)"), std::string::npos);
+  EXPECT_NE(out.find("  passcred.inet: ok -> EOPNOTSUPP\n"), std::string::npos);
+  EXPECT_NE(out.find("afunix-check rules: afunix-passcred-wrong-family"), std::string::npos);
+  EXPECT_NE(out.find("other behaviour changes (1):\n  creds.embryo_attach: false -> true"), std::string::npos);
+  // Keys on one side only are listed, never dropped.
+  EXPECT_NE(out.find("features.so_passrights_v0 = "), std::string::npos) << out;
+  EXPECT_NE(out.find("(old only)"), std::string::npos);
+  EXPECT_NE(out.find("(new only)"), std::string::npos);
+  std::string json = runCli("kernel --compare " + oldPath + " " + newPath + " --format json", status);
+  EXPECT_EQ(status, 1);
+  JsonPaths parsed(json);
+  ASSERT_TRUE(parsed.parse()) << json;
+  EXPECT_EQ(parsed.scalars["breaking[0].key"], "\"creds.listener_inherit\"");
+  EXPECT_EQ(parsed.scalars["exit_status"], "1");
+  // The same kernel twice: nothing breaks, exit 0 (the GC booleans are compared like any key).
+  out = runCli("kernel --compare " + newPath + " " + newPath, status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("no behaviour change that breaks programs"), std::string::npos);
+}
+
+TEST(KernelCompare, UnreadableReportsAreUsageErrors) {
+  int status = 0;
+  runCli("kernel --compare /nonexistent/a.json /nonexistent/b.json", status);
+  EXPECT_EQ(status, 2);
+  runCli("kernel --compare /etc/hostname /etc/hostname", status);
+  EXPECT_EQ(status, 2);
+  runCli("kernel --compare onlyone.json", status);
+  EXPECT_EQ(status, 2);
+}
+
 TEST(KernelCli, UsageErrorsExitTwo) {
   int status = 0;
   runCli("kernel --format xml", status);

@@ -96,6 +96,24 @@ bool parseConfig(GetEnvFn getenvFn, Config &c, char *messages, std::size_t size)
       ok = false;
     }
   }
+  if (const char *stacks = getenvFn("AFUNIX_PROBE_STACKS"); stacks && *stacks) {
+    if (!std::strcmp(stacks, "0"))
+      c.stacks = false;
+    else if (std::strcmp(stacks, "1") != 0) {
+      append(messages, size, "AFUNIX_PROBE_STACKS must be 0 or 1, got '", stacks, "'; stacks stay on");
+      ok = false;
+    }
+  }
+  if (const char *sites = getenvFn("AFUNIX_PROBE_SITES"); sites && *sites) {
+    if (!std::strcmp(sites, "1"))
+      c.sites = true;
+    else if (std::strcmp(sites, "0") != 0) {
+      append(messages, size, "AFUNIX_PROBE_SITES must be 0 or 1, got '", sites, "'; call sites not recorded");
+      ok = false;
+    }
+  }
+  if (const char *tmp = getenvFn("TMPDIR"); tmp && tmp[0] == '/' && std::strlen(tmp) < sizeof c.fallbackDir)
+    std::memcpy(c.fallbackDir, tmp, std::strlen(tmp) + 1);
   if (const char *dir = getenvFn("AFUNIX_PROBE_DIR"); dir && *dir) {
     struct stat st;
     int savedErrno = errno;

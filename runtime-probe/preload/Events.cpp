@@ -1,6 +1,6 @@
 // Detectors: pure functions of (event, fd slot) that update the fd table, counters and findings.
-// Each runs after the real call, reads only what the kernel already validated, and leaves errno as
-// it found it.
+// Each runs after the real call, reads the program's memory only where the kernel already read it
+// (or through copyFromProcess, which cannot fault), and leaves errno as it found it.
 #include "ProbeCore.h"
 
 #include <cerrno>
@@ -9,15 +9,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
+#include "afunix/KernelConstants.h"
 
 namespace afunix::probe {
 
 namespace {
-constexpr int kScmMaxFd = 253;       // SCM_MAX_FD
-constexpr int64_t kInflightSane = 2024; // UNIX_INFLIGHT_SANE_USER = SCM_MAX_FD * 8
+using kernel::kScmMaxFd;
+using kernel::kSoPassPidfd;
+using kernel::kUnixInflightSaneUser;
 
 struct ErrnoGuard {
   int saved = errno;
@@ -33,18 +32,64 @@ void noteSocket(const FdState &state) {
   (state.family == AF_UNIX ? counters().unixSockets : counters().otherSockets).fetch_add(1, std::memory_order_relaxed);
 }
 
-void enableForFix(int fd, uint8_t where, uint16_t gen) {
+void enableForFix(int fd, uint8_t where, uintptr_t site) {
   int one = 1;
   int result = rawSetsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
   int err = result ? errno : 0;
   if (result == 0)
     fdTable().update(fd, [](FdState &s) { s.passcred = true; });
-  if (FindingSlot *slot = findings().hit(Rule::FixPasscred, where, fd, gen))
-    slot->evidence[0].store(static_cast<uint64_t>(err), std::memory_order_relaxed);
+  if (auto *evidence = findings().hit(Rule::FixPasscred, where, site, fd))
+    evidence[0].store(static_cast<uint64_t>(err), std::memory_order_relaxed);
+}
+
+// Control messages within [control, control + length), walked as the kernel does (a cmsg_len that
+// is too small or runs past the buffer ends the walk: the kernel answers EINVAL there). `read`
+// copies bytes at an offset of the buffer and may fail (unreadable memory).
+struct ControlReader {
+  const unsigned char *control;
+  std::size_t length;
+  bool direct; // the kernel has read this buffer: plain loads; otherwise copyFromProcess
+  bool read(std::size_t offset, void *to, std::size_t n) const {
+    if (offset > length || n > length - offset)
+      return false;
+    if (direct) {
+      __builtin_memcpy(to, control + offset, n);
+      return true;
+    }
+    return copyFromProcess(to, control + offset, n);
+  }
+};
+template <typename Visit> void walkControl(const ControlReader &reader, Visit visit) {
+  for (std::size_t offset = 0; offset + sizeof(cmsghdr) <= reader.length;) {
+    cmsghdr header;
+    if (!reader.read(offset, &header, sizeof header))
+      return;
+    if (header.cmsg_len < sizeof(cmsghdr) || header.cmsg_len > reader.length - offset)
+      return;
+    visit(header, offset);
+    offset += CMSG_ALIGN(header.cmsg_len);
+  }
+}
+int fdCount(const cmsghdr &header) {
+  return header.cmsg_len >= CMSG_LEN(0) ? static_cast<int>((header.cmsg_len - CMSG_LEN(0)) / sizeof(int)) : 0;
+}
+int fdAt(const ControlReader &reader, std::size_t cmsgOffset, int index) {
+  int fd = -1;
+  if (!reader.read(cmsgOffset + CMSG_LEN(0) + static_cast<std::size_t>(index) * sizeof(int), &fd, sizeof fd))
+    return -1;
+  return fd;
+}
+
+int32_t peerPidOf(int fd) {
+  ucred cred;
+  socklen_t length = sizeof cred;
+  if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) == 0)
+    return cred.pid;
+  return 0;
 }
 
 bool passOptionValid(int name, int family) {
-  if (name == SO_PASSPIDFD)
+  if (name == kSoPassPidfd)
     return family == AF_UNIX;
   return family == AF_UNIX || family == AF_NETLINK || family == AF_BLUETOOTH;
 }
@@ -56,16 +101,16 @@ uint64_t nowNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-void onSocketCreated(int fd, int family, int type) {
+void onSocketCreated(int fd, int family, int type, uintptr_t site) {
   FdState s;
   s.kind = FdKind::Socket;
   s.family = static_cast<uint8_t>(family);
   s.type = static_cast<uint8_t>(type & 0xf);
-  fdTable().install(fd, s);
+  recordOrigin(fd, fdTable().install(fd, s), site, Origin::Created);
   noteSocket(s);
 }
 
-void onSocketPair(const int fds[2], int family, int type) {
+void onSocketPair(const int fds[2], int family, int type, uintptr_t site) {
   FdState s;
   s.kind = FdKind::Socket;
   s.family = static_cast<uint8_t>(family);
@@ -75,27 +120,28 @@ void onSocketPair(const int fds[2], int family, int type) {
   s.peerFd = static_cast<uint16_t>(fds[1]);
   s.peerGen = static_cast<uint8_t>(fdTable().peek(fds[1]).gen + 1);
   uint16_t firstGen = fdTable().install(fds[0], s);
+  recordOrigin(fds[0], firstGen, site, Origin::Created);
   s.peerFd = static_cast<uint16_t>(fds[0]);
   s.peerGen = static_cast<uint8_t>(firstGen);
-  fdTable().install(fds[1], s);
+  recordOrigin(fds[1], fdTable().install(fds[1], s), site, Origin::Created);
   noteSocket(s);
   noteSocket(s);
 }
 
-void onAccepted(int listener, int fd) {
+void onAccepted(int listener, int fd, uintptr_t site) {
   FdState l = fdTable().lookup(listener);
+  if (l.kind != FdKind::Socket) {
+    fdTable().forget(fd); // unknown listener: learn the new fd on first use
+    return;
+  }
   FdState s;
   s.kind = FdKind::Socket;
-  s.family = l.kind == FdKind::Socket ? l.family : 0;
+  s.family = l.family;
   s.type = l.type;
   s.role = FdRole::Accepted;
   s.passcred = l.passcred; // inherited from the listener since 3.12
   s.listenerLate = l.passcredLate;
-  if (s.kind == FdKind::Socket && s.family == 0) {
-    fdTable().forget(fd); // unknown listener: learn the new fd on first use
-    return;
-  }
-  fdTable().install(fd, s);
+  recordOrigin(fd, fdTable().install(fd, s), site, Origin::Created);
   noteSocket(s);
 }
 
@@ -109,38 +155,43 @@ void onClose(int fd) { fdTable().forget(fd); }
 
 void onDup(int oldFd, int newFd) {
   FdState s = fdTable().peek(oldFd);
-  if (s.kind == FdKind::Unknown)
+  if (s.kind == FdKind::Unknown) {
     fdTable().forget(newFd);
-  else
-    fdTable().install(newFd, s);
+    return;
+  }
+  Origin origin;
+  uintptr_t site = originOf(oldFd, s.gen, origin);
+  recordOrigin(newFd, fdTable().install(newFd, s), site, origin); // the same socket, same origin
 }
 
-void beforeListen(int fd) {
+void beforeListen(int fd, uintptr_t site) {
   if (!config().fixPasscred)
     return;
   ErrnoGuard guard;
   FdState s = fdTable().lookup(fd);
   if (s.isUnix() && !s.passcred)
-    enableForFix(fd, variant::kFixAtListen, s.gen);
+    enableForFix(fd, variant::kFixAtListen, site);
 }
 
-void onSetsockopt(int fd, int level, int name, const void *value, socklen_t length, int result, int err) {
-  if (level != SOL_SOCKET || (name != SO_PASSCRED && name != SO_PASSSEC && name != SO_PASSPIDFD))
+void onSetsockopt(int fd, int level, int name, const void *value, socklen_t length, int result, int err,
+                  uintptr_t site) {
+  if (level != SOL_SOCKET || (name != SO_PASSCRED && name != SO_PASSSEC && name != kSoPassPidfd))
     return;
   ErrnoGuard guard;
   FdState s = fdTable().lookup(fd);
   if (s.kind != FdKind::Socket)
     return;
   if (!passOptionValid(name, s.family)) {
-    if (FindingSlot *slot = findings().hit(Rule::PasscredWrongFamily, variant::kDefault, fd, s.gen)) {
-      slot->evidence[0].store(static_cast<uint64_t>(name), std::memory_order_relaxed);
-      slot->evidence[1].store(s.family, std::memory_order_relaxed);
-      slot->evidence[2].store(result == 0 ? 0 : static_cast<uint64_t>(err), std::memory_order_relaxed);
+    if (auto *evidence = findings().hit(Rule::PasscredWrongFamily, variant::kWrongFamily, site, fd)) {
+      evidence[0].store(static_cast<uint64_t>(name), std::memory_order_relaxed);
+      evidence[1].store(s.family, std::memory_order_relaxed);
+      evidence[2].store(result == 0 ? 0 : static_cast<uint64_t>(err), std::memory_order_relaxed);
     }
     return;
   }
   if (name != SO_PASSCRED || s.family != AF_UNIX || result != 0)
     return;
+  // The call succeeded: the kernel read `length` bytes of `value`.
   bool enable = value && length >= static_cast<socklen_t>(sizeof(int)) && *static_cast<const int *>(value) != 0;
   fdTable().update(fd, [enable](FdState &st) {
     if (enable && !st.passcred &&
@@ -151,57 +202,92 @@ void onSetsockopt(int fd, int level, int name, const void *value, socklen_t leng
   });
 }
 
-SendInfo inspectSend(int, const msghdr *msg) {
+void onGetsockopt(int fd, int level, int name) {
+  if (level != SOL_SOCKET || (name != SO_PEERCRED && name != kernel::kSoPeerPidfd))
+    return;
+  ErrnoGuard guard;
+  FdState s = fdTable().lookup(fd);
+  if (!s.isUnix())
+    return;
+  if (!s.peercredUsed)
+    fdTable().update(fd, [](FdState &st) { st.peercredUsed = true; });
+  // A credentials finding already recorded on this very socket: the program authenticates the
+  // peer with SO_PEERCRED after all (asked after its first recvmsg()).
+  findings().updateEach([&](const FindingView &f, std::atomic<uint64_t> *evidence) {
+    if (f.rule == Rule::CredsWithoutPasscred && f.detail && f.detail->socket.fd == fd &&
+        f.detail->socket.known)
+      evidence[2].store(1, std::memory_order_relaxed);
+  });
+}
+
+SendInfo inspectSend(int, const msghdr *msg, bool kernelValidated) {
   SendInfo info;
-  if (!msg || !msg->msg_control || msg->msg_controllen < sizeof(cmsghdr))
+  msghdr header;
+  if (kernelValidated) {
+    if (!msg)
+      return info;
+    header = *msg;
+  } else if (!copyFromProcess(&header, msg, sizeof header)) {
     return info;
-  bool creds = false;
-  for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(msg)); c; c = CMSG_NXTHDR(const_cast<msghdr *>(msg), c)) {
-    if (c->cmsg_level != SOL_SOCKET)
-      continue;
-    if (c->cmsg_type == SCM_CREDENTIALS)
-      creds = true;
-    if (c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
-      continue;
-    int n = static_cast<int>((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-    const int *fds = reinterpret_cast<const int *>(CMSG_DATA(c));
-    info.fds += n;
-    for (int i = 0; i < n; ++i)
-      if (fdTable().lookup(fds[i]).isUnix())
-        ++info.unixFds;
   }
-  info.cls = info.unixFds ? CallClass::UnixFds : info.fds ? CallClass::OtherFds : creds ? CallClass::Creds : CallClass::NoFds;
+  if (!header.msg_control || header.msg_controllen < sizeof(cmsghdr))
+    return info;
+  ControlReader reader{static_cast<const unsigned char *>(header.msg_control), header.msg_controllen, kernelValidated};
+  walkControl(reader, [&](const cmsghdr &c, std::size_t offset) {
+    if (c.cmsg_level != SOL_SOCKET)
+      return;
+    if (c.cmsg_type == SCM_CREDENTIALS)
+      info.creds = true;
+    if (c.cmsg_type != SCM_RIGHTS)
+      return;
+    int n = fdCount(c);
+    info.fds += n;
+    // Fd values are looked at only when the kernel took them (classifying needs the fd table).
+    if (kernelValidated)
+      for (int i = 0; i < n; ++i)
+        if (fdTable().lookup(fdAt(reader, offset, i)).isUnix())
+          ++info.unixFds;
+  });
+  info.cls = info.unixFds ? CallClass::UnixFds : info.fds ? CallClass::OtherFds : info.creds ? CallClass::Creds : CallClass::NoFds;
   return info;
 }
 
-void onSendmsg(int fd, const msghdr *msg, const SendInfo &info, long result, int err, uint64_t ns) {
-  if (!info.fds && err != ETOOMANYREFS)
+void onSendmsg(int fd, const msghdr *msg, const SendInfo &info, long result, int err, uint64_t ns, uintptr_t site) {
+  if (!info.fds && !info.creds && err != ETOOMANYREFS)
     return;
   ErrnoGuard guard;
   Counters &c = counters();
   FdState s = fdTable().lookup(fd);
+  if (info.creds && result >= 0 && s.isUnix()) {
+    c.credsSentExplicit.fetch_add(1, std::memory_order_relaxed);
+    if (!s.credsSent) {
+      // Whom they went to (the peer's pid at connect time): that process expects credentials.
+      noteCredentialsSentTo(peerPidOf(fd));
+      fdTable().update(fd, [](FdState &st) { st.credsSent = true; });
+    }
+  }
   if (info.fds > kScmMaxFd) {
     if (result < 0 && err == EINVAL)
       c.einvalTooManyFds.fetch_add(1, std::memory_order_relaxed);
-    if (FindingSlot *slot = findings().hit(Rule::FdLimit, variant::kDefault, fd, s.gen)) {
-      Findings::setMax(slot->evidence[0], static_cast<uint64_t>(info.fds));
+    if (auto *evidence = findings().hit(Rule::FdLimit, variant::kFdLimit, site, fd)) {
+      Findings::setMax(evidence[0], static_cast<uint64_t>(info.fds));
       if (result < 0 && err == EINVAL)
-        slot->evidence[1].fetch_add(1, std::memory_order_relaxed);
+        evidence[1].fetch_add(1, std::memory_order_relaxed);
     }
   }
   if (result < 0 && err == ETOOMANYREFS) {
     c.etoomanyrefs.fetch_add(1, std::memory_order_relaxed);
-    if (FindingSlot *slot = findings().hit(Rule::FdFlood, variant::kDefault, -1, 0))
-      slot->evidence[2].fetch_add(1, std::memory_order_relaxed);
+    if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd))
+      evidence[2].fetch_add(1, std::memory_order_relaxed);
   }
   if (info.unixFds && ns != UINT64_MAX && ns > config().slowNs) {
     c.slowFdSends.fetch_add(1, std::memory_order_relaxed);
-    if (FindingSlot *slot = findings().hit(Rule::FdFlood, variant::kDefault, -1, 0)) {
-      slot->evidence[3].fetch_add(1, std::memory_order_relaxed);
-      Findings::setMax(slot->evidence[4], ns);
+    if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd)) {
+      evidence[3].fetch_add(1, std::memory_order_relaxed);
+      Findings::setMax(evidence[4], ns);
     }
   }
-  if (result < 0)
+  if (result < 0 || !info.fds)
     return;
   c.fdsSent.fetch_add(static_cast<uint64_t>(info.fds), std::memory_order_relaxed);
   c.unixFdsSent.fetch_add(static_cast<uint64_t>(info.unixFds), std::memory_order_relaxed);
@@ -209,103 +295,113 @@ void onSendmsg(int fd, const msghdr *msg, const SendInfo &info, long result, int
   int64_t high = c.inFlightHighWater.load(std::memory_order_relaxed);
   while (high < inFlight && !c.inFlightHighWater.compare_exchange_weak(high, inFlight, std::memory_order_relaxed)) {
   }
-  if (inFlight >= kInflightSane && c.unixFdsSent.load(std::memory_order_relaxed) > 0) {
-    if (FindingSlot *slot = findings().hit(Rule::FdFlood, variant::kDefault, -1, 0)) {
-      Findings::setMax(slot->evidence[0], static_cast<uint64_t>(inFlight));
-      slot->evidence[1].store(c.unixFdsSent.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  if (inFlight >= kUnixInflightSaneUser && c.unixFdsSent.load(std::memory_order_relaxed) > 0) {
+    if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd)) {
+      Findings::setMax(evidence[0], static_cast<uint64_t>(inFlight));
+      evidence[1].store(c.unixFdsSent.load(std::memory_order_relaxed), std::memory_order_relaxed);
     }
   }
   // Cycles: the socket itself, or its socketpair() peer (or a dup of either end), sent over it.
   if (!info.unixFds || !s.isUnix())
     return;
-  for (cmsghdr *cm = CMSG_FIRSTHDR(const_cast<msghdr *>(msg)); cm; cm = CMSG_NXTHDR(const_cast<msghdr *>(msg), cm)) {
-    if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len < CMSG_LEN(0))
-      continue;
-    int n = static_cast<int>((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-    const int *fds = reinterpret_cast<const int *>(CMSG_DATA(cm));
+  ControlReader reader{static_cast<const unsigned char *>(msg->msg_control), msg->msg_controllen, true};
+  walkControl(reader, [&](const cmsghdr &cm, std::size_t offset) {
+    if (cm.cmsg_level != SOL_SOCKET || cm.cmsg_type != SCM_RIGHTS)
+      return;
+    int n = fdCount(cm);
     for (int i = 0; i < n; ++i) {
-      FdState x = fdTable().peek(fds[i]);
-      bool self = fds[i] == fd;
-      bool peer = !self && ((s.hasPeer && fds[i] == s.peerFd && static_cast<uint8_t>(x.gen) == s.peerGen) ||
+      int sent = fdAt(reader, offset, i);
+      FdState x = fdTable().peek(sent);
+      bool self = sent == fd;
+      bool peer = !self && ((s.hasPeer && sent == s.peerFd && static_cast<uint8_t>(x.gen) == s.peerGen) ||
                             (x.hasPeer && x.peerFd == fd && static_cast<uint8_t>(s.gen) == x.peerGen));
       if (!self && !peer)
         continue;
-      if (FindingSlot *slot = findings().hit(Rule::FdCycle, self ? variant::kSelf : variant::kPeer, fds[i], x.gen)) {
-        slot->evidence[0].store(static_cast<uint64_t>(fds[i]), std::memory_order_relaxed);
-        slot->evidence[1].store(static_cast<uint64_t>(fd), std::memory_order_relaxed);
-        slot->evidence[2].store(peer ? 1 : 0, std::memory_order_relaxed);
+      if (auto *evidence = findings().hit(Rule::FdCycle, self ? variant::kSelf : variant::kPeer, site, fd)) {
+        evidence[0].store(static_cast<uint64_t>(sent), std::memory_order_relaxed);
+        evidence[1].store(static_cast<uint64_t>(fd), std::memory_order_relaxed);
+        evidence[2].store(peer ? 1 : 0, std::memory_order_relaxed);
       }
     }
-  }
+  });
 }
 
-void beforeRecvmsg(int fd, const msghdr *msg) {
-  if (!config().fixPasscred || !msg || !msg->msg_control || msg->msg_controllen == 0)
+void beforeRecvmsg(int fd, const msghdr *msg, uintptr_t site) {
+  if (!config().fixPasscred)
     return;
   ErrnoGuard guard;
+  msghdr header;
+  if (!copyFromProcess(&header, msg, sizeof header) || !header.msg_control || header.msg_controllen == 0)
+    return;
   FdState s = fdTable().lookup(fd);
   if (s.isUnix() && !s.passcred)
-    enableForFix(fd, variant::kFixAtRecvmsg, s.gen);
+    enableForFix(fd, variant::kFixAtRecvmsg, site);
 }
 
-CallClass onRecvmsg(int fd, const msghdr *msg, socklen_t controlLenIn, long result, int, int flags) {
+CallClass onRecvmsg(int fd, const msghdr *msg, long result, int flags, uintptr_t site) {
   if (result < 0 || !msg)
     return CallClass::NoFds;
   ErrnoGuard guard;
   FdState s = fdTable().lookup(fd);
   if (!s.isUnix())
     return CallClass::NoFds;
+  // The call succeeded, so the kernel has read this msghdr and written msg_controllen back: the
+  // control data below is exactly what it delivered.
   bool creds = false, rights = false;
   int unixFds = 0, otherFds = 0;
-  if (msg->msg_control && msg->msg_controllen >= sizeof(cmsghdr)) {
-    for (cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(msg)); c; c = CMSG_NXTHDR(const_cast<msghdr *>(msg), c)) {
-      if (c->cmsg_level != SOL_SOCKET)
-        continue;
-      if (c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN(0)) {
-        rights = true;
-        int n = static_cast<int>((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-        const int *fds = reinterpret_cast<const int *>(CMSG_DATA(c));
-        for (int i = 0; i < n; ++i) {
-          fdTable().forget(fds[i]); // a new object at this number: learn it afresh
-          (fdTable().lookup(fds[i]).isUnix() ? unixFds : otherFds)++;
-        }
-        if (!(flags & MSG_PEEK)) {
-          counters().fdsReceived.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-          counters().inFlight.fetch_sub(n, std::memory_order_relaxed);
-        }
-      } else if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
-        creds = true;
-        ucred cred;
-        __builtin_memcpy(&cred, CMSG_DATA(c), sizeof cred);
-        counters().credsReceived.fetch_add(1, std::memory_order_relaxed);
-        if (cred.pid == 0) {
-          counters().credsPidZero.fetch_add(1, std::memory_order_relaxed);
-          uint8_t v = s.role == FdRole::Learned           ? variant::kExternalSocket
-                      : s.role == FdRole::Accepted && s.listenerLate ? variant::kListenerAfterListen
-                      : s.type == SOCK_DGRAM              ? variant::kDgramAfterBind
-                                                          : variant::kAcceptedSocket;
-          if (FindingSlot *slot = findings().hit(Rule::PasscredTooLate, v, fd, s.gen)) {
-            slot->evidence[0].store(static_cast<uint64_t>(cred.pid), std::memory_order_relaxed);
-            slot->evidence[1].store(cred.uid, std::memory_order_relaxed);
-            slot->evidence[2].store(cred.gid, std::memory_order_relaxed);
-          }
+  ControlReader reader{static_cast<const unsigned char *>(msg->msg_control),
+                       msg->msg_control ? msg->msg_controllen : 0, true};
+  walkControl(reader, [&](const cmsghdr &c, std::size_t offset) {
+    if (c.cmsg_level != SOL_SOCKET)
+      return;
+    if (c.cmsg_type == SCM_RIGHTS) {
+      rights = true;
+      int n = fdCount(c);
+      for (int i = 0; i < n; ++i) {
+        int received = fdAt(reader, offset, i);
+        fdTable().forget(received); // a new object at this number: learn it afresh
+        FdState r = fdTable().lookup(received);
+        (r.isUnix() ? unixFds : otherFds)++;
+        if (r.kind == FdKind::Socket)
+          recordOrigin(received, r.gen, site, Origin::Received);
+      }
+      if (!(flags & MSG_PEEK)) {
+        counters().fdsReceived.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+        counters().inFlight.fetch_sub(n, std::memory_order_relaxed);
+      }
+    } else if (c.cmsg_type == SCM_CREDENTIALS && c.cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+      creds = true;
+      ucred cred;
+      reader.read(offset + CMSG_LEN(0), &cred, sizeof cred);
+      counters().credsReceived.fetch_add(1, std::memory_order_relaxed);
+      if (cred.pid == 0) {
+        counters().credsPidZero.fetch_add(1, std::memory_order_relaxed);
+        uint8_t v = s.role == FdRole::Learned                           ? variant::kExternalSocket
+                    : s.role == FdRole::Accepted && s.listenerLate       ? variant::kListenerAfterListen
+                    : s.type == SOCK_DGRAM                              ? variant::kDgramAfterBind
+                                                                        : variant::kAcceptedSocket;
+        if (auto *evidence = findings().hit(Rule::PasscredTooLate, v, site, fd)) {
+          evidence[0].store(static_cast<uint64_t>(cred.pid), std::memory_order_relaxed);
+          evidence[1].store(cred.uid, std::memory_order_relaxed);
+          evidence[2].store(cred.gid, std::memory_order_relaxed);
         }
       }
     }
-  }
+  });
   if ((creds && !s.credsSeen) || (rights && !s.rightsSeen))
     fdTable().update(fd, [&](FdState &st) {
       st.credsSeen |= creds;
       st.rightsSeen |= rights;
     });
-  // A control buffer but no SO_PASSCRED: credentials can never arrive here. Sockets that carry
-  // SCM_RIGHTS use the buffer for fds, so they are left alone (conservative).
-  if (controlLenIn > 0 && !s.passcred && !creds && !rights && !s.rightsSeen) {
-    if (FindingSlot *slot = findings().hit(Rule::CredsWithoutPasscred, variant::kDefault, fd, s.gen)) {
-      Findings::setMax(slot->evidence[0], controlLenIn);
-      if (controlLenIn >= CMSG_SPACE(sizeof(ucred)))
-        slot->evidence[1].fetch_add(1, std::memory_order_relaxed);
-      slot->evidence[2].store(s.type, std::memory_order_relaxed);
+  // A control buffer, no SO_PASSCRED, nothing arrived in it: credentials can never arrive here.
+  // Whether the program wants them is decided when the report is written (someone sent it
+  // explicit SCM_CREDENTIALS, and it never asked for SO_PEERCRED on this socket); a buffer alone
+  // is no evidence: fd receivers (dbus) have one too. Sockets that carry SCM_RIGHTS use it for fds.
+  if (msg->msg_control && !s.passcred && !creds && !rights && !s.rightsSeen && !s.peercredUsed) {
+    if (auto *evidence = findings().hit(Rule::CredsWithoutPasscred, variant::kCredsDefault, site, fd)) {
+      evidence[0].store(s.type, std::memory_order_relaxed);
+      if (msg->msg_flags & MSG_CTRUNC)
+        evidence[1].fetch_add(1, std::memory_order_relaxed);
     }
   }
   return unixFds ? CallClass::UnixFds : otherFds ? CallClass::OtherFds : creds ? CallClass::Creds : CallClass::NoFds;

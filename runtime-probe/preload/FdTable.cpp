@@ -3,6 +3,8 @@
 
 #include <cerrno>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace afunix::probe {
 
@@ -11,7 +13,12 @@ namespace {
 constexpr int kKindShift = 0, kFamilyShift = 2, kTypeShift = 8, kPasscredBit = 12, kListeningBit = 13,
               kBoundBit = 14, kRoleShift = 15, kHasPeerBit = 17, kPeerFdShift = 18, kPeerGenShift = 34,
               kGenShift = 42, kPasscredLateBit = 58, kCredsSeenBit = 59, kRightsSeenBit = 60,
-              kListenerLateBit = 61;
+              kListenerLateBit = 61, kPeercredUsedBit = 62, kCredsSentBit = 63;
+
+// getsockopt() itself is intercepted (SO_PEERCRED): the table asks the kernel directly.
+int rawGetsockopt(int fd, int level, int name, void *value, socklen_t *length) {
+  return static_cast<int>(syscall(SYS_getsockopt, fd, level, name, value, length));
+}
 
 uint64_t bit(bool value, int shift) { return static_cast<uint64_t>(value) << shift; }
 uint64_t field(uint64_t word, int shift, int width) { return (word >> shift) & ((1ull << width) - 1); }
@@ -24,7 +31,8 @@ uint64_t FdState::encode() const {
          bit(hasPeer, kHasPeerBit) | (static_cast<uint64_t>(peerFd) << kPeerFdShift) |
          (static_cast<uint64_t>(peerGen) << kPeerGenShift) | (static_cast<uint64_t>(gen) << kGenShift) |
          bit(passcredLate, kPasscredLateBit) | bit(credsSeen, kCredsSeenBit) | bit(rightsSeen, kRightsSeenBit) |
-         bit(listenerLate, kListenerLateBit);
+         bit(listenerLate, kListenerLateBit) | bit(peercredUsed, kPeercredUsedBit) |
+         bit(credsSent, kCredsSentBit);
 }
 
 FdState FdState::decode(uint64_t w) {
@@ -44,6 +52,8 @@ FdState FdState::decode(uint64_t w) {
   s.credsSeen = field(w, kCredsSeenBit, 1);
   s.rightsSeen = field(w, kRightsSeenBit, 1);
   s.listenerLate = field(w, kListenerLateBit, 1);
+  s.peercredUsed = field(w, kPeercredUsedBit, 1);
+  s.credsSent = field(w, kCredsSentBit, 1);
   return s;
 }
 
@@ -64,24 +74,24 @@ FdState FdTable::lookup(int fd) {
   if (state.kind != FdKind::Unknown)
     return state;
   // Inherited or created behind our back (before load, by a raw syscall, received over SCM_RIGHTS):
-  // ask the kernel once. The real getsockopt is not intercepted, and errno is the caller's.
+  // ask the kernel once, with raw getsockopt syscalls; errno is the caller's.
   int savedErrno = errno;
   int value = 0;
   socklen_t length = sizeof value;
   FdState learned;
   learned.gen = state.gen;
-  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &value, &length) == 0) {
+  if (rawGetsockopt(fd, SOL_SOCKET, SO_DOMAIN, &value, &length) == 0) {
     learned.kind = FdKind::Socket;
     learned.family = static_cast<uint8_t>(value);
     learned.role = FdRole::Learned;
     length = sizeof value;
-    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &value, &length) == 0)
+    if (rawGetsockopt(fd, SOL_SOCKET, SO_TYPE, &value, &length) == 0)
       learned.type = static_cast<uint8_t>(value);
     length = sizeof value;
-    if (learned.family == AF_UNIX && getsockopt(fd, SOL_SOCKET, SO_PASSCRED, &value, &length) == 0)
+    if (learned.family == AF_UNIX && rawGetsockopt(fd, SOL_SOCKET, SO_PASSCRED, &value, &length) == 0)
       learned.passcred = value != 0;
     length = sizeof value;
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0)
+    if (rawGetsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0)
       learned.listening = value != 0;
   } else if (errno == ENOTSOCK) {
     learned.kind = FdKind::NotSocket;

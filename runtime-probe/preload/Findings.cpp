@@ -1,54 +1,67 @@
-// Findings and process counters. Rule ids come from the compiled-in catalog; a static_assert
-// keeps this list and rules/*.yaml from drifting apart.
+// Findings and process counters. Rule ids and variants come from the runtime rule descriptors
+// (RuntimeRules.h), checked against the compiled-in catalog when they compile.
 #include "ProbeCore.h"
 
-#include "afunix/RuleCatalog.h"
+#include <cerrno>
+#include <ctime>
 
 namespace afunix::probe {
 
 namespace {
-constexpr const char *kRuleIds[] = {
-    "afunix-creds-without-passcred", "afunix-passcred-too-late", "afunix-passcred-wrong-family",
-    "afunix-fd-flood",               "afunix-fd-limit",          "afunix-fd-cycle",
-};
-static_assert(sizeof kRuleIds / sizeof *kRuleIds == static_cast<int>(Rule::FixPasscred));
-constexpr bool allInCatalog() {
-  for (const char *id : kRuleIds)
-    if (!catalog::findRule(id) || !catalog::findRule(id)->runtimeDetector[0])
-      return false;
-  return true;
-}
-static_assert(allInCatalog(), "every runtime detection must be a catalog rule with a runtime_detector");
-
 constinit Findings gFindings;
+constinit Findings gCallSites;
 constinit Counters gCounters;
+constinit std::atomic<int32_t> gCredsPeers[kCredsPeers] = {};
+
+uint64_t keyOf(Rule rule, uint8_t variant, uintptr_t site) {
+  // Rule and variant in the low bits (readable without the detail), the call site hashed above.
+  uint64_t hashed = (static_cast<uint64_t>(site) * 0x9E3779B97F4A7C15ull) & ~0xffffull;
+  return hashed | (static_cast<uint64_t>(variant) << 8) | (static_cast<uint64_t>(rule) + 1);
+}
+
+uint64_t monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
 } // namespace
 
-const char *ruleId(Rule rule) {
-  if (rule == Rule::FixPasscred)
-    return "fix-passcred";
-  return kRuleIds[static_cast<int>(rule)];
-}
+const char *ruleId(Rule rule) { return runtimeRule(rule).id; }
 
-FindingSlot *Findings::hit(Rule rule, uint8_t variant, int fd, uint16_t gen) {
-  uint64_t key = (static_cast<uint64_t>(rule) + 1) | (static_cast<uint64_t>(variant) << 8) |
-                 (static_cast<uint64_t>(fd < 0 ? 0 : fd & 0xffffff) << 16) |
-                 (static_cast<uint64_t>(gen) << 40) | (static_cast<uint64_t>(fd < 0) << 63);
+std::atomic<uint64_t> *Findings::hit(Rule rule, uint8_t variant, uintptr_t site, int fd) {
+  uint64_t key = keyOf(rule, variant, site);
   uint64_t hash = key * 0x9E3779B97F4A7C15ull;
   for (int probe = 0; probe < kFindings; ++probe) {
-    FindingSlot &slot = slots_[((hash >> 32) + probe) % kFindings];
-    uint64_t current = slot.key.load(std::memory_order_acquire);
+    int i = static_cast<int>(((hash >> 32) + static_cast<uint64_t>(probe)) % kFindings);
+    uint64_t current = keys_[i].load(std::memory_order_acquire);
+    bool mine = false;
     if (current == 0) {
       uint64_t expected = 0;
-      if (slot.key.compare_exchange_strong(expected, key, std::memory_order_acq_rel))
+      if (keys_[i].compare_exchange_strong(expected, key, std::memory_order_acq_rel)) {
         current = key;
-      else
+        mine = true;
+      } else
         current = expected;
     }
-    if (current == key) {
-      slot.count.fetch_add(1, std::memory_order_relaxed);
-      return &slot;
+    if (current != key)
+      continue;
+    counts_[i].fetch_add(1, std::memory_order_relaxed);
+    if (mine) {
+      // The first occurrence at this site says where and what: stack and socket, once.
+      sites_[i].store(site, std::memory_order_relaxed);
+      uint64_t started = monotonicNs();
+      FindingDetail &d = details_[i];
+      d.depth = static_cast<uint8_t>(captureStack(site, d.stack, kStackDepth));
+      for (int f = 0; f < d.depth; ++f)
+        moduleOf(d.stack[f]);
+      captureSocketIdentity(fd, d.socket);
+      if (d.socket.origin)
+        moduleOf(d.socket.origin);
+      ready_[i].store(1, std::memory_order_release);
+      gCounters.stacksCaptured.fetch_add(1, std::memory_order_relaxed);
+      gCounters.captureNs.fetch_add(monotonicNs() - started, std::memory_order_relaxed);
     }
+    return evidence_[i];
   }
   dropped.fetch_add(1, std::memory_order_relaxed);
   return nullptr;
@@ -61,20 +74,71 @@ void Findings::setMax(std::atomic<uint64_t> &field, uint64_t value) {
 }
 
 void Findings::reset() {
-  for (auto &slot : slots_) {
-    slot.key.store(0, std::memory_order_relaxed);
-    slot.count.store(0, std::memory_order_relaxed);
-    for (auto &e : slot.evidence)
+  for (int i = 0; i < kFindings; ++i) {
+    keys_[i].store(0, std::memory_order_relaxed);
+    counts_[i].store(0, std::memory_order_relaxed);
+    sites_[i].store(0, std::memory_order_relaxed);
+    ready_[i].store(0, std::memory_order_relaxed);
+    for (auto &e : evidence_[i])
       e.store(0, std::memory_order_relaxed);
   }
   dropped.store(0, std::memory_order_relaxed);
+  for (auto &pid : gCredsPeers)
+    pid.store(0, std::memory_order_relaxed);
 }
 
 Findings &findings() { return gFindings; }
+Findings &callSites() { return gCallSites; }
+
+const char *siteCallName(uint8_t call) {
+  constexpr const char *kNames[] = {"socket", "socketpair", "accept", "connect", "bind",
+                                    "listen", "setsockopt", "getsockopt", "sendmsg", "recvmsg"};
+  static_assert(sizeof kNames / sizeof *kNames == static_cast<std::size_t>(SiteCall::Count));
+  return call < static_cast<uint8_t>(SiteCall::Count) ? kNames[call] : "?";
+}
+
+void noteCallSite(SiteCall call, uintptr_t site, int fd) {
+  if (!config().sites || !site)
+    return;
+  int saved = errno;
+  gCallSites.hit(Rule::CallSite, static_cast<uint8_t>(call), site, fd);
+  errno = saved;
+}
+
+void noteCredentialsSentTo(int32_t peerPid) {
+  if (peerPid <= 0)
+    return;
+  for (auto &slot : gCredsPeers) {
+    int32_t current = slot.load(std::memory_order_relaxed);
+    if (current == peerPid)
+      return;
+    if (current == 0) {
+      int32_t expected = 0;
+      if (slot.compare_exchange_strong(expected, peerPid, std::memory_order_relaxed) || expected == peerPid)
+        return;
+    }
+  }
+}
+
+int credentialsSentTo(int32_t *pids, int max) {
+  int n = 0;
+  for (auto &slot : gCredsPeers)
+    if (int32_t pid = slot.load(std::memory_order_relaxed); pid && n < max)
+      pids[n++] = pid;
+  return n;
+}
+
+bool credentialsSentToPid(int32_t pid) {
+  for (auto &slot : gCredsPeers)
+    if (slot.load(std::memory_order_relaxed) == pid)
+      return true;
+  return false;
+}
 
 void Counters::reset() {
-  for (auto *c : {&unixSockets, &otherSockets, &fdsSent, &unixFdsSent, &fdsReceived, &credsReceived,
-                  &credsPidZero, &etoomanyrefs, &einvalTooManyFds, &slowFdSends, &reportsWritten, &reportErrors})
+  for (auto *c : {&unixSockets, &otherSockets, &fdsSent, &unixFdsSent, &fdsReceived, &credsReceived, &credsPidZero,
+                  &etoomanyrefs, &einvalTooManyFds, &slowFdSends, &credsSentExplicit, &reportsWritten,
+                  &reportErrors, &stacksCaptured, &captureNs})
     c->store(0, std::memory_order_relaxed);
   inFlight.store(0, std::memory_order_relaxed);
   inFlightHighWater.store(0, std::memory_order_relaxed);

@@ -25,7 +25,7 @@ namespace {
 // Captured at load: the variables a child image needs to be probed the same way.
 constexpr const char *kCarried[] = {"AFUNIX_PROBE_DIR",     "AFUNIX_PROBE_TIMING",   "AFUNIX_PROBE_FIX",
                                     "AFUNIX_PROBE_FORMAT",  "AFUNIX_PROBE_SLOW_NS", "AFUNIX_PROBE_INTERVAL",
-                                    "AFUNIX_PROBE_TIMING_SAMPLE"};
+                                    "AFUNIX_PROBE_TIMING_SAMPLE", "AFUNIX_PROBE_STACKS", "AFUNIX_PROBE_SITES"};
 constexpr int kCarriedCount = sizeof kCarried / sizeof *kCarried;
 char gCarried[kCarriedCount][640];
 char gPreload[4096]; // "LD_PRELOAD=<value at load>"
@@ -66,8 +66,36 @@ struct ExecEnv {
   char *entries[kMax + kCarriedCount + 2];
   char preload[4096];
 };
+// Whether every entry of `envp` (at most `max` of them) and every string it points to can be
+// read, checked without touching them (copyFromProcess cannot fault). A bad environment is the
+// kernel's EFAULT to return, untouched by the probe.
+bool readableEnvironment(char *const *envp, int max) {
+  if (!envp)
+    return true; // Linux takes a NULL environment as an empty one
+  for (int i = 0; i <= max; ++i) {
+    char *entry;
+    if (!copyFromProcess(&entry, envp + i, sizeof entry))
+      return false;
+    if (!entry)
+      return true;
+    // The string, in chunks that never cross a page boundary (a string ending just before an
+    // unmapped page is valid).
+    for (const char *p = entry;;) {
+      std::size_t toPage = 4096 - (reinterpret_cast<uintptr_t>(p) & 4095);
+      char chunk[256];
+      std::size_t n = toPage < sizeof chunk ? toPage : sizeof chunk;
+      if (!copyFromProcess(chunk, p, n))
+        return false;
+      if (std::memchr(chunk, 0, n))
+        break;
+      p += n;
+    }
+  }
+  return false; // more entries than we would rewrite: leave the environment alone
+}
+
 char *const *probedEnvironment(char *const *envp, ExecEnv &out) {
-  if (!gLibraryPath[0] || !gPreload[0])
+  if (!gLibraryPath[0] || !gPreload[0] || !readableEnvironment(envp, ExecEnv::kMax))
     return envp;
   int n = 0;
   bool preloadOk = false, missing[kCarriedCount];
@@ -117,38 +145,90 @@ char *const *probedEnvironment(char *const *envp, ExecEnv &out) {
 // Before an exec replaces the image: the report of this image is written now.
 void beforeExec() { writeReport("exec"); }
 
-void childAfterFork() { resetAfterFork(); }
+// A new process: its report file exists from now on ("running"), so that `afunix-probe run`
+// knows about it even if it never writes a final report (killed by a signal).
+void childAfterFork() {
+  resetAfterFork();
+  if (config().dirUsable)
+    writeReport("running");
+}
 
 std::atomic<bool> gInitialised{false};
 
 } // namespace
 
+// The section every PROBE_INTERCEPTOR adds its entry to (see Interceptors.h).
+// Hidden: the bounds are the library's own business, not exported next to the interceptors.
+extern "C" __attribute__((visibility("hidden"))) const afunix::probe::detail::InterceptorEntry
+    __start_afunix_probe_interceptors[];
+extern "C" __attribute__((visibility("hidden"))) const afunix::probe::detail::InterceptorEntry
+    __stop_afunix_probe_interceptors[];
+
+namespace {
+void resolveRegisteredInterceptors() {
+  for (const auto *e = __start_afunix_probe_interceptors; e < __stop_afunix_probe_interceptors; ++e)
+    if (!e->resolve()) {
+      // Only a libc without this function: calls to it could not be forwarded. Say so once.
+      const char *parts[] = {"afunix-probe: the C library has no ", e->name,
+                             "; the program cannot call it either\n"};
+      for (const char *p : parts)
+        syscall(SYS_write, 2, p, std::strlen(p));
+    }
+}
+} // namespace
+
+// The names of the registered interceptors, NUL-separated, for the test that checks every
+// exported function registered itself.
+PROBE_EXPORT const char *afunix_probe_interceptor_names() {
+  static char names[2048];
+  if (!names[0]) {
+    std::size_t used = 0;
+    for (const auto *e = __start_afunix_probe_interceptors; e < __stop_afunix_probe_interceptors; ++e) {
+      std::size_t n = std::strlen(e->name) + 1;
+      if (used + n + 1 >= sizeof names)
+        break;
+      std::memcpy(names + used, e->name, n);
+      used += n;
+    }
+    names[used] = 0;
+  }
+  return names;
+}
+
 // ---- sockets -----------------------------------------------------------------------------------
 PROBE_INTERCEPTOR(int, socket, int domain, int type, int protocol) {
   int fd = PROBE_REAL(socket)(domain, type, protocol);
   if (fd >= 0)
-    PROBE_AFTER(onSocketCreated(fd, domain, type));
+    PROBE_AFTER({
+      onSocketCreated(fd, domain, type, PROBE_CALLER);
+      noteCallSite(SiteCall::Socket, PROBE_CALLER, fd);
+    });
   return fd;
 }
 
 PROBE_INTERCEPTOR(int, socketpair, int domain, int type, int protocol, int sv[2]) {
   int r = PROBE_REAL(socketpair)(domain, type, protocol, sv);
   if (r == 0)
-    PROBE_AFTER(onSocketPair(sv, domain, type));
+    PROBE_AFTER({
+      onSocketPair(sv, domain, type, PROBE_CALLER);
+      noteCallSite(SiteCall::Socketpair, PROBE_CALLER, sv[0]);
+    });
   return r;
 }
 
 PROBE_INTERCEPTOR(int, accept, int fd, struct sockaddr *addr, socklen_t *len) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(accept)(fd, addr, len);
-  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r));
+  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r, PROBE_CALLER));
+  PROBE_AFTER(noteCallSite(SiteCall::Accept, PROBE_CALLER, r >= 0 ? r : fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, accept4, int fd, struct sockaddr *addr, socklen_t *len, int flags) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(accept4)(fd, addr, len, flags);
-  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r));
+  PROBE_RECORD_WITH(CallKind::Accept, CallClass::NoFds, if (r >= 0) onAccepted(fd, r, PROBE_CALLER));
+  PROBE_AFTER(noteCallSite(SiteCall::Accept, PROBE_CALLER, r >= 0 ? r : fd));
   return r;
 }
 
@@ -156,6 +236,7 @@ PROBE_INTERCEPTOR(int, connect, int fd, const struct sockaddr *addr, socklen_t l
   PROBE_ENTER(fd);
   int r = PROBE_REAL(connect)(fd, addr, len);
   PROBE_RECORD(CallKind::Connect, CallClass::NoFds);
+  PROBE_AFTER(noteCallSite(SiteCall::Connect, PROBE_CALLER, fd));
   return r;
 }
 
@@ -163,21 +244,34 @@ PROBE_INTERCEPTOR(int, bind, int fd, const struct sockaddr *addr, socklen_t len)
   int r = PROBE_REAL(bind)(fd, addr, len);
   if (r == 0)
     PROBE_AFTER(onBind(fd));
+  PROBE_AFTER(noteCallSite(SiteCall::Bind, PROBE_CALLER, fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, listen, int fd, int backlog) {
-  PROBE_AFTER(beforeListen(fd)); // --fix passcred: before listen(), so every client is covered
+  PROBE_AFTER(beforeListen(fd, PROBE_CALLER)); // --fix passcred: before listen(), so every client is covered
   int r = PROBE_REAL(listen)(fd, backlog);
   if (r == 0)
     PROBE_AFTER(onListen(fd));
+  PROBE_AFTER(noteCallSite(SiteCall::Listen, PROBE_CALLER, fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, setsockopt, int fd, int level, int name, const void *value, socklen_t len) {
   int r = PROBE_REAL(setsockopt)(fd, level, name, value, len);
   int err = r ? errno : 0;
-  PROBE_AFTER(onSetsockopt(fd, level, name, value, len, r, err));
+  PROBE_AFTER({
+    onSetsockopt(fd, level, name, value, len, r, err, PROBE_CALLER);
+    noteCallSite(SiteCall::Setsockopt, PROBE_CALLER, fd);
+  });
+  return r;
+}
+
+PROBE_INTERCEPTOR(int, getsockopt, int fd, int level, int name, void *value, socklen_t *len) {
+  int r = PROBE_REAL(getsockopt)(fd, level, name, value, len);
+  if (r == 0)
+    PROBE_AFTER(onGetsockopt(fd, level, name));
+  PROBE_AFTER(noteCallSite(SiteCall::Getsockopt, PROBE_CALLER, fd));
   return r;
 }
 
@@ -234,26 +328,33 @@ PROBE_FCNTL(fcntl64)
 
 // ---- data ---------------------------------------------------------------------------------------
 PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags) {
-  // fd-carrying sends are always timed: a slow one is fd-flood evidence.
-  PROBE_ENTER_TIMED(fd, msg && msg->msg_controllen > 0);
+  // fd-carrying sends are always timed (a slow one is fd-flood evidence); whether this one
+  // carries fds is known only after the kernel has read the msghdr, so the clock starts anyway.
+  PROBE_ENTER_CLOCKED(fd);
   ssize_t r = PROBE_REAL(sendmsg)(fd, msg, flags);
   SendInfo info;
   PROBE_RECORD_WITH(CallKind::Send, info.cls, {
+    // Success and ETOOMANYREFS: the kernel has read and parsed the control data. EINVAL may come
+    // from a bad cmsg_len or a bad msghdr before the kernel read anything: copied, never trusted.
     if (r >= 0 || probeErrno == ETOOMANYREFS || probeErrno == EINVAL)
-      info = inspectSend(fd, msg);
-    onSendmsg(fd, msg, info, r, r < 0 ? probeErrno : 0, probeNs);
+      info = inspectSend(fd, msg, r >= 0 || probeErrno == ETOOMANYREFS);
+    if (info.cls != CallClass::NoFds && probeNs == UINT64_MAX)
+      probeNs = probeCall.elapsedAnyway();
+    onSendmsg(fd, msg, info, r, r < 0 ? probeErrno : 0, probeNs, PROBE_CALLER);
   });
+  PROBE_AFTER(noteCallSite(SiteCall::Sendmsg, PROBE_CALLER, fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, int flags) {
   PROBE_ENTER(fd);
   int r = PROBE_REAL(sendmmsg)(fd, msgs, vlen, flags);
+  PROBE_AFTER(noteCallSite(SiteCall::Sendmsg, PROBE_CALLER, fd));
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Send, cls, {
-    for (int i = 0; i < r; ++i) {
-      SendInfo info = inspectSend(fd, &msgs[i].msg_hdr);
-      onSendmsg(fd, &msgs[i].msg_hdr, info, msgs[i].msg_len, 0, UINT64_MAX);
+    for (int i = 0; i < r; ++i) { // the first r messages were sent: the kernel read them
+      SendInfo info = inspectSend(fd, &msgs[i].msg_hdr, true);
+      onSendmsg(fd, &msgs[i].msg_hdr, info, msgs[i].msg_len, 0, UINT64_MAX, PROBE_CALLER);
       if (static_cast<int>(info.cls) > static_cast<int>(cls))
         cls = info.cls;
     }
@@ -261,30 +362,28 @@ PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, in
   return r;
 }
 
+// The msghdr is read only after a successful call: before it, it is the program's pointer, and
+// the kernel (not the probe) decides whether it is valid (EFAULT).
 PROBE_INTERCEPTOR(ssize_t, recvmsg, int fd, struct msghdr *msg, int flags) {
-  PROBE_AFTER(beforeRecvmsg(fd, msg));
+  PROBE_AFTER(beforeRecvmsg(fd, msg, PROBE_CALLER));
   PROBE_ENTER(fd);
-  socklen_t controlIn = msg ? static_cast<socklen_t>(msg->msg_controllen) : 0;
   ssize_t r = PROBE_REAL(recvmsg)(fd, msg, flags);
   CallClass cls = CallClass::NoFds;
-  PROBE_RECORD_WITH(CallKind::Recv, cls, cls = onRecvmsg(fd, msg, controlIn, r, probeErrno, flags));
+  PROBE_RECORD_WITH(CallKind::Recv, cls, cls = onRecvmsg(fd, msg, r, flags, PROBE_CALLER));
+  PROBE_AFTER(noteCallSite(SiteCall::Recvmsg, PROBE_CALLER, fd));
   return r;
 }
 
 PROBE_INTERCEPTOR(int, recvmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, int flags, struct timespec *timeout) {
-  constexpr unsigned kSaved = 64;
-  socklen_t controlIn[kSaved];
-  for (unsigned i = 0; i < vlen && i < kSaved; ++i) {
-    PROBE_AFTER(beforeRecvmsg(fd, &msgs[i].msg_hdr));
-    controlIn[i] = static_cast<socklen_t>(msgs[i].msg_hdr.msg_controllen);
-  }
+  if (config().fixPasscred) // only the first header matters: SO_PASSCRED is per socket
+    PROBE_AFTER(beforeRecvmsg(fd, vlen ? &msgs[0].msg_hdr : nullptr, PROBE_CALLER));
   PROBE_ENTER(fd);
   int r = PROBE_REAL(recvmmsg)(fd, msgs, vlen, flags, timeout);
+  PROBE_AFTER(noteCallSite(SiteCall::Recvmsg, PROBE_CALLER, fd));
   CallClass cls = CallClass::NoFds;
   PROBE_RECORD_WITH(CallKind::Recv, cls, {
-    for (int i = 0; i < r; ++i) {
-      CallClass c = onRecvmsg(fd, &msgs[i].msg_hdr, i < static_cast<int>(kSaved) ? controlIn[i] : 0,
-                              msgs[i].msg_len, 0, flags);
+    for (int i = 0; i < r; ++i) { // the first r entries were filled in by the kernel
+      CallClass c = onRecvmsg(fd, &msgs[i].msg_hdr, msgs[i].msg_len, flags, PROBE_CALLER);
       if (static_cast<int>(c) > static_cast<int>(cls))
         cls = c;
     }
@@ -424,20 +523,15 @@ __attribute__((constructor(101))) static void probeLoad() {
     return;
   int savedErrno = errno;
   // Resolve everything now, in a single-threaded context, rather than lazily in a signal handler.
-  resolve_socket(), resolve_socketpair(), resolve_accept(), resolve_accept4(), resolve_connect();
-  resolve_bind(), resolve_listen(), resolve_setsockopt(), resolve_close(), resolve_close_range();
-  resolve_dup(), resolve_dup2(), resolve_dup3(), resolve_fcntl(), resolve_fcntl64();
-  resolve_sendmsg(), resolve_sendmmsg(), resolve_recvmsg(), resolve_recvmmsg(), resolve_send();
-  resolve_sendto(), resolve_recv(), resolve_recvfrom(), resolve_write(), resolve_read(), resolve_writev();
-  resolve_readv(), resolve___read_chk(), resolve___recv_chk(), resolve___recvfrom_chk();
-  resolve_execve(), resolve_execvpe(), resolve_fexecve(), resolve_posix_spawn(), resolve_posix_spawnp();
-  resolve__exit(), resolve__Exit();
+  resolveRegisteredInterceptors();
 
   static char messages[2048];
   parseConfig([](const char *name) -> const char * { return getenv(name); }, config(), messages, sizeof messages);
   if (messages[0])
     syscall(SYS_write, 2, messages, std::strlen(messages));
   refreshProcessInfo(true);
+  if (config().dirUsable)
+    writeReport("running");
   captureEnvironment();
   installThreadExitHook();
   pthread_atfork(nullptr, nullptr, childAfterFork);

@@ -11,6 +11,11 @@
 // REAL pointers are resolved with dlsym(RTLD_NEXT) in the constructor, or lazily by the first call
 // that arrives before it (another library's constructor). The probe intercepts no allocator, so
 // dlsym's own calloc() cannot recurse into it.
+//
+// Every interceptor registers itself where it is defined (compiler-rt's INIT_X, without the
+// hand-kept list of INIT_X calls): PROBE_INTERCEPTOR puts a {name, resolver} entry into the
+// afunix_probe_interceptors section, and the constructor walks that section between the
+// __start_/__stop_ symbols the linker provides. Adding an interceptor is one definition.
 #pragma once
 
 #include "ProbeCore.h"
@@ -44,20 +49,38 @@
     return fn;                                                                                    \
   }
 
+namespace afunix::probe::detail {
+struct InterceptorEntry {
+  const char *name;
+  void *(*resolve)(); // resolves and stores REAL(func), returns it (nullptr: not found)
+};
+} // namespace afunix::probe::detail
+
+#define PROBE_REGISTER(func)                                                                       \
+  __attribute__((used, section("afunix_probe_interceptors"), aligned(sizeof(void *))))          \
+  static const ::afunix::probe::detail::InterceptorEntry probeEntry_##func = {                    \
+      #func, [] { return reinterpret_cast<void *>(resolve_##func()); }};
+
 #define PROBE_REAL(func)                                                                           \
   (real_##func.load(std::memory_order_relaxed) ? real_##func.load(std::memory_order_relaxed)      \
                                                : resolve_##func())
 
 #define PROBE_INTERCEPTOR(ret, func, ...)                                                          \
   PROBE_DECLARE_REAL(ret, func, __VA_ARGS__)                                                      \
+  PROBE_REGISTER(func)                                                                            \
   PROBE_EXPORT ret func(__VA_ARGS__)
 #define PROBE_INTERCEPTOR_VERSIONED(ret, func, version, ...)                                       \
   PROBE_DECLARE_REAL_VERSIONED(ret, func, version, __VA_ARGS__)                                   \
+  PROBE_REGISTER(func)                                                                            \
   PROBE_EXPORT ret func(__VA_ARGS__)
+
+// The call site: where in the program the intercepted call returns to. Read in the interceptor's
+// own body (a macro, not a function), where it is the program's return address.
+#define PROBE_CALLER reinterpret_cast<uintptr_t>(__builtin_return_address(0))
 
 // Enter: decides whether the call is watched (an AF_UNIX socket) and starts the clock.
 #define PROBE_ENTER(fd) ::afunix::probe::detail::Call probeCall(fd)
-#define PROBE_ENTER_TIMED(fd, forceTiming) ::afunix::probe::detail::Call probeCall(fd, forceTiming)
+#define PROBE_ENTER_CLOCKED(fd) ::afunix::probe::detail::Call probeCall(fd, true)
 // Record: runs `body` with errno saved, then counts the call; errno is what the real call left.
 #define PROBE_RECORD_WITH(kind, cls, body)                                                         \
   do {                                                                                            \
@@ -100,15 +123,23 @@ inline bool sampleThisCall(uint32_t period) {
 
 struct Call {
   bool watched = false;
+  bool sampled = false; // this call's latency goes into the histogram
   uint64_t start = 0;
-  explicit Call(int fd, bool forceTiming = false) {
+  // `alwaysClock`: read the start time even when the call is not sampled, so that the caller can
+  // still time it once it knows what the call carried (sendmsg() with control data: looking at
+  // the msghdr before the kernel has is not the probe's business).
+  explicit Call(int fd, bool alwaysClock = false) {
     int saved = errno;
     watched = fdTable().lookup(fd).isUnix();
-    if (watched && (forceTiming || (config().timing && sampleThisCall(config().timingSample))))
-      start = nowNs();
+    if (watched && config().timing) {
+      sampled = sampleThisCall(config().timingSample);
+      if (sampled || alwaysClock)
+        start = nowNs();
+    }
     errno = saved;
   }
-  uint64_t elapsed() const { return start ? nowNs() - start : UINT64_MAX; }
+  uint64_t elapsed() const { return start && sampled ? nowNs() - start : UINT64_MAX; }
+  uint64_t elapsedAnyway() const { return start ? nowNs() - start : UINT64_MAX; }
   void record(CallKind kind, CallClass cls, uint64_t ns) const {
     stats().record(histIndex(kind, cls), config().timing ? ns : UINT64_MAX);
     if (config().intervalNs)

@@ -6,6 +6,8 @@
 // preloaded into an arbitrary program.
 #pragma once
 
+#include "RuntimeRules.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -26,8 +28,16 @@ struct Config {
   bool reportJson = true;
   uint64_t slowNs = 100000;       // AFUNIX_PROBE_SLOW_NS
   uint64_t intervalNs = 0;        // AFUNIX_PROBE_INTERVAL (seconds), 0 = only at exit/exec
+  bool stacks = true;             // AFUNIX_PROBE_STACKS=0: call sites only, no stack unwinding
+  // AFUNIX_PROBE_SITES=1: also record where the program made its socket calls (with a stack, the
+  // first time at each site), so that a static finding the run never reached can be told from one
+  // it reached without the problem showing. Off by default: it costs a table lookup per call.
+  bool sites = false;
   char dir[512] = {};             // AFUNIX_PROBE_DIR; empty = text report on stderr at exit
   bool dirUsable = false;
+  // Where the exit report goes when there is no usable directory and fd 2 is no longer the
+  // stderr the program started with: $TMPDIR (absolute) or /tmp.
+  char fallbackDir[256] = "/tmp";
 };
 // Parses `getenvFn`'s answers into `config`; every problem is one line in `messages` (for stderr),
 // and the value falls back to its default. Returns false if there was any problem.
@@ -60,6 +70,8 @@ struct FdState {
   bool credsSeen = false;    // an SCM_CREDENTIALS cmsg was received on it
   bool rightsSeen = false;   // an SCM_RIGHTS cmsg was received on it
   bool listenerLate = false; // accepted from a listener whose SO_PASSCRED came after listen()
+  bool peercredUsed = false; // the program asked the kernel for the peer (SO_PEERCRED/SO_PEERPIDFD)
+  bool credsSent = false;    // an explicit SCM_CREDENTIALS was sent over it (peer pid noted once)
 
   bool isUnix() const { return kind == FdKind::Socket && family == AF_UNIX; }
   uint64_t encode() const;
@@ -151,89 +163,146 @@ Stats &stats();
 void installThreadExitHook();
 
 // ---------------------------------------------------------------------------------------------
-// Findings: a fixed open-addressing table keyed by (rule, variant, fd, fd generation).
-enum class Rule : uint8_t {
-  CredsWithoutPasscred,
-  PasscredTooLate,
-  PasscredWrongFamily,
-  FdFlood,
-  FdLimit,
-  FdCycle,
-  FixPasscred, // not a rule: a place where --fix passcred enabled SO_PASSCRED
-  Count
+// Call sites (CallSite.cpp). A call site is the return address of the intercepted call: the
+// instruction after the program's call. Stacks are captured only when a finding is first seen at a
+// site, with libgcc's _Unwind_Backtrace (see CallSite.cpp for why it is safe here).
+constexpr int kStackDepth = 8;
+constexpr int kModules = 64;
+
+struct Module {
+  uintptr_t start = 0, end = 0; // mapped range
+  uintptr_t bias = 0;           // load bias: file virtual address = pc - bias
+  char path[512] = {};
+  uint8_t buildId[32] = {};
+  uint8_t buildIdLength = 0;
 };
-const char *ruleId(Rule rule);
-constexpr int kEvidence = 6;
+// The module containing `pc`, registered on first sight (lock-free); -1 when unknown.
+int moduleOf(uintptr_t pc);
+int moduleCount();
+const Module *moduleAt(int index); // nullptr while another thread is still filling it in
+// Frames of the current call, frames[0] = `site`; returns how many (>= 1 when site != 0).
+int captureStack(uintptr_t site, uintptr_t *frames, int max);
+
+// Where each socket came from: the call site of socket()/socketpair()/accept() (or of the
+// recvmsg() that received it with SCM_RIGHTS), tied to the fd's generation.
+enum class Origin : uint8_t { Unknown = 0, Created = 1, Received = 2 };
+void recordOrigin(int fd, uint16_t gen, uintptr_t site, Origin origin);
+uintptr_t originOf(int fd, uint16_t gen, Origin &origin);
+
+// What a socket is, read from the kernel with raw syscalls when a finding is first seen on it.
+struct SocketIdentity {
+  int32_t fd = -1;
+  bool known = false;      // false: no socket (fd -1) or the fd was already closed
+  uint8_t family = 0, type = 0;
+  FdRole role = FdRole::Created;
+  bool passcred = false, listening = false;
+  int32_t pairFd = -1;     // socketpair() peer, when known
+  uint64_t inode = 0;
+  bool peerKnown = false;  // SO_PEERCRED answered
+  int32_t peerPid = 0;
+  uint32_t peerUid = 0, peerGid = 0;
+  uint8_t localLength = 0, peerLength = 0; // sun_path bytes; 0 = unnamed; abstract names start with NUL
+  char local[108] = {}, peer[108] = {};
+  uintptr_t origin = 0;    // call site that made (or received) it; 0 = before the probe or inherited
+  Origin originKind = Origin::Unknown;
+};
+void captureSocketIdentity(int fd, SocketIdentity &out);
+
+// ---------------------------------------------------------------------------------------------
+// Findings: a fixed open-addressing table keyed by (rule, variant, call site). Repetitions at one
+// site are one finding with a count; the first occurrence records the stack and the socket.
 constexpr int kFindings = 512;
 
-struct FindingSlot {
-  std::atomic<uint64_t> key{0};
-  std::atomic<uint64_t> count{0};
-  std::atomic<uint64_t> evidence[kEvidence] = {};
+struct FindingDetail {
+  uintptr_t stack[kStackDepth] = {};
+  uint8_t depth = 0;
+  SocketIdentity socket;
 };
 
 struct FindingView {
   Rule rule;
   uint8_t variant;
-  int fd;
+  uintptr_t site;
   uint64_t count;
   uint64_t evidence[kEvidence];
+  const FindingDetail *detail; // nullptr while the first occurrence is still filling it in
 };
 
 class Findings {
 public:
-  // Counts one occurrence; returns the slot so the caller can set evidence (nullptr if full).
-  FindingSlot *hit(Rule rule, uint8_t variant, int fd, uint16_t gen);
+  // Counts one occurrence of `rule`/`variant` at call site `site` on socket `fd` (-1: none).
+  // Returns the finding's evidence slots (nullptr if the table is full).
+  std::atomic<uint64_t> *hit(Rule rule, uint8_t variant, uintptr_t site, int fd);
   static void setMax(std::atomic<uint64_t> &field, uint64_t value);
   // Visits every finding; returns how many.
   template <typename F> int forEach(F visit) const {
     int n = 0;
-    for (const auto &slot : slots_) {
-      uint64_t key = slot.key.load(std::memory_order_acquire);
+    for (int i = 0; i < kFindings; ++i) {
+      uint64_t key = keys_[i].load(std::memory_order_acquire);
       if (!key)
         continue;
       FindingView view{static_cast<Rule>((key & 0xff) - 1), static_cast<uint8_t>((key >> 8) & 0xff),
-                       static_cast<int>((key >> 16) & 0xffffff), slot.count.load(std::memory_order_relaxed),
-                       {}};
-      if ((key >> 63) & 1)
-        view.fd = -1;
-      for (int i = 0; i < kEvidence; ++i)
-        view.evidence[i] = slot.evidence[i].load(std::memory_order_relaxed);
+                       sites_[i].load(std::memory_order_relaxed), counts_[i].load(std::memory_order_relaxed),
+                       {}, ready_[i].load(std::memory_order_acquire) ? &details_[i] : nullptr};
+      for (int e = 0; e < kEvidence; ++e)
+        view.evidence[e] = evidence_[i][e].load(std::memory_order_relaxed);
       visit(view);
       ++n;
     }
     return n;
   }
+  // Lets `update` change the evidence of every finding (rare events only: it visits them all).
+  template <typename F> void updateEach(F update) {
+    for (int i = 0; i < kFindings; ++i) {
+      uint64_t key = keys_[i].load(std::memory_order_acquire);
+      if (!key)
+        continue;
+      FindingView view{static_cast<Rule>((key & 0xff) - 1), static_cast<uint8_t>((key >> 8) & 0xff),
+                       sites_[i].load(std::memory_order_relaxed), counts_[i].load(std::memory_order_relaxed),
+                       {}, ready_[i].load(std::memory_order_acquire) ? &details_[i] : nullptr};
+      update(view, evidence_[i]);
+    }
+  }
+  // Forked child: forget everything (touches only the small arrays, not the details).
   void reset();
   std::atomic<uint64_t> dropped{0};
 
 private:
-  FindingSlot slots_[kFindings];
+  std::atomic<uint64_t> keys_[kFindings] = {};
+  std::atomic<uint64_t> counts_[kFindings] = {};
+  std::atomic<uint64_t> evidence_[kFindings][kEvidence] = {};
+  std::atomic<uintptr_t> sites_[kFindings] = {};
+  std::atomic<uint8_t> ready_[kFindings] = {};
+  FindingDetail details_[kFindings];
 };
 
 Findings &findings();
+const char *ruleId(Rule rule);
 
-// Variants (indices into the catalog's variants of each rule).
-namespace variant {
-constexpr uint8_t kDefault = 0;
-// afunix-passcred-too-late
-constexpr uint8_t kAcceptedSocket = 0, kDgramAfterBind = 1, kListenerAfterListen = 2, kExternalSocket = 3;
-// afunix-fd-cycle
-constexpr uint8_t kSelf = 0, kPeer = 1;
-// --fix passcred places
-constexpr uint8_t kFixAtListen = 0, kFixAtRecvmsg = 1;
-} // namespace variant
+// The socket calls a program made, when AFUNIX_PROBE_SITES=1 (a table of its own, so that they
+// never crowd out findings). The variant is the call.
+enum class SiteCall : uint8_t { Socket, Socketpair, Accept, Connect, Bind, Listen, Setsockopt, Getsockopt, Sendmsg, Recvmsg, Count };
+const char *siteCallName(uint8_t call);
+Findings &callSites();
+void noteCallSite(SiteCall call, uintptr_t site, int fd);
 
-// Evidence layout per rule (indices into FindingView::evidence):
-//   creds-without-passcred: [0] max control buffer size, [1] calls whose buffer could hold a
-//                           ucred, [2] socket type
+// Evidence layout per rule: RuntimeRules.h (kRuntimeRules[].evidence).
+//   creds-without-passcred: [0] socket type, [1] calls with MSG_CTRUNC, [2] 1 = SO_PEERCRED asked
+//                           on the recorded socket later (the program authenticates that way)
 //   passcred-too-late:      [0] pid, [1] uid, [2] gid (of the last pid-0 credentials)
 //   passcred-wrong-family:  [0] option (SO_*), [1] family, [2] errno answered (0 = accepted)
-//   fd-flood (fd -1):       [0] fds in flight high-water, [1] AF_UNIX fds sent, [2] ETOOMANYREFS,
-//                           [3] slow fd-carrying sends, [4] slowest ns, [5] RLIMIT_NOFILE
+//   fd-flood:               [0] fds in flight high-water at this site, [1] AF_UNIX fds sent,
+//                           [2] ETOOMANYREFS, [3] slow fd-carrying sends, [4] slowest ns
 //   fd-limit:               [0] most fds in one message, [1] EINVAL answers
 //   fd-cycle:               [0] fd sent, [1] socket sent over, [2] 1 = socketpair peer
 //   fix-passcred:           [0] setsockopt result errno (0 = enabled)
+
+// Explicit SCM_CREDENTIALS sent by this process, by the peer pid of the socket they went over:
+// evidence that a receiver expects credentials (afunix-creds-without-passcred).
+constexpr int kCredsPeers = 32;
+void noteCredentialsSentTo(int32_t peerPid);
+int credentialsSentTo(int32_t *pids, int max);
+bool credentialsSentToPid(int32_t pid);
 
 // ---------------------------------------------------------------------------------------------
 // Process-wide counters (rare events, atomics).
@@ -250,8 +319,11 @@ struct Counters {
   std::atomic<uint64_t> etoomanyrefs{0};
   std::atomic<uint64_t> einvalTooManyFds{0};
   std::atomic<uint64_t> slowFdSends{0};
+  std::atomic<uint64_t> credsSentExplicit{0}; // sendmsg() with an explicit SCM_CREDENTIALS
   std::atomic<uint64_t> reportsWritten{0};
   std::atomic<uint64_t> reportErrors{0};
+  std::atomic<uint64_t> stacksCaptured{0};    // first occurrences of a finding at a call site
+  std::atomic<uint64_t> captureNs{0};         // time spent capturing their stacks and sockets
   void reset();
 };
 Counters &counters();
@@ -260,26 +332,42 @@ Counters &counters();
 // Events: what interceptors report after the real call (Events.cpp). `err` is the errno of a
 // failed call. None of them touches errno or allocates.
 uint64_t nowNs();
-void onSocketCreated(int fd, int family, int type);
-void onSocketPair(const int fds[2], int family, int type);
-void onAccepted(int listener, int fd);
+// `site` is the call site (return address) of the intercepted call, for findings and origins.
+void onSocketCreated(int fd, int family, int type, uintptr_t site = 0);
+void onSocketPair(const int fds[2], int family, int type, uintptr_t site = 0);
+void onAccepted(int listener, int fd, uintptr_t site = 0);
 void onBind(int fd);
 void onListen(int fd);
 void onClose(int fd);
 void onDup(int oldFd, int newFd);
-void onSetsockopt(int fd, int level, int name, const void *value, socklen_t length, int result, int err);
-// Before sendmsg: counts SCM_RIGHTS fds and classifies them. Returns the call class.
+void onSetsockopt(int fd, int level, int name, const void *value, socklen_t length, int result, int err,
+                  uintptr_t site = 0);
+// A successful getsockopt(): SO_PEERCRED / SO_PEERPIDFD mean the program authenticates its peer
+// that way, not with SCM_CREDENTIALS.
+void onGetsockopt(int fd, int level, int name);
+// After sendmsg: what it carried. Control data is read directly only when the kernel has read
+// and validated it (the call succeeded, or failed with ETOOMANYREFS after parsing it); otherwise
+// it is copied with copyFromProcess and skipped when unreadable, as the kernel would refuse it.
 struct SendInfo {
   CallClass cls = CallClass::NoFds;
   int fds = 0;
   int unixFds = 0;
+  bool creds = false; // an explicit SCM_CREDENTIALS
 };
-SendInfo inspectSend(int fd, const struct msghdr *msg);
-void onSendmsg(int fd, const struct msghdr *msg, const SendInfo &info, long result, int err, uint64_t ns);
-// Before recvmsg: --fix passcred may enable SO_PASSCRED here.
-void beforeRecvmsg(int fd, const struct msghdr *msg);
-CallClass onRecvmsg(int fd, const struct msghdr *msg, socklen_t controlLenIn, long result, int err, int flags);
-void beforeListen(int fd);
+SendInfo inspectSend(int fd, const struct msghdr *msg, bool kernelValidated);
+void onSendmsg(int fd, const struct msghdr *msg, const SendInfo &info, long result, int err, uint64_t ns,
+               uintptr_t site = 0);
+// Before recvmsg: --fix passcred may enable SO_PASSCRED here (reads `msg` only through
+// copyFromProcess: a bad pointer is the kernel's EFAULT to report, not the probe's crash).
+void beforeRecvmsg(int fd, const struct msghdr *msg, uintptr_t site = 0);
+// After recvmsg: `msg` is read only when the call succeeded (the kernel wrote it back).
+CallClass onRecvmsg(int fd, const struct msghdr *msg, long result, int flags, uintptr_t site = 0);
+void beforeListen(int fd, uintptr_t site = 0);
+
+// Copies `length` bytes of this process's memory at `from` without ever faulting
+// (process_vm_readv on ourselves: EFAULT instead of SIGSEGV). False when unreadable, or when the
+// kernel refuses the call (seccomp): callers then leave the memory alone.
+bool copyFromProcess(void *to, const void *from, std::size_t length);
 
 // ---------------------------------------------------------------------------------------------
 // Reports (Report.cpp). Fixed buffers, written with raw syscalls.
@@ -289,6 +377,9 @@ struct ProcessInfo {
   uint64_t startNs = 0; // CLOCK_REALTIME at load (or fork), part of the file name
   char exe[512] = {};
   char argv0[256] = {};
+  bool stderrKnown = false; // fd 2 when this image started: the exit report goes there only if
+  uint64_t stderrDev = 0;   // fd 2 is still that file
+  uint64_t stderrIno = 0;
 };
 ProcessInfo &processInfo();
 void refreshProcessInfo(bool readNames);
@@ -299,7 +390,8 @@ std::size_t renderJson(char *buf, std::size_t size, const char *reason);
 std::size_t renderText(char *buf, std::size_t size, const char *reason);
 
 // Writes the report files for this process (JSON and/or text) into the report directory; `reason`
-// is "exit", "exec", "_exit", "interval". Safe against concurrent callers (one wins, others skip)
+// is "exit", "exec", "_exit", "interval", or "running" (written when the image starts or forks, so
+// that a process that never writes its final report is known to have existed). Safe against concurrent callers (one wins, others skip)
 // and against symlinks/foreign files at the target name. Returns 0 or an errno.
 int writeReport(const char *reason);
 // Creates `path` O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC 0600 the first time, later rewrites only the
@@ -310,6 +402,7 @@ struct ReportFile {
   int64_t mtimeNs = 0;         // ...and of its content after our last write (inode numbers are reused)
   uint64_t size = 0;
   bool created = false;
+  unsigned attempt = 0;        // > 0: a new file after the first could not be rewritten (setuid)
 };
 int writeFileSafely(ReportFile &file, const char *data, std::size_t length);
 void resetReportFiles();

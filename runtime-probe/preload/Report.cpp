@@ -3,9 +3,12 @@
 // (periodic reports) or in a forked child.
 #include "ProbeCore.h"
 
+#include "JsonEscape.h"
+
 #include "afunix/RuleCatalog.h"
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,9 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
+#include "afunix/KernelConstants.h"
 
 namespace afunix::probe {
 
@@ -81,23 +82,29 @@ struct Out {
       for (int i = n; i < width; ++i)
         put(' ');
   }
+  void jsonBytes(const char *s, std::size_t n) {
+    escapeJson(s, n, [this](char c) { put(c); });
+  }
   void json(const char *s) {
+    std::size_t n = 0;
+    while (s && s[n])
+      ++n;
+    jsonBytes(s, n);
+  }
+  void hex(uint64_t v) {
+    const char *digits = "0123456789abcdef";
+    str("0x");
+    char tmp[16];
+    int n = 0;
+    do
+      tmp[n++] = digits[v & 15];
+    while (v >>= 4);
+    while (n)
+      put(tmp[--n]);
+  }
+  void jsonHex(uint64_t v) {
     put('"');
-    for (; s && *s; ++s) {
-      unsigned char c = static_cast<unsigned char>(*s);
-      if (c == '"' || c == '\\') {
-        put('\\');
-        put(static_cast<char>(c));
-      } else if (c == '\n')
-        str("\\n");
-      else if (c < 0x20 || c >= 0x7f) {
-        const char *hex = "0123456789abcdef";
-        str("\\u00");
-        put(hex[c >> 4]);
-        put(hex[c & 15]);
-      } else
-        put(static_cast<char>(c));
-    }
+    hex(v);
     put('"');
   }
   void key(const char *k) {
@@ -169,6 +176,8 @@ const catalog::Variant *variantFor(const FindingView &f) {
   return f.variant < rule->variantCount ? &rule->variants[f.variant] : &rule->variants[0];
 }
 
+int fdOf(const FindingView &f) { return f.detail ? f.detail->socket.fd : -1; }
+
 // Placeholder values for a finding's message.
 void placeholder(Out &o, const FindingView &f, const char *name, std::size_t length) {
   auto is = [&](const char *want) {
@@ -185,10 +194,10 @@ void placeholder(Out &o, const FindingView &f, const char *name, std::size_t len
   if (is("socket")) {
     if (f.rule == Rule::FdCycle)
       fdText(f.evidence[0]);
-    else if (f.fd >= 0)
-      fdText(static_cast<uint64_t>(f.fd));
+    else if (fdOf(f) >= 0)
+      fdText(static_cast<uint64_t>(fdOf(f)));
     else
-      o.str("this process's AF_UNIX sockets");
+      o.str("an AF_UNIX socket");
   } else if (is("peer"))
     fdText(f.evidence[1]);
   else if (is("relation"))
@@ -200,15 +209,25 @@ void placeholder(Out &o, const FindingView &f, const char *name, std::size_t len
   else if (is("family"))
     o.str(familyName(f.evidence[1]));
   else if (is("valid_families"))
-    o.str(f.evidence[0] == SO_PASSPIDFD ? "AF_UNIX" : "AF_UNIX, AF_NETLINK and AF_BLUETOOTH");
+    o.str(f.evidence[0] == kernel::kSoPassPidfd ? "AF_UNIX" : "AF_UNIX, AF_NETLINK and AF_BLUETOOTH");
   else if (is("count"))
     o.u64(f.evidence[0]);
   else if (is("what"))
     o.str("AF_UNIX socket fds");
   else if (is("how")) {
-    o.str("were sent with up to ");
-    o.u64(f.evidence[0]);
-    o.str(" fds in flight");
+    if (f.evidence[0]) {
+      o.str("were sent with up to ");
+      o.u64(f.evidence[0]);
+      o.str(" fds in flight");
+    } else if (f.evidence[2]) {
+      o.str("were refused with ETOOMANYREFS ");
+      o.u64(f.evidence[2]);
+      o.str(" time(s)");
+    } else {
+      o.str("waited up to ");
+      o.u64(f.evidence[4] / 1000);
+      o.str(" us in sendmsg()");
+    }
   } else if (is("bound"))
     o.str("receive or acknowledge before sending more");
   else {
@@ -222,7 +241,7 @@ void placeholder(Out &o, const FindingView &f, const char *name, std::size_t len
 void message(Out &o, const FindingView &f) {
   if (f.rule == Rule::FixPasscred) {
     o.str(f.evidence[0] ? "--fix passcred could not enable SO_PASSCRED on fd " : "--fix passcred enabled SO_PASSCRED on fd ");
-    o.u64(static_cast<uint64_t>(f.fd));
+    o.i64(fdOf(f));
     o.str(f.variant == variant::kFixAtListen ? " before listen()" : " before recvmsg() with a control buffer");
     return;
   }
@@ -249,75 +268,55 @@ void jsonMessage(Out &o, const FindingView &f) {
   char scratch[2048];
   Out m{scratch, sizeof scratch};
   message(m, f);
-  scratch[m.len] = 0;
-  o.json(scratch);
+  o.jsonBytes(scratch, m.len);
+}
+
+// One evidence value, as its descriptor says.
+void evidenceValue(Out &o, const EvidenceField &field, const FindingView &f, bool json) {
+  uint64_t value = 0;
+  switch (field.source) {
+  case EvidenceSource::Slot: value = f.evidence[field.slot]; break;
+  case EvidenceSource::Constant: value = field.constant; break;
+  case EvidenceSource::RlimitNofile: value = rlimitNofile(); break;
+  case EvidenceSource::SlowThresholdNs: value = config().slowNs; break;
+  }
+  const char *text = nullptr;
+  switch (field.format) {
+  case EvidenceFormat::Count:
+  case EvidenceFormat::Nanoseconds: break;
+  case EvidenceFormat::SocketType: text = typeName(value); break;
+  case EvidenceFormat::Family: text = familyName(value); break;
+  case EvidenceFormat::Option: text = optionName(value); break;
+  case EvidenceFormat::Errno: text = errnoName(value); break;
+  case EvidenceFormat::Relation: text = value ? "socketpair-peer" : "self"; break;
+  case EvidenceFormat::Where: text = f.variant == variant::kFixAtListen ? "listen" : "recvmsg"; break;
+  }
+  if (!text)
+    o.u64(value);
+  else if (json)
+    o.json(text);
+  else
+    o.str(text);
 }
 
 void evidence(Out &o, const FindingView &f, bool json) {
-  auto field = [&](const char *name, uint64_t value, const char *text = nullptr) {
-    if (json) {
-      if (o.buf[o.len - 1] != '{')
-        o.put(',');
-      o.key(name);
-      if (text)
-        o.json(text);
-      else
-        o.u64(value);
-    } else {
-      o.put(' ');
-      o.str(name);
-      o.put('=');
-      if (text)
-        o.str(text);
-      else
-        o.u64(value);
-    }
-  };
   if (json)
     o.put('{');
-  switch (f.rule) {
-  case Rule::CredsWithoutPasscred:
-    field("control_buffer_max", f.evidence[0]);
-    field("calls_buffer_fits_ucred", f.evidence[1]);
-    field("socket_type", 0, typeName(f.evidence[2]));
-    field("creds_received", 0);
-    break;
-  case Rule::PasscredTooLate:
-    field("pid", f.evidence[0]);
-    field("uid", f.evidence[1]);
-    field("gid", f.evidence[2]);
-    break;
-  case Rule::PasscredWrongFamily:
-    field("option", 0, optionName(f.evidence[0]));
-    field("family", 0, familyName(f.evidence[1]));
-    field("kernel_answer", 0, errnoName(f.evidence[2]));
-    break;
-  case Rule::FdFlood:
-    field("in_flight_high_water", f.evidence[0]);
-    field("gc_threshold", 2024);
-    field("rlimit_nofile", rlimitNofile());
-    field("unix_fds_sent", f.evidence[1]);
-    field("etoomanyrefs", f.evidence[2]);
-    field("slow_sends", f.evidence[3]);
-    field("slowest_send_ns", f.evidence[4]);
-    field("slow_threshold_ns", config().slowNs);
-    break;
-  case Rule::FdLimit:
-    field("fds_in_message", f.evidence[0]);
-    field("scm_max_fd", 253);
-    field("einval", f.evidence[1]);
-    break;
-  case Rule::FdCycle:
-    field("fd_sent", f.evidence[0]);
-    field("sent_over", f.evidence[1]);
-    field("relation", 0, f.evidence[2] ? "socketpair-peer" : "self");
-    break;
-  case Rule::FixPasscred:
-    field("where", 0, f.variant == variant::kFixAtListen ? "listen" : "recvmsg");
-    field("result", 0, errnoName(f.evidence[0]));
-    break;
-  default:
-    break;
+  bool first = true;
+  for (const EvidenceField &field : runtimeRule(f.rule).evidence) {
+    if (!field.name)
+      break;
+    if (json) {
+      if (!first)
+        o.put(',');
+      o.key(field.name);
+    } else {
+      o.put(' ');
+      o.str(field.name);
+      o.put('=');
+    }
+    first = false;
+    evidenceValue(o, field, f, json);
   }
   if (json)
     o.put('}');
@@ -328,6 +327,231 @@ const char *variantName(const FindingView &f) {
     return f.variant == variant::kFixAtListen ? "listen" : "recvmsg";
   const catalog::Variant *v = variantFor(f);
   return v ? v->id : "default";
+}
+
+// afunix-creds-without-passcred is a finding only with evidence that the program wants
+// credentials: someone in this process sent it explicit SCM_CREDENTIALS, and it did not ask for
+// SO_PEERCRED on that socket instead. Otherwise it stays a candidate: `afunix-probe run` promotes
+// it when another process's report says it sent credentials to this one.
+bool isCandidate(const FindingView &f) {
+  if (f.rule != Rule::CredsWithoutPasscred)
+    return false;
+  return f.evidence[2] || !credentialsSentToPid(gProcess.pid);
+}
+
+const char *socketTypeName(uint8_t type) { return typeName(type); }
+const char *roleName(FdRole role) {
+  switch (role) {
+  case FdRole::Created: return "created";
+  case FdRole::Accepted: return "accepted";
+  case FdRole::PairEnd: return "socketpair";
+  case FdRole::Learned: return "inherited";
+  }
+  return "created";
+}
+
+// A code address as {"pc","module","offset"}: offset is the module's own virtual address (what
+// llvm-symbolizer and addr2line take), module an index into the report's "modules".
+void jsonAddress(Out &o, uintptr_t pc) {
+  int m = moduleOf(pc);
+  const Module *module = moduleAt(m);
+  o.str("{\"pc\":");
+  o.jsonHex(pc);
+  o.str(",\"module\":");
+  o.i64(module ? m : -1);
+  o.str(",\"offset\":");
+  o.jsonHex(module ? pc - module->bias : pc);
+  o.put('}');
+}
+
+void jsonSocketAddress(Out &o, const char *bytes, uint8_t length) {
+  o.put('{');
+  o.key("kind");
+  if (!length)
+    o.str("\"unnamed\"}");
+  else if (!bytes[0]) {
+    o.str("\"abstract\",\"name\":");
+    o.jsonBytes(bytes + 1, length - 1u);
+    o.put('}');
+  } else {
+    o.str("\"path\",\"name\":");
+    o.jsonBytes(bytes, length);
+    o.put('}');
+  }
+}
+
+void jsonSocket(Out &o, const SocketIdentity &s) {
+  o.str("{\"fd\":");
+  o.i64(s.fd);
+  o.str(",\"known\":");
+  o.str(s.known ? "true" : "false");
+  if (s.known) {
+    o.str(",\"family\":");
+    o.json(familyName(s.family));
+    o.str(",\"type\":");
+    o.json(socketTypeName(s.type));
+    o.str(",\"role\":");
+    o.json(roleName(s.role));
+    o.str(",\"inode\":");
+    o.u64(s.inode);
+    o.str(",\"passcred\":");
+    o.str(s.passcred ? "true" : "false");
+    o.str(",\"listening\":");
+    o.str(s.listening ? "true" : "false");
+    if (s.family == AF_UNIX) {
+      o.str(",\"local\":");
+      jsonSocketAddress(o, s.local, s.localLength);
+      o.str(",\"peer\":");
+      jsonSocketAddress(o, s.peer, s.peerLength);
+    }
+    if (s.pairFd >= 0) {
+      o.str(",\"pair_fd\":");
+      o.i64(s.pairFd);
+    }
+    if (s.peerKnown) {
+      o.str(",\"peer_pid\":");
+      o.i64(s.peerPid);
+      o.str(",\"peer_uid\":");
+      o.u64(s.peerUid);
+      o.str(",\"peer_gid\":");
+      o.u64(s.peerGid);
+    }
+    if (s.origin) {
+      o.str(",\"origin\":{\"how\":");
+      o.json(s.originKind == Origin::Received ? "received" : "created");
+      o.str(",\"at\":");
+      jsonAddress(o, s.origin);
+      o.put('}');
+    }
+  }
+  o.put('}');
+}
+
+void jsonFinding(Out &o, const FindingView &f) {
+  o.str("{\"rule\":");
+  o.json(ruleId(f.rule));
+  o.str(",\"variant\":");
+  o.json(variantName(f));
+  o.str(",\"fd\":");
+  o.i64(fdOf(f));
+  o.str(",\"count\":");
+  o.u64(f.count);
+  o.str(",\"message\":");
+  jsonMessage(o, f);
+  o.str(",\"evidence\":");
+  evidence(o, f, true);
+  o.str(",\"site\":");
+  jsonAddress(o, f.site);
+  o.str(",\"stack\":[");
+  if (f.detail)
+    for (int i = 0; i < f.detail->depth; ++i) {
+      if (i)
+        o.put(',');
+      jsonAddress(o, f.detail->stack[i]);
+    }
+  o.str("],\"socket\":");
+  if (f.detail)
+    jsonSocket(o, f.detail->socket);
+  else
+    o.str("null");
+  o.put('}');
+}
+
+void jsonModules(Out &o) {
+  o.put('[');
+  bool first = true;
+  for (int i = 0; i < kModules; ++i) {
+    const Module *m = moduleAt(i);
+    if (!m)
+      continue;
+    if (!first)
+      o.put(',');
+    first = false;
+    o.str("{\"index\":");
+    o.u64(static_cast<uint64_t>(i));
+    o.str(",\"path\":");
+    o.json(m->path);
+    o.str(",\"build_id\":\"");
+    const char *digits = "0123456789abcdef";
+    for (int b = 0; b < m->buildIdLength; ++b) {
+      o.put(digits[m->buildId[b] >> 4]);
+      o.put(digits[m->buildId[b] & 15]);
+    }
+    o.str("\",\"start\":");
+    o.jsonHex(m->start);
+    o.str(",\"bias\":");
+    o.jsonHex(m->bias);
+    o.put('}');
+  }
+  o.put(']');
+}
+
+// "exe+0x1234" for the text report: the process cannot symbolise itself (no allocation, no
+// DWARF); `afunix-probe run` does.
+void textAddress(Out &o, uintptr_t pc) {
+  int m = moduleOf(pc);
+  if (const Module *module = moduleAt(m)) {
+    const char *base = module->path;
+    for (const char *p = module->path; *p; ++p)
+      if (*p == '/')
+        base = p + 1;
+    o.str(base);
+    o.put('+');
+    o.hex(pc - module->bias);
+  } else
+    o.hex(pc);
+}
+
+void textSocketAddress(Out &o, const char *bytes, uint8_t length) {
+  if (!length) {
+    o.str("unnamed");
+    return;
+  }
+  if (!bytes[0])
+    o.put('@');
+  for (uint8_t i = bytes[0] ? 0 : 1; i < length; ++i) {
+    unsigned char c = static_cast<unsigned char>(bytes[i]);
+    if (c < 0x20 || c == 0x7f)
+      o.put('?'); // never a raw control byte (terminal escapes) in a text report
+    else
+      o.put(static_cast<char>(c));
+  }
+}
+
+void textSocket(Out &o, const SocketIdentity &s) {
+  o.str("fd ");
+  o.i64(s.fd);
+  if (!s.known) {
+    o.str(" (closed before it could be described)");
+    return;
+  }
+  o.str(", ");
+  o.str(familyName(s.family));
+  o.put(' ');
+  o.str(socketTypeName(s.type));
+  o.put(' ');
+  o.str(roleName(s.role));
+  if (s.pairFd >= 0) {
+    o.str(" (peer fd ");
+    o.i64(s.pairFd);
+    o.put(')');
+  }
+  if (s.family == AF_UNIX) {
+    o.str(", local ");
+    textSocketAddress(o, s.local, s.localLength);
+    o.str(", peer ");
+    textSocketAddress(o, s.peer, s.peerLength);
+  }
+  if (s.peerKnown) {
+    o.str(", peer pid ");
+    o.i64(s.peerPid);
+    o.str(" uid ");
+    o.u64(s.peerUid);
+  }
+  if (s.origin) {
+    o.str(s.originKind == Origin::Received ? ", received at " : ", created at ");
+    textAddress(o, s.origin);
+  }
 }
 
 struct CounterRow {
@@ -357,6 +581,7 @@ int counterRows(CounterRow *rows, const StatsSnapshot &snap) {
   rows[n++] = {"fds_in_flight_high_water", c.inFlightHighWater.load(std::memory_order_relaxed)};
   rows[n++] = {"creds_received", get(c.credsReceived)};
   rows[n++] = {"creds_pid_zero", get(c.credsPidZero)};
+  rows[n++] = {"creds_sent_explicit", get(c.credsSentExplicit)};
   rows[n++] = {"etoomanyrefs", get(c.etoomanyrefs)};
   rows[n++] = {"einval_too_many_fds", get(c.einvalTooManyFds)};
   rows[n++] = {"slow_fd_sends", get(c.slowFdSends)};
@@ -364,7 +589,10 @@ int counterRows(CounterRow *rows, const StatsSnapshot &snap) {
   rows[n++] = {"threads_overflow", static_cast<int64_t>(snap.threadsOverflow)};
   rows[n++] = {"untracked_fd_calls", get(fdTable().untracked)};
   rows[n++] = {"findings_dropped", get(findings().dropped)};
+  rows[n++] = {"stacks_captured", get(c.stacksCaptured)};
+  rows[n++] = {"capture_ns", get(c.captureNs)};
   rows[n++] = {"reports_written", get(c.reportsWritten)};
+  rows[n++] = {"report_errors", get(c.reportErrors)};
   return n;
 }
 
@@ -390,17 +618,24 @@ void refreshProcessInfo(bool readNames) {
     gProcess.argv0[got > 0 ? got : 0] = 0;
     sysClose(static_cast<int>(fd));
   }
+  // The stderr this image started with: the exit report goes there only if fd 2 is still it.
+  struct stat st;
+  gProcess.stderrKnown = syscall(SYS_fstat, 2, &st) == 0;
+  gProcess.stderrDev = gProcess.stderrKnown ? st.st_dev : 0;
+  gProcess.stderrIno = gProcess.stderrKnown ? st.st_ino : 0;
 }
 
 std::size_t renderJson(char *buf, std::size_t size, const char *reason) {
   Out o{buf, size};
   stats().snapshot(gSnapshot);
-  o.str("{\"version\":1,\"tool\":\"afunix-probe\",\"reason\":");
+  o.str("{\"version\":2,\"tool\":\"afunix-probe\",\"reason\":");
   o.json(reason);
   o.str(",\"process\":{\"pid\":");
   o.u64(static_cast<uint64_t>(gProcess.pid));
   o.str(",\"ppid\":");
   o.u64(static_cast<uint64_t>(gProcess.ppid));
+  o.str(",\"uid\":");
+  o.u64(static_cast<uint64_t>(syscall(SYS_getuid)));
   o.str(",\"exe\":");
   o.json(gProcess.exe);
   o.str(",\"argv0\":");
@@ -413,45 +648,77 @@ std::size_t renderJson(char *buf, std::size_t size, const char *reason) {
   o.u64(config().timingSample);
   o.str(",\"fix_passcred\":");
   o.str(config().fixPasscred ? "true" : "false");
+  o.str(",\"stacks\":");
+  o.str(config().stacks ? "true" : "false");
   o.str(",\"slow_ns\":");
   o.u64(config().slowNs);
   o.str(",\"interval_s\":");
   o.u64(config().intervalNs / 1000000000ull);
-  o.str("},\"findings\":[");
+  o.put('}');
   bool first = true, truncated = false;
-  auto emit = [&](bool fixes) {
+  enum class Section { Findings, Candidates, Fixes };
+  auto emit = [&](Section section) {
     first = true;
     findings().forEach([&](const FindingView &f) {
-      if ((f.rule == Rule::FixPasscred) != fixes)
+      Section mine = f.rule == Rule::FixPasscred ? Section::Fixes : isCandidate(f) ? Section::Candidates : Section::Findings;
+      if (mine != section)
         return;
-      if (o.remaining() < 4096) {
+      if (o.remaining() < 16384) {
         truncated = true;
         return;
       }
       if (!first)
         o.put(',');
       first = false;
-      o.str("{\"rule\":");
-      o.json(ruleId(f.rule));
-      o.str(",\"variant\":");
-      o.json(variantName(f));
-      o.str(",\"fd\":");
-      o.i64(f.fd);
-      o.str(",\"count\":");
-      o.u64(f.count);
-      o.str(",\"message\":");
-      jsonMessage(o, f);
-      o.str(",\"evidence\":");
-      evidence(o, f, true);
-      o.put('}');
+      jsonFinding(o, f);
     });
   };
-  emit(false);
+  o.str(",\"findings\":[");
+  emit(Section::Findings);
+  o.str("],\"candidates\":[");
+  emit(Section::Candidates);
   o.str("],\"fixes\":[");
-  emit(true);
-  o.str("],\"counters\":{");
-  CounterRow rows[40];
-  int n = counterRows(rows, gSnapshot);
+  emit(Section::Fixes);
+  o.str("],\"sites_recorded\":");
+  o.str(config().sites ? "true" : "false");
+  o.str(",\"sites\":[");
+  first = true;
+  callSites().forEach([&](const FindingView &f) {
+    if (o.remaining() < 16384) {
+      truncated = true;
+      return;
+    }
+    if (!first)
+      o.put(',');
+    first = false;
+    o.str("{\"call\":");
+    o.json(siteCallName(f.variant));
+    o.str(",\"count\":");
+    o.u64(f.count);
+    o.str(",\"site\":");
+    jsonAddress(o, f.site);
+    o.str(",\"stack\":[");
+    if (f.detail)
+      for (int i = 0; i < f.detail->depth; ++i) {
+        if (i)
+          o.put(',');
+        jsonAddress(o, f.detail->stack[i]);
+      }
+    o.str("]}");
+  });
+  o.str("],\"creds_sent_to\":[");
+  int32_t pids[kCredsPeers];
+  int n = credentialsSentTo(pids, kCredsPeers);
+  for (int i = 0; i < n; ++i) {
+    if (i)
+      o.put(',');
+    o.i64(pids[i]);
+  }
+  o.str("],\"modules\":");
+  jsonModules(o);
+  o.str(",\"counters\":{");
+  CounterRow rows[48];
+  n = counterRows(rows, gSnapshot);
   for (int i = 0; i < n; ++i) {
     if (i)
       o.put(',');
@@ -520,6 +787,47 @@ static void textHistogram(Out &o, const uint64_t *buckets) {
 std::size_t renderText(char *buf, std::size_t size, const char *reason) {
   Out o{buf, size};
   stats().snapshot(gSnapshot);
+  int shown = 0, candidates = 0;
+  // Findings first: they are what a person reads this for.
+  findings().forEach([&](const FindingView &f) {
+    if (isCandidate(f)) {
+      ++candidates;
+      return;
+    }
+    if (o.remaining() < 4096)
+      return;
+    if (!shown++) {
+      o.str("afunix-probe: pid ");
+      o.u64(static_cast<uint64_t>(gProcess.pid));
+      o.put(' ');
+      o.str(gProcess.exe);
+      o.put('\n');
+    }
+    o.str(f.rule == Rule::FixPasscred ? "fix: " : "finding: ");
+    o.str(ruleId(f.rule));
+    o.str(" [");
+    o.str(variantName(f));
+    o.str("] ");
+    o.u64(f.count);
+    o.str("x at ");
+    textAddress(o, f.site);
+    o.str("\n  ");
+    message(o, f);
+    if (f.detail) {
+      if (f.detail->depth > 1) {
+        o.str("\n  stack:");
+        for (int i = 0; i < f.detail->depth; ++i) {
+          o.put(' ');
+          textAddress(o, f.detail->stack[i]);
+        }
+      }
+      o.str("\n  socket: ");
+      textSocket(o, f.detail->socket);
+    }
+    o.str("\n  evidence:");
+    evidence(o, f, false);
+    o.put('\n');
+  });
   o.str("afunix-probe report (");
   o.str(reason);
   o.str("): pid ");
@@ -529,32 +837,18 @@ std::size_t renderText(char *buf, std::size_t size, const char *reason) {
   o.put(' ');
   o.str(gProcess.exe);
   o.put('\n');
-  int shown = 0;
-  findings().forEach([&](const FindingView &f) {
-    if (o.remaining() < 4096)
-      return;
-    ++shown;
-    o.str(f.rule == Rule::FixPasscred ? "  fix: " : "  finding: ");
-    o.str(ruleId(f.rule));
-    o.str(" [");
-    o.str(variantName(f));
-    o.str("] ");
-    if (f.fd >= 0) {
-      o.str("fd ");
-      o.u64(static_cast<uint64_t>(f.fd));
-      o.str(", ");
-    }
-    o.u64(f.count);
-    o.str("x\n    ");
-    message(o, f);
-    o.str("\n    evidence:");
-    evidence(o, f, false);
-    o.put('\n');
-  });
   if (!shown)
     o.str("  no findings\n");
+  else
+    o.str("  addresses are module+offset: `afunix-probe run` prints them as file:line\n");
+  if (candidates) {
+    o.str("  ");
+    o.u64(static_cast<uint64_t>(candidates));
+    o.str(" recvmsg() site(s) with a control buffer on a socket without SO_PASSCRED, not reported: "
+          "nothing shows this program expects SCM_CREDENTIALS there\n");
+  }
   o.str("  counters:");
-  CounterRow rows[40];
+  CounterRow rows[48];
   int n = counterRows(rows, gSnapshot);
   for (int i = 0; i < n; ++i) {
     o.put(' ');
@@ -594,7 +888,7 @@ int writeFileSafely(ReportFile &file, const char *data, std::size_t length) {
     file.created = true;
   } else {
     // Rewrite only the file this process created: same inode, not a symlink.
-    fd = sysOpen(file.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+    fd = sysOpen(file.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0);
     if (fd < 0)
       return errno;
     struct stat st;
@@ -604,7 +898,7 @@ int writeFileSafely(ReportFile &file, const char *data, std::size_t length) {
       sysClose(static_cast<int>(fd));
       return EEXIST;
     }
-    syscall(SYS_ftruncate, fd, 0);
+    syscall(SYS_ftruncate, fd, 0L); // off_t: a long, never an int, through the variadic syscall()
   }
   std::size_t done = 0;
   while (done < length) {
@@ -634,18 +928,73 @@ void resetReportFiles() {
   gTextFile = ReportFile{};
 }
 
-static void reportPath(ReportFile &file, const char *extension) {
-  if (file.created)
-    return;
+namespace {
+
+// <dir>/afunix-probe.<pid>.<start-ns>[.<n>]<extension>
+void reportPath(ReportFile &file, const char *dir, const char *extension, unsigned attempt) {
   Out o{file.path, sizeof file.path};
-  o.str(config().dir);
+  o.str(dir);
   o.str("/afunix-probe.");
   o.u64(static_cast<uint64_t>(gProcess.pid));
   o.put('.');
   o.u64(gProcess.startNs);
+  if (attempt) {
+    o.put('.');
+    o.u64(attempt);
+  }
   o.str(extension);
   file.path[o.len] = 0;
 }
+
+// Writes `data` to the report file of this process in `dir`. A process that dropped privileges
+// can no longer rewrite the file it created as root: it starts a new one next to it (the
+// directory `afunix-probe run` makes is sticky and writable for that), and the reader keeps the
+// most final report of each process.
+int writeReportFile(ReportFile &file, const char *dir, const char *extension, const char *data, std::size_t n) {
+  if (!file.created)
+    reportPath(file, dir, extension, file.attempt);
+  int result = writeFileSafely(file, data, n);
+  while ((result == EACCES || result == EPERM) && file.created && file.attempt < 8) {
+    ++file.attempt;
+    file.created = false;
+    reportPath(file, dir, extension, file.attempt);
+    result = writeFileSafely(file, data, n);
+  }
+  return result;
+}
+
+// Whether fd 2 is still the stderr this image started with (a program that closed it and opened
+// a data file as fd 2 must not get the report appended to its data).
+bool stderrIsOriginal() {
+  struct stat st;
+  return gProcess.stderrKnown && syscall(SYS_fstat, 2, &st) == 0 && st.st_dev == gProcess.stderrDev &&
+         st.st_ino == gProcess.stderrIno;
+}
+
+// The final text report when there is no report directory (or it failed): stderr if it is still
+// the original one, otherwise a new private file in the fallback directory ($TMPDIR or /tmp).
+void writeFallbackText(const char *reason, const char *why) {
+  std::size_t n = renderText(gBuffer, sizeof gBuffer, reason);
+  if (stderrIsOriginal()) {
+    if (why)
+      sysWrite(2, why, __builtin_strlen(why));
+    for (std::size_t done = 0; done < n;) {
+      long w = sysWrite(2, gBuffer + done, n - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        break;
+      done += static_cast<std::size_t>(w);
+    }
+    return;
+  }
+  ReportFile file;
+  int result = writeReportFile(file, config().fallbackDir, ".txt", gBuffer, n);
+  if (result)
+    counters().reportErrors.fetch_add(1, std::memory_order_relaxed);
+}
+
+} // namespace
 
 int writeReport(const char *reason) {
   int savedErrno = errno;
@@ -655,7 +1004,7 @@ int writeReport(const char *reason) {
     return 0;
   bool expected = false;
   // Exit waits a little for a periodic report in flight; everyone else just skips.
-  bool final = reason[0] != 'i';
+  bool final = reason[0] != 'i' && reason[0] != 'r'; // not "interval", not "running"
   for (int spin = 0; !gWriting.compare_exchange_strong(expected, true, std::memory_order_acquire); ++spin) {
     expected = false;
     if (!final || spin > 1000) {
@@ -666,29 +1015,42 @@ int writeReport(const char *reason) {
   }
   int result = 0;
   if (!config().dirUsable) {
-    if (final) {
-      std::size_t n = renderText(gBuffer, sizeof gBuffer, reason);
-      sysWrite(2, gBuffer, n);
-    }
+    if (final)
+      writeFallbackText(reason, nullptr);
   } else {
     if (config().reportJson) {
-      reportPath(gJsonFile, ".json");
       std::size_t n = renderJson(gBuffer, sizeof gBuffer, reason);
-      result = writeFileSafely(gJsonFile, gBuffer, n);
+      result = writeReportFile(gJsonFile, config().dir, ".json", gBuffer, n);
     }
     if (config().reportText && !result) {
-      reportPath(gTextFile, ".txt");
       std::size_t n = renderText(gBuffer, sizeof gBuffer, reason);
-      result = writeFileSafely(gTextFile, gBuffer, n);
+      result = writeReportFile(gTextFile, config().dir, ".txt", gBuffer, n);
     }
     if (result) {
       counters().reportErrors.fetch_add(1, std::memory_order_relaxed);
-      if (counters().reportErrors.load(std::memory_order_relaxed) == 1) {
-        Out o{gBuffer, 1024};
-        o.str("afunix-probe: cannot write report ");
-        o.str(config().reportJson ? gJsonFile.path : gTextFile.path);
-        o.str(result == EEXIST ? ": a file is already there (not overwritten)\n" : ": write failed\n");
-        sysWrite(2, gBuffer, o.len);
+      char line[1024];
+      Out o{line, sizeof line};
+      o.str("afunix-probe: cannot write report ");
+      o.str(config().reportJson ? gJsonFile.path : gTextFile.path);
+      o.str(result == EEXIST ? ": a file is already there (not overwritten)" : ": ");
+      if (result != EEXIST)
+        o.str(strerrorname_np(result) ? strerrorname_np(result) : "write failed");
+      o.str(final ? "; the report follows\n" : "\n");
+      line[o.len] = 0;
+      // Nothing is lost: a final report that cannot go to the directory goes where a report
+      // without a directory goes (stderr, or a private file when stderr was replaced).
+      if (final) {
+        writeFallbackText(reason, line);
+      } else if (reason[0] == 'r') {
+        // The directory cannot take this process's reports (a read-only or pseudo file system
+        // such as /proc, full, not writable): say so now, and report at exit as without one.
+        o.len -= 1;
+        o.str("; reporting on stderr at exit instead\n");
+        if (stderrIsOriginal())
+          sysWrite(2, line, o.len);
+        config().dirUsable = false;
+      } else if (counters().reportErrors.load(std::memory_order_relaxed) == 1 && stderrIsOriginal()) {
+        sysWrite(2, line, o.len);
       }
     } else
       counters().reportsWritten.fetch_add(1, std::memory_order_relaxed);
@@ -715,6 +1077,7 @@ void resetAfterFork() {
   refreshProcessInfo(false);
   stats().resetAfterFork();
   findings().reset();
+  callSites().reset();
   counters().reset();
   resetReportFiles();
   gWriting.store(false, std::memory_order_relaxed);

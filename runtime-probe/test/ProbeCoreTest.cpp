@@ -225,20 +225,20 @@ TEST_F(ProbeCore, FindingsCountExactlyUnderContention) {
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([] {
       for (int i = 0; i < 5000; ++i)
-        findings().hit(Rule::FdCycle, variant::kSelf, i % 10, 0);
+        findings().hit(Rule::FdCycle, variant::kSelf, 0x1000 + i % 10, -1);
     });
   for (auto &t : threads)
     t.join();
-  std::map<int, uint64_t> perFd;
-  int n = findings().forEach([&](const FindingView &f) { perFd[f.fd] += f.count; });
-  EXPECT_EQ(n, 10);
-  for (auto &[fd, count] : perFd)
-    EXPECT_EQ(count, 4000u) << "fd " << fd;
+  std::map<uintptr_t, uint64_t> perSite;
+  int n = findings().forEach([&](const FindingView &f) { perSite[f.site] += f.count; });
+  EXPECT_EQ(n, 10) << "one finding per call site, however often it fired";
+  for (auto &[site, count] : perSite)
+    EXPECT_EQ(count, 4000u) << "site " << site;
 }
 
 TEST_F(ProbeCore, FullFindingsTableDropsAndCounts) {
   for (int i = 0; i < kFindings + 10; ++i)
-    findings().hit(Rule::FdLimit, variant::kDefault, i, 0);
+    findings().hit(Rule::FdLimit, variant::kFdLimit, 0x1000 + static_cast<uintptr_t>(i), -1);
   EXPECT_EQ(findings().dropped.load(), 10u);
 }
 
@@ -259,8 +259,8 @@ ssize_t sendFd(int over, int fd) {
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
   ssize_t r = sendmsg(over, &msg, 0);
-  SendInfo info = inspectSend(over, &msg);
-  onSendmsg(over, &msg, info, r, r < 0 ? errno : 0, 1000);
+  SendInfo info = inspectSend(over, &msg, r >= 0);
+  onSendmsg(over, &msg, info, r, r < 0 ? errno : 0, 1000, 0x4242);
   return r;
 }
 
@@ -274,7 +274,8 @@ TEST_F(ProbeCore, SocketSentOverItsPeerIsACycle) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].rule, Rule::FdCycle);
   EXPECT_EQ(seen[0].variant, variant::kPeer);
-  EXPECT_EQ(seen[0].fd, sv[1]);
+  EXPECT_EQ(seen[0].evidence[0], static_cast<uint64_t>(sv[1])) << "the socket sent";
+  EXPECT_EQ(seen[0].site, 0x4242u);
   EXPECT_EQ(counters().inFlight.load(), 1);
   close(sv[0]);
   close(sv[1]);
@@ -311,7 +312,7 @@ TEST_F(ProbeCore, LateSoPasscredGivesPidZeroCredentials) {
   msg.msg_controllen = sizeof control;
   ssize_t r = recvmsg(sv[1], &msg, 0);
   ASSERT_EQ(r, 1);
-  EXPECT_EQ(onRecvmsg(sv[1], &msg, sizeof control, r, 0, 0), CallClass::Creds);
+  EXPECT_EQ(onRecvmsg(sv[1], &msg, r, 0, 0x4343), CallClass::Creds);
   EXPECT_EQ(counters().credsPidZero.load(), 1u) << "the kernel delivered pid 0 for a message queued before SO_PASSCRED";
   int hits = 0;
   findings().forEach([&](const FindingView &f) {
@@ -331,7 +332,7 @@ TEST_F(ProbeCore, WrongFamilyRecordsTheKernelsAnswer) {
   int one = 1;
   int r = setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // NOLINT(afunix-passcred-wrong-family): the scenario
   int err = r ? errno : 0;
-  onSetsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one, r, err); // NOLINT(afunix-passcred-wrong-family)
+  onSetsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one, r, err, 0x4444); // NOLINT(afunix-passcred-wrong-family)
   std::vector<FindingView> seen;
   findings().forEach([&](const FindingView &f) { seen.push_back(f); });
   ASSERT_EQ(seen.size(), 1u);
@@ -341,11 +342,60 @@ TEST_F(ProbeCore, WrongFamilyRecordsTheKernelsAnswer) {
   close(fd);
 }
 
+// ---- call sites ------------------------------------------------------------------------------------
+
+// The build-id readelf reports for `path`, lowercase hex.
+std::string readelfBuildId(const std::string &path) {
+  std::string out;
+  if (FILE *p = popen(("readelf -n '" + path + "' 2>/dev/null").c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, p))
+      if (const char *at = std::strstr(line, "Build ID: ")) {
+        out = at + 10;
+        out.erase(out.find_last_not_of(" \n") + 1);
+      }
+    pclose(p);
+  }
+  return out;
+}
+
+TEST_F(ProbeCore, ModulesAreNamedWithTheirBuildId) {
+  refreshProcessInfo(true);
+  int m = moduleOf(reinterpret_cast<uintptr_t>(&readelfBuildId));
+  ASSERT_GE(m, 0);
+  const Module *module = moduleAt(m);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(std::string(module->path), processInfo().exe) << "the main program is named by /proc/self/exe";
+  std::string hex;
+  char byte[3];
+  for (int i = 0; i < module->buildIdLength; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", module->buildId[i]);
+    hex += byte;
+  }
+  EXPECT_EQ(hex, readelfBuildId(processInfo().exe));
+  EXPECT_EQ(moduleOf(reinterpret_cast<uintptr_t>(&readelfBuildId)), m) << "registered once";
+}
+
+TEST_F(ProbeCore, AStackStartsAtTheCallSiteAndReachesItsCallers) {
+  // The "interceptor" here is this lambda's caller chain: captureStack must find `site` among
+  // the unwound return addresses and keep what follows.
+  uintptr_t frames[kStackDepth];
+  int n = [&]() __attribute__((noinline)) {
+    uintptr_t site = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+    return captureStack(site, frames, kStackDepth);
+  }();
+  ASSERT_GE(n, 2) << "the site and at least one caller";
+  EXPECT_EQ(moduleOf(frames[0]), moduleOf(reinterpret_cast<uintptr_t>(&readelfBuildId)));
+}
+
 // ---- reports --------------------------------------------------------------------------------------
 
 TEST_F(ProbeCore, JsonReportHasTheStableKeys) {
   refreshProcessInfo(true);
-  findings().hit(Rule::FdLimit, variant::kDefault, 7, 0)->evidence[0].store(300);
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  onSocketPair(sv, AF_UNIX, SOCK_DGRAM, 0x5000);
+  findings().hit(Rule::FdLimit, variant::kFdLimit, 0x4545, sv[0])[0].store(300);
   std::thread([] {
     stats().record(histIndex(CallKind::Send, CallClass::UnixFds), 1500);
     stats().releaseCurrentThread();
@@ -353,7 +403,7 @@ TEST_F(ProbeCore, JsonReportHasTheStableKeys) {
   static char buf[1 << 19];
   std::size_t n = renderJson(buf, sizeof buf, "exit");
   YAML::Node report = YAML::Load(std::string(buf, n));
-  EXPECT_EQ(report["version"].as<int>(), 1);
+  EXPECT_EQ(report["version"].as<int>(), 2);
   EXPECT_EQ(report["process"]["pid"].as<int>(), getpid());
   EXPECT_EQ(report["process"]["ppid"].as<int>(), getppid());
   EXPECT_FALSE(report["process"]["exe"].as<std::string>().empty());
@@ -361,8 +411,16 @@ TEST_F(ProbeCore, JsonReportHasTheStableKeys) {
   ASSERT_EQ(report["findings"].size(), 1u);
   const auto &f = report["findings"][0];
   EXPECT_EQ(f["rule"].as<std::string>(), "afunix-fd-limit");
-  EXPECT_EQ(f["fd"].as<int>(), 7);
+  EXPECT_EQ(f["fd"].as<int>(), sv[0]);
   EXPECT_EQ(f["count"].as<int>(), 1);
+  EXPECT_EQ(f["site"]["pc"].as<std::string>(), "0x4545");
+  EXPECT_EQ(f["socket"]["type"].as<std::string>(), "dgram");
+  EXPECT_EQ(f["socket"]["role"].as<std::string>(), "socketpair");
+  EXPECT_EQ(f["socket"]["pair_fd"].as<int>(), sv[1]);
+  EXPECT_EQ(f["socket"]["local"]["kind"].as<std::string>(), "unnamed");
+  EXPECT_EQ(f["socket"]["origin"]["at"]["pc"].as<std::string>(), "0x5000");
+  close(sv[0]);
+  close(sv[1]);
   EXPECT_EQ(f["evidence"]["fds_in_message"].as<int>(), 300);
   EXPECT_NE(f["message"].as<std::string>().find("300 fds"), std::string::npos) << f["message"].as<std::string>();
   EXPECT_TRUE(report["counters"]["send_calls"]);
@@ -442,7 +500,8 @@ const char *fakeGetenv(const char *name) {
 TEST_F(ProbeCore, GoodEnvironmentIsParsed) {
   std::string dir = tempDir();
   gEnv = {{"AFUNIX_PROBE_TIMING", "0"}, {"AFUNIX_PROBE_INTERVAL", "5"}, {"AFUNIX_PROBE_SLOW_NS", "2500"},
-          {"AFUNIX_PROBE_DIR", dir}, {"AFUNIX_PROBE_FIX", "passcred"}, {"AFUNIX_PROBE_FORMAT", "both"}};
+          {"AFUNIX_PROBE_DIR", dir}, {"AFUNIX_PROBE_FIX", "passcred"}, {"AFUNIX_PROBE_FORMAT", "both"},
+          {"AFUNIX_PROBE_STACKS", "0"}, {"AFUNIX_PROBE_SITES", "1"}, {"TMPDIR", "/var/tmp"}};
   Config c;
   char messages[1024];
   EXPECT_TRUE(parseConfig(fakeGetenv, c, messages, sizeof messages));
@@ -453,17 +512,24 @@ TEST_F(ProbeCore, GoodEnvironmentIsParsed) {
   EXPECT_TRUE(c.dirUsable);
   EXPECT_TRUE(c.fixPasscred);
   EXPECT_TRUE(c.reportText && c.reportJson);
+  EXPECT_FALSE(c.stacks);
+  EXPECT_TRUE(c.sites);
+  EXPECT_STREQ(c.fallbackDir, "/var/tmp");
   rmdir(dir.c_str());
 }
 
 TEST_F(ProbeCore, BadEnvironmentValuesGiveOneLineEachAndDefaults) {
   gEnv = {{"AFUNIX_PROBE_INTERVAL", "10s"}, {"AFUNIX_PROBE_SLOW_NS", "-1"}, {"AFUNIX_PROBE_TIMING", "yes"},
-          {"AFUNIX_PROBE_DIR", "/nonexistent/afunix-probe"}};
+          {"AFUNIX_PROBE_DIR", "/nonexistent/afunix-probe"}, {"AFUNIX_PROBE_STACKS", "no"},
+          {"AFUNIX_PROBE_SITES", "all"}, {"TMPDIR", "relative/dir"}};
   Config c;
   char messages[2048];
   EXPECT_FALSE(parseConfig(fakeGetenv, c, messages, sizeof messages));
   std::string text = messages;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6) << text;
+  EXPECT_TRUE(c.stacks) << "default kept";
+  EXPECT_FALSE(c.sites);
+  EXPECT_STREQ(c.fallbackDir, "/tmp") << "a relative TMPDIR is not used";
   EXPECT_NE(text.find("AFUNIX_PROBE_INTERVAL must be a whole number of seconds, got '10s'"), std::string::npos);
   EXPECT_NE(text.find("AFUNIX_PROBE_DIR '/nonexistent/afunix-probe' is not a directory"), std::string::npos);
   EXPECT_EQ(c.intervalNs, 0u);

@@ -5,7 +5,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <climits>
+#include <cstring>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fstream>
 #include <map>
 #include <set>
@@ -101,9 +104,15 @@ Probed probe(const std::vector<std::string> &command, const std::vector<std::str
   return p;
 }
 
+// The program's source (testdata/probe/NAME.c or NAME.cpp).
+std::string sourceOf(const std::string &program) {
+  std::string c = kSources + "/" + program + ".c";
+  return access(c.c_str(), R_OK) == 0 ? c : kSources + "/" + program + ".cpp";
+}
+
 std::set<std::string> expectedRules(const std::string &program) {
   std::set<std::string> rules;
-  std::istringstream in(readFile(kSources + "/" + program + ".c"));
+  std::istringstream in(readFile(sourceOf(program)));
   std::string line;
   while (std::getline(in, line)) {
     auto at = line.find("PROBE-EXPECT: ");
@@ -140,6 +149,8 @@ std::vector<std::string> programs() {
       std::string name = e->d_name;
       if (name.size() > 2 && name.substr(name.size() - 2) == ".c")
         names.push_back(name.substr(0, name.size() - 2));
+      else if (name.size() > 4 && name.substr(name.size() - 4) == ".cpp")
+        names.push_back(name.substr(0, name.size() - 4));
     }
     closedir(d);
   }
@@ -169,6 +180,104 @@ TEST_P(TestdataProgram, BehavesTheSameWithAndWithoutTheProbe) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Probe, TestdataProgram, ::testing::ValuesIn(programs()),
+                         [](const auto &info) { return info.param; });
+
+// ---- every finding names its call and its socket --------------------------------------------------
+
+// Lines of `file` holding `marker`, with the rest of the line after it.
+std::vector<std::pair<unsigned, std::string>> markedLines(const std::string &file, const std::string &marker) {
+  std::vector<std::pair<unsigned, std::string>> found;
+  std::istringstream in(readFile(file));
+  std::string line;
+  for (unsigned n = 1; std::getline(in, line); ++n)
+    if (auto at = line.find(marker); at != std::string::npos)
+      found.emplace_back(n, line.substr(at + marker.size()));
+  return found;
+}
+
+std::string realPath(const std::string &path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? resolved : path;
+}
+
+std::vector<std::string> programsWithCallMarkers() {
+  std::vector<std::string> names;
+  for (const std::string &p : programs())
+    if (!markedLines(sourceOf(p), "PROBE-AT: ").empty())
+      names.push_back(p);
+  return names;
+}
+
+class FindingSite : public ::testing::TestWithParam<std::string> {};
+
+// Built with -g, every finding says where its call is: the exact line of the intercepted call
+// (in the program, or in the probe_util.h helper it calls), a frame of its stack at the program
+// line marked PROBE-AT, and the socket's type, role and creation line (PROBE-SOCKET).
+TEST_P(FindingSite, NamesTheExactCallLineAndTheSocket) {
+  const std::string source = realPath(sourceOf(GetParam()));
+  const std::string helper = realPath(kSources + "/probe_util.h");
+  std::set<unsigned> helperCalls;
+  for (const auto &[line, rest] : markedLines(helper, "/* PROBE-CALL */"))
+    helperCalls.insert(line);
+  ASSERT_FALSE(helperCalls.empty());
+  Probed p = probe({kPrograms + "/" + GetParam()}, {}, {"AFUNIX_PROBE_SLOW_NS=60000000000"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  ASSERT_TRUE(p.summary["findings"].IsSequence()) << p.program.err;
+  std::map<std::string, std::set<unsigned>> callLines, seenCallLines;
+  for (const auto &[line, rest] : markedLines(source, "PROBE-AT: "))
+    callLines[rest.substr(0, rest.find_first_of(" \t"))].insert(line);
+  std::map<std::string, std::pair<unsigned, std::string>> sockets; // rule -> (line, "type role")
+  for (const auto &[line, rest] : markedLines(source, "PROBE-SOCKET: ")) {
+    std::istringstream fields(rest);
+    std::string rule, type, role;
+    fields >> rule >> type >> role;
+    sockets[rule] = {line, type + " " + role};
+  }
+  ASSERT_GT(p.summary["findings"].size(), 0u);
+  for (const auto &f : p.summary["findings"]) {
+    std::string rule = f["rule"].as<std::string>();
+    SCOPED_TRACE(rule + " at " + (f["location"].IsMap() ? f["location"]["file"].as<std::string>() + ":" +
+                                                              f["location"]["line"].as<std::string>()
+                                                        : std::string("?")));
+    ASSERT_TRUE(callLines.count(rule)) << "no PROBE-AT marker for " << rule;
+    ASSERT_TRUE(f["location"].IsMap()) << "no file:line: built without -g, or not symbolised";
+    std::string file = realPath(f["location"]["file"].as<std::string>());
+    unsigned line = f["location"]["line"].as<unsigned>();
+    if (file == helper)
+      EXPECT_TRUE(helperCalls.count(line)) << "the call is a PROBE-CALL line of probe_util.h, not line " << line;
+    else
+      EXPECT_EQ(file, source) << "the call is in the program";
+    if (file == source)
+      EXPECT_TRUE(callLines[rule].count(line)) << "line " << line << " is not marked PROBE-AT: " << rule;
+    bool programFrame = false;
+    for (const auto &frame : f["stack"])
+      if (frame["file"] && realPath(frame["file"].as<std::string>()) == source &&
+          callLines[rule].count(frame["line"].as<unsigned>())) {
+        programFrame = true;
+        seenCallLines[rule].insert(frame["line"].as<unsigned>());
+      }
+    EXPECT_TRUE(programFrame) << "no frame of the stack at a PROBE-AT line";
+    ASSERT_TRUE(f["socket"].IsMap());
+    EXPECT_TRUE(f["socket"]["known"].as<bool>());
+    if (sockets.count(rule)) {
+      EXPECT_EQ(f["socket"]["type"].as<std::string>() + " " + f["socket"]["role"].as<std::string>(), sockets[rule].second);
+      bool created = false;
+      for (const auto &frame : f["socket"]["origin"]["frames"])
+        created |= frame["file"] && realPath(frame["file"].as<std::string>()) == source &&
+                   frame["line"].as<unsigned>() == sockets[rule].first;
+      // The origin is one return address (no stack is unwound when a socket is made): under a
+      // sanitizer it is the sanitizer's accept()/socket() interceptor, not the program's line.
+      if (kSanitizerRuntime.empty())
+        EXPECT_TRUE(created) << "the socket's origin is not the PROBE-SOCKET line " << sockets[rule].first;
+    }
+  }
+  // Under a sanitizer every call of one function reaches the probe from the sanitizer's
+  // interceptor (one call site per process): only the first call's stack is there to check.
+  if (kSanitizerRuntime.empty())
+    EXPECT_EQ(seenCallLines, callLines) << "every marked call produced its finding";
+}
+
+INSTANTIATE_TEST_SUITE_P(Probe, FindingSite, ::testing::ValuesIn(programsWithCallMarkers()),
                          [](const auto &info) { return info.param; });
 
 // ---- process trees ----------------------------------------------------------------------------------
@@ -283,11 +392,19 @@ TEST(SlowSends, FdCarryingSendsAboveTheThresholdAreFloodEvidence) {
   ASSERT_EQ(p.program.status, 0) << p.program.err;
   EXPECT_EQ(reportedRules(p.summary), (std::set<std::string>{"afunix-fd-cycle", "afunix-fd-flood"}));
   EXPECT_EQ(total(p.summary, "slow_fd_sends"), 2u) << "both sends carry an AF_UNIX fd and take more than 1 ns";
+  // send_fds() is inlined at two places in main(): two call sites, one slow send each.
+  int slow = 0;
+  std::set<std::string> sites;
   for (const auto &f : p.summary["processes"][0]["findings"])
     if (f["rule"].as<std::string>() == "afunix-fd-flood") {
-      EXPECT_EQ(f["evidence"]["slow_sends"].as<int>(), 2);
+      slow += f["evidence"]["slow_sends"].as<int>();
+      sites.insert(f["site"]["offset"].as<std::string>());
       EXPECT_EQ(f["evidence"]["slow_threshold_ns"].as<int>(), 1);
     }
+  EXPECT_EQ(slow, 2);
+  // Under a sanitizer the program reaches the probe through the sanitizer's own sendmsg
+  // interceptor: one return address for every call, so one site (the stack of the first says where).
+  EXPECT_EQ(sites.size(), kSanitizerRuntime.empty() ? 2u : 1u);
 }
 
 // ---- --fix passcred --------------------------------------------------------------------------------
@@ -397,6 +514,15 @@ TEST(RunCommand, LatencyIsSampledByDefault) {
   EXPECT_LE(timedWrites, 32000u / 16 + 300);
 }
 
+TEST(RunCommand, AHistogramWithNoTimedCallSaysWhy) {
+  Result r = run({kProbe, "run", "--", kPrograms + "/threads"}, {"AFUNIX_PROBE_TIMING=0"});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("write (none): 32000 calls\n     (no call of these was timed: one call in "
+                       "AFUNIX_PROBE_TIMING_SAMPLE is, or timing is off)\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(RunCommand, CountingOnlyModeHasNoLatencies) {
   Probed p = probe({kPrograms + "/threads"}, {}, {"AFUNIX_PROBE_TIMING=0"});
   ASSERT_EQ(p.program.status, 0);
@@ -404,6 +530,150 @@ TEST(RunCommand, CountingOnlyModeHasNoLatencies) {
   for (const auto &h : p.summary["totals"]["histograms"])
     for (const auto &b : h["log2_ns"])
       EXPECT_EQ(b.as<uint64_t>(), 0u);
+}
+
+TEST(RunCommand, TheSummaryNeverGoesToTheProgramsStdout) {
+  Result plain = run({kPrograms + "/fd_flood"});
+  Result probed = run({kProbe, "run", "--", kPrograms + "/fd_flood"}, {"AFUNIX_PROBE_SLOW_NS=60000000000"});
+  EXPECT_EQ(probed.status, 0);
+  EXPECT_EQ(probed.out, plain.out) << "stdout is the program's alone";
+  // A person reads the findings first: the summary opens with the verdict and the finding.
+  EXPECT_EQ(probed.err.rfind("afunix-probe: 1 finding (2 occurrences) in 1 of 1 process image", 0), 0u) << probed.err;
+  EXPECT_NE(probed.err.find("\nafunix-fd-flood [since-"), std::string::npos) << probed.err;
+  EXPECT_NE(probed.err.find("testdata/probe/probe_util.h:"), std::string::npos) << "the call, as file:line";
+  Result dash = run({kProbe, "run", "--report", "-", "--", "/bin/true"});
+  EXPECT_EQ(dash.status, 2) << "--report - would be the program's stdout";
+}
+
+TEST(RunCommand, ErrorExitcodeWhenAFindingWasReported) {
+  EXPECT_EQ(run({kProbe, "run", "--error-exitcode=42", "--", kPrograms + "/fd_limit"}).status, 42);
+  EXPECT_EQ(run({kProbe, "run", "--error-exitcode", "42", "--", kPrograms + "/clean_ipc"}).status, 0);
+  EXPECT_EQ(run({kProbe, "run", "--error-exitcode=0", "--", "/bin/true"}).status, 2);
+  EXPECT_EQ(run({kProbe, "run", "--error-exitcode=256", "--", "/bin/true"}).status, 2);
+  // Held-back candidates are not findings.
+  EXPECT_EQ(run({kProbe, "run", "--error-exitcode=42", "--", kPrograms + "/peercred_auth"}).status, 0);
+}
+
+TEST(RunCommand, ProcessesWithoutAfUnixCallsAreFoldedIntoOneLine) {
+  Result r = run({kProbe, "run", "--", "/bin/sh", "-c", "/bin/true; /bin/true; exec " + kPrograms + "/clean_ipc"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // sh, and the two true: by the name of the executable (/bin/sh may be dash).
+  std::string shell = realPath("/bin/sh").substr(realPath("/bin/sh").rfind('/') + 1);
+  // (TSan turns the shell's vfork() into fork(): its children then show up as shell images too.)
+  bool vforkIsFork = kSanitizerRuntime.find("tsan") != std::string::npos;
+  EXPECT_NE(r.err.find((vforkIsFork ? "5 more processes made no AF_UNIX call: " + shell + " x3"
+                                    : "3 more processes made no AF_UNIX call: " + shell) + ", true x2"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("/bin/true ["), std::string::npos) << "quiet processes are not listed one by one";
+}
+
+TEST(RunCommand, EmptyCommandsAndMissingValuesAreUsageErrors) {
+  Result empty = run({kProbe, "run", "--", ""});
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("the command name is empty"), std::string::npos) << empty.err;
+  std::string dir = tempDir();
+  Result out = run({kProbe, "run", "--out", "--", "/bin/sh", "-c", "touch " + dir + "/ran"});
+  EXPECT_EQ(out.status, 2);
+  EXPECT_NE(out.err.find("--out needs a directory (got '--')"), std::string::npos) << out.err;
+  EXPECT_EQ(access((dir + "/ran").c_str(), F_OK), -1) << "nothing was run";
+  EXPECT_EQ(run({kProbe, "run", "--report=", "--", "/bin/true"}).status, 2);
+  EXPECT_EQ(run({kProbe, "run", "--format=", "--", "/bin/true"}).status, 2);
+  removeTree(dir);
+}
+
+TEST(RunCommand, ABadReportPathIsFoundBeforeTheProgramRuns) {
+  std::string dir = tempDir();
+  Result r = run({kProbe, "run", "--report", dir + "/no/such/dir/summary.txt", "--", "/bin/sh", "-c",
+                  "touch " + dir + "/ran"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot write --report"), std::string::npos) << r.err;
+  EXPECT_EQ(access((dir + "/ran").c_str(), F_OK), -1) << "the program did not run";
+  Result isDir = run({kProbe, "run", "--report", dir, "--", "/bin/true"});
+  EXPECT_EQ(isDir.status, 2) << isDir.err;
+  removeTree(dir);
+}
+
+TEST(RunCommand, AReportSymlinkPlantedInASharedStickyDirectoryIsRefused) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to plant a symlink owned by another user";
+  std::string dir = tempDir();
+  ASSERT_EQ(chmod(dir.c_str(), 01777), 0); // like /tmp
+  std::string victim = dir + "/victim", link = dir + "/summary.txt";
+  std::ofstream(victim) << "precious\n";
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  ASSERT_EQ(lchown(link.c_str(), 65534, 65534), 0);
+  Result r = run({kProbe, "run", "--report", link, "--", "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("symbolic link owned by uid 65534"), std::string::npos) << r.err;
+  EXPECT_EQ(readFile(victim), "precious\n");
+  // A symlink we own ourselves is ours to follow.
+  unlink(link.c_str());
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  EXPECT_EQ(run({kProbe, "run", "--report", link, "--", "/bin/true"}).status, 0);
+  EXPECT_NE(readFile(victim).find("afunix-probe:"), std::string::npos);
+  removeTree(dir);
+}
+
+TEST(RunCommand, AWriteErrorOnTheOutputHasItsOwnExitCode) {
+  Result full = run({kProbe, "run", "--report", "/dev/full", "--", "/bin/true"});
+  EXPECT_EQ(full.status, 74);
+  EXPECT_NE(full.err.find("cannot write the summary to /dev/full: No space left on device"), std::string::npos) << full.err;
+  // The other commands print on stdout: sh sends it to /dev/full.
+  for (const char *command : {"--help", "bench --help", "kernel --help"}) {
+    Result r = run({"/bin/sh", "-c", kProbe + " " + command + " > /dev/full"});
+    EXPECT_EQ(r.status, 74) << command;
+    EXPECT_NE(r.err.find("error writing the output"), std::string::npos) << command << ": " << r.err;
+  }
+  // A closed pipe too: EPIPE is reported, not a silent death by SIGPIPE. The reader is gone before
+  // the writer starts.
+  Result pipe = run({"/bin/sh", "-c", "exec 3>&1; status=$( { (exec 0<&-); sleep 0.2; " + kProbe +
+                                           " --help; echo $? >&3; } | true ); echo done"});
+  EXPECT_NE(pipe.out.find("74"), std::string::npos) << pipe.out << pipe.err;
+  EXPECT_NE(pipe.err.find("error writing the output: Broken pipe"), std::string::npos) << pipe.err;
+}
+
+// ---- symbolisation falls back with a reason ---------------------------------------------------------
+
+TEST(Symbolizer, WithoutOneFindingsStayModulePlusOffsetAndTheSummarySaysWhy) {
+  Probed off = probe({kPrograms + "/fd_limit"}, {}, {"AFUNIX_PROBE_SYMBOLIZER=none"});
+  ASSERT_EQ(off.program.status, 0) << off.program.err;
+  ASSERT_EQ(off.summary["findings"].size(), 1u);
+  EXPECT_TRUE(off.summary["findings"][0]["location"].IsNull());
+  // The program's own module, or, under a sanitizer, the sanitizer's sendmsg interceptor in front.
+  std::string module = kSanitizerRuntime.empty() ? "fd_limit" : kSanitizerRuntime.substr(kSanitizerRuntime.rfind('/') + 1);
+  EXPECT_EQ(off.summary["findings"][0]["site"].as<std::string>().rfind(module + "+0x", 0), 0u)
+      << off.summary["findings"][0]["site"].as<std::string>();
+  EXPECT_TRUE(off.summary["symbolizer"].IsNull());
+  ASSERT_EQ(off.summary["notes"].size(), 1u);
+  EXPECT_NE(off.summary["notes"][0].as<std::string>().find("symbolisation is off"), std::string::npos);
+  Probed missing = probe({kPrograms + "/fd_limit"}, {}, {"AFUNIX_PROBE_SYMBOLIZER=/nonexistent/llvm-symbolizer"});
+  ASSERT_EQ(missing.summary["notes"].size(), 1u);
+  EXPECT_NE(missing.summary["notes"][0].as<std::string>().find("not found"), std::string::npos);
+  // addr2line when that is what there is: still file and line.
+  if (access("/usr/bin/addr2line", X_OK) == 0) {
+    Probed binutils = probe({kPrograms + "/fd_limit"}, {}, {"AFUNIX_PROBE_SYMBOLIZER=addr2line"});
+    EXPECT_EQ(binutils.summary["symbolizer"].as<std::string>(), "addr2line");
+    ASSERT_TRUE(binutils.summary["findings"][0]["location"].IsMap());
+    EXPECT_NE(binutils.summary["findings"][0]["location"]["file"].as<std::string>().find("probe_util.h"),
+              std::string::npos);
+  }
+}
+
+TEST(Symbolizer, ABinaryChangedSinceTheRunIsNotSymbolisedWithWrongLines) {
+  std::string dir = tempDir(), program = dir + "/program";
+  ASSERT_EQ(run({"/bin/cp", kPrograms + "/fd_limit", program}).status, 0);
+  // The program runs, then is replaced by another build before `run` symbolises its frames.
+  Probed p = probe({"/bin/sh", "-c", program + " && /bin/cp " + kPrograms + "/fd_cycle " + program + ".new && /bin/mv " +
+                                        program + ".new " + program});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  ASSERT_GE(p.summary["findings"].size(), 1u);
+  EXPECT_TRUE(p.summary["findings"][0]["location"].IsNull()) << "lines of another build would be wrong lines";
+  bool said = false;
+  for (const auto &note : p.summary["notes"])
+    said |= note.as<std::string>().find(program + ": changed since the run (build-id") != std::string::npos;
+  EXPECT_TRUE(said) << p.program.err;
+  removeTree(dir);
 }
 
 // ---- the library on its own (plain LD_PRELOAD) ---------------------------------------------------
@@ -424,12 +694,287 @@ TEST(Preload, BadEnvironmentValuesSayOneLineAndChangeNothing) {
   EXPECT_NE(probed.err.find("afunix-probe report (exit)"), std::string::npos) << probed.err;
 }
 
+TEST(Preload, TheExitReportNeverLandsInAFileThatReplacedStderr) {
+  std::string dir = tempDir(), tmp = dir + "/tmp", data = dir + "/data";
+  ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
+  Result r = run({kPrograms + "/stderr_reused", data}, {"LD_PRELOAD=" + preloadValue(), "TMPDIR=" + tmp});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(readFile(data), "data\n") << "the program's data file holds its data only";
+  // The report went to a private file instead: nothing is lost.
+  std::string report;
+  if (DIR *d = opendir(tmp.c_str())) {
+    while (dirent *e = readdir(d))
+      if (std::string(e->d_name).rfind("afunix-probe.", 0) == 0)
+        report = readFile(tmp + "/" + e->d_name);
+    closedir(d);
+  }
+  EXPECT_NE(report.find("afunix-probe report (exit)"), std::string::npos) << report;
+  EXPECT_NE(report.find("write_calls=1"), std::string::npos) << report;
+  removeTree(tmp);
+  removeTree(dir);
+}
+
+TEST(Preload, AReportDirectoryThatCannotTakeFilesFallsBackToStderr) {
+  // /proc passes stat() and, for root, access(W_OK); creating a file there fails.
+  Result r = run({kPrograms + "/clean_ipc"}, {"LD_PRELOAD=" + preloadValue(), "AFUNIX_PROBE_DIR=/proc"});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("afunix-probe: cannot write report /proc/afunix-probe."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reporting on stderr at exit instead"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("afunix-probe report (exit)"), std::string::npos) << "the report itself, on stderr";
+}
+
 TEST(Preload, PeriodicReportsForLongRunningPrograms) {
   Probed p = probe({kPrograms + "/interval_writer"}, {}, {"AFUNIX_PROBE_INTERVAL=1"});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
   // The final report counts the periodic one written before it.
   EXPECT_GE(total(p.summary, "reports_written"), 1u);
   EXPECT_EQ(total(p.summary, "write_calls"), 13u);
+}
+
+// ---- signals sent to `run` reach the program (issue 14, item 8) -------------------------------------
+
+// Starts argv in the background with stdout/stderr to files in `dir`; returns its pid.
+pid_t spawn(const std::vector<std::string> &argv, const std::string &dir, const std::vector<std::string> &env = {}) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen((dir + "/stdout").c_str(), "w", stdout);
+    freopen((dir + "/stderr").c_str(), "w", stderr);
+    for (const auto &e : env)
+      putenv(const_cast<char *>(e.c_str()));
+    std::vector<char *> args;
+    for (const auto &a : argv)
+      args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+bool waitForText(const std::string &file, const std::string &text, int seconds = 20) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (readFile(file).find(text) != std::string::npos)
+      return true;
+    usleep(50000);
+  }
+  return false;
+}
+
+int waitStatus(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool emptyDir(const std::string &dir) {
+  int entries = 0;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      entries += std::string(e->d_name) != "." && std::string(e->d_name) != "..";
+    closedir(d);
+  }
+  return entries == 0;
+}
+
+TEST(Signals, TermSentToRunReachesTheProgramAndTheSummaryIsStillWritten) {
+  std::string dir = tempDir(), tmp = dir + "/tmp";
+  ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
+  pid_t run = spawn({kProbe, "run", "--format", "json", "--report", dir + "/summary.json", "--",
+                     kPrograms + "/signal_wait", "wait"},
+                    dir, {"TMPDIR=" + tmp});
+  ASSERT_TRUE(waitForText(dir + "/stdout", "ready")) << readFile(dir + "/stderr");
+  ASSERT_EQ(kill(run, SIGTERM), 0);
+  EXPECT_EQ(waitStatus(run), 0) << "the program handled SIGTERM and exited 0: so does run";
+  EXPECT_NE(readFile(dir + "/stdout").find("got signal 15"), std::string::npos);
+  YAML::Node summary = YAML::Load(readFile(dir + "/summary.json"));
+  ASSERT_TRUE(summary.IsMap());
+  EXPECT_EQ(summary["totals"]["counters"]["write_calls"].as<int>(), 1);
+  EXPECT_EQ(summary["missing_processes"].size(), 0u);
+  EXPECT_TRUE(emptyDir(tmp)) << "the temporary report directory is removed";
+  removeTree(tmp);
+  removeTree(dir);
+}
+
+TEST(Signals, AProgramKilledByTheForwardedSignalIsNamedAsMissing) {
+  std::string dir = tempDir();
+  pid_t run = spawn({kProbe, "run", "--format", "json", "--report", dir + "/summary.json", "--",
+                     kPrograms + "/signal_wait", "die"},
+                    dir);
+  ASSERT_TRUE(waitForText(dir + "/stdout", "ready")) << readFile(dir + "/stderr");
+  ASSERT_EQ(kill(run, SIGTERM), 0);
+  EXPECT_EQ(waitStatus(run), 128 + SIGTERM);
+  YAML::Node summary = YAML::Load(readFile(dir + "/summary.json"));
+  ASSERT_TRUE(summary.IsMap());
+  EXPECT_EQ(summary["exit_status"].as<int>(), 128 + SIGTERM);
+  ASSERT_EQ(summary["missing_processes"].size(), 1u) << readFile(dir + "/summary.json");
+  EXPECT_EQ(summary["missing_processes"][0]["status"].as<std::string>(), "killed by SIGTERM");
+  removeTree(dir);
+}
+
+TEST(Signals, CtrlCFromTheTerminalIsNotSentTwice) {
+  // Terminal-generated signals (si_code SI_KERNEL) reach the program through its process group;
+  // `run` passes on only those sent to it by a process. Here: SIGINT sent by us, once.
+  std::string dir = tempDir();
+  pid_t run = spawn({kProbe, "run", "--format", "json", "--report", dir + "/summary.json", "--",
+                     kPrograms + "/signal_wait", "die"},
+                    dir);
+  ASSERT_TRUE(waitForText(dir + "/stdout", "ready"));
+  ASSERT_EQ(kill(run, SIGINT), 0);
+  EXPECT_EQ(waitStatus(run), 128 + SIGINT);
+  removeTree(dir);
+}
+
+// ---- children that drop privileges still report (item 9) ----------------------------------------
+
+TEST(Privileges, AWorkerThatDropsToNobodyStillReports) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root: the worker drops to nobody";
+  Probed p = probe({kPrograms + "/drop_privileges"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  EXPECT_EQ(p.program.out, "worker exited 0\n");
+  ASSERT_EQ(p.summary["processes"].size(), 2u) << "the worker's report is there";
+  EXPECT_EQ(p.summary["missing_processes"].size(), 0u);
+  bool worker = false;
+  for (const auto &proc : p.summary["processes"])
+    if (proc["process"]["uid"].as<int>() == 65534) {
+      worker = true;
+      EXPECT_EQ(proc["counters"]["write_calls"].as<int>(), 3);
+      EXPECT_EQ(proc["reason"].as<std::string>(), "exit");
+    }
+  EXPECT_TRUE(worker);
+}
+
+TEST(Privileges, OnlyTheFinalReportOfAProcessCounts) {
+  // The worker's first file (created as root at fork, reason "running") and its final one (as
+  // nobody) are one process: merged once.
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root";
+  std::string dir = tempDir();
+  ASSERT_EQ(chmod(dir.c_str(), 0755), 0); // nobody must be able to reach the report directory
+  Probed p = probe({kPrograms + "/drop_privileges"}, {"--out", dir + "/reports"});
+  int files = 0;
+  if (DIR *d = opendir((dir + "/reports").c_str())) {
+    while (dirent *e = readdir(d))
+      files += std::string(e->d_name).rfind("afunix-probe.", 0) == 0;
+    closedir(d);
+  }
+  EXPECT_EQ(files, 3) << "parent, worker's root-owned start, worker's own final report";
+  EXPECT_EQ(p.summary["processes"].size(), 2u);
+  EXPECT_EQ(total(p.summary, "write_calls"), 3u);
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/reports").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 01733u) << "sticky, writable for workers, not listable";
+  removeTree(dir + "/reports");
+  removeTree(dir);
+}
+
+TEST(Privileges, AWorkerThatCannotReachTheReportDirectoryIsNamedAsMissing) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root";
+  std::string dir = tempDir(); // 0700: nobody cannot pass through it to the reports
+  Probed p = probe({kPrograms + "/drop_privileges"}, {"--out", dir + "/reports"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  ASSERT_EQ(p.summary["missing_processes"].size(), 1u) << "the worker's report is lost, and the summary says so";
+  EXPECT_EQ(p.summary["missing_processes"][0]["status"].as<std::string>(), "unknown");
+  EXPECT_NE(p.summary["missing_processes"][0]["what"].as<std::string>().find("no final report"), std::string::npos);
+  EXPECT_NE(p.program.err.find("cannot be searched by other users"), std::string::npos) << p.program.err;
+  removeTree(dir + "/reports");
+  removeTree(dir);
+}
+
+// ---- merging survives bad report files (item 10) --------------------------------------------------
+
+TEST(Merge, BadReportFilesAreSkippedWithAMessageAndNeverHang) {
+  std::string dir = tempDir();
+  // A FIFO (reading it would block forever), a symlink, garbage, a report without its process, one
+  // with a counter out of range: each is one line on stderr, and the real report still counts.
+  ASSERT_EQ(mkfifo((dir + "/afunix-probe.1.1.json").c_str(), 0600), 0);
+  ASSERT_EQ(symlink("/etc/passwd", (dir + "/afunix-probe.2.2.json").c_str()), 0);
+  std::ofstream(dir + "/afunix-probe.3.3.json") << "{not json";
+  std::ofstream(dir + "/afunix-probe.4.4.json")
+      << R"({"version":2,"tool":"afunix-probe","reason":"exit","findings":[],"counters":{},"histograms":[]})";
+  std::ofstream(dir + "/afunix-probe.5.5.json")
+      << R"({"version":2,"tool":"afunix-probe","reason":"exit","process":{"pid":5,"ppid":1,"exe":"x","argv0":"x","start_ns":99999999999999999999},"findings":[],"counters":{"write_calls":1},"histograms":[]})";
+  std::ofstream(dir + "/afunix-probe.6.6.json")
+      << R"({"version":2,"tool":"afunix-probe","reason":"exit","process":{"pid":6,"ppid":1,"exe":"x","argv0":"x","start_ns":1},"findings":[],"counters":{"write_calls":123456789012345678901234},"histograms":[]})";
+  pid_t run = spawn({kProbe, "run", "--out", dir, "--format", "json", "--report", dir + "/summary.json", "--",
+                     kPrograms + "/signal_wait"},
+                    dir + "/..");
+  int status = -1;
+  for (int i = 0; i < 200 && waitpid(run, &status, WNOHANG) == 0; ++i)
+    usleep(50000);
+  if (waitpid(run, &status, WNOHANG) == 0) {
+    kill(run, SIGKILL);
+    waitpid(run, &status, 0);
+    FAIL() << "run hung on the report directory";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "run died: " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::string err = readFile(dir + "/../stderr");
+  for (const char *expected : {"afunix-probe.1.1.json: is not a regular file", "afunix-probe.2.2.json: is a symbolic link",
+                               "afunix-probe.3.3.json: not valid JSON", "afunix-probe.4.4.json: missing key 'process'",
+                               "afunix-probe.5.5.json: 'process.start_ns' is out of range",
+                               "afunix-probe.6.6.json: counter 'write_calls' is not a number in range"})
+    EXPECT_NE(err.find(expected), std::string::npos) << expected << "\n" << err;
+  YAML::Node summary = YAML::Load(readFile(dir + "/summary.json"));
+  ASSERT_TRUE(summary.IsMap());
+  EXPECT_EQ(summary["totals"]["processes"].as<int>(), 1);
+  EXPECT_EQ(summary["totals"]["counters"]["write_calls"].as<int>(), 1);
+  unlink((dir + "/../stdout").c_str());
+  unlink((dir + "/../stderr").c_str());
+  removeTree(dir);
+}
+
+// ---- the interceptor vocabulary ------------------------------------------------------------------
+
+// Every function the library exports is an interceptor that registered itself next to its
+// definition (PROBE_INTERCEPTOR), except the exec*() convenience forms, which route to execve and
+// execvpe, and the name list itself. An export written without the macro fails here.
+TEST(Interceptors, EveryExportedFunctionRegisteredItself) {
+  if (!kSanitizerRuntime.empty())
+    GTEST_SKIP() << "a property of the library's symbol table, checked in the plain build";
+  std::set<std::string> exported;
+  if (FILE *nm = popen(("nm -D --defined-only " + kLibrary).c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, nm)) {
+      std::istringstream fields(line);
+      std::string address, type, name;
+      if (fields >> address >> type >> name && (type == "T" || type == "W"))
+        exported.insert(name);
+    }
+    pclose(nm);
+  }
+  ASSERT_GT(exported.size(), 30u) << "nm -D could not read " << kLibrary;
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    // In a child: the library's constructor and report writer must not touch the test process.
+    setenv("AFUNIX_PROBE_DIR", "/nonexistent", 1);
+    void *handle = dlopen(kLibrary.c_str(), RTLD_NOW | RTLD_LOCAL);
+    auto names = handle ? reinterpret_cast<const char *(*)()>(dlsym(handle, "afunix_probe_interceptor_names")) : nullptr;
+    if (names)
+      for (const char *p = names(); *p; p += std::strlen(p) + 1)
+        if (write(pipefd[1], p, std::strlen(p) + 1) < 0)
+          break;
+    _exit(names ? 0 : 1);
+  }
+  close(pipefd[1]);
+  std::string all;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;)
+    all.append(buf, static_cast<std::size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::set<std::string> registered;
+  for (std::size_t at = 0; at < all.size(); at = all.find('\0', at) + 1)
+    registered.insert(all.c_str() + at);
+  std::set<std::string> expected = exported;
+  for (const char *routed : {"execv", "execvp", "execl", "execlp", "execle", "afunix_probe_interceptor_names"})
+    expected.erase(routed);
+  EXPECT_EQ(registered, expected);
 }
 
 } // namespace

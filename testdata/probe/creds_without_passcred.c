@@ -8,7 +8,7 @@
 int main(void) {
   int listener, client;
   listener_and_client(&listener, &client, 0);
-  int server = accept(listener, NULL, NULL);
+  int server = accept(listener, NULL, NULL); // PROBE-SOCKET: afunix-creds-without-passcred stream accepted
   CHECK(server >= 0);
 
   struct ucred mine = {getpid(), getuid(), getgid()};
@@ -32,7 +32,7 @@ int main(void) {
 
   char data[16];
   struct ucred cred;
-  if (recv_creds(server, data, sizeof data, &cred))
+  if (recv_creds(server, data, sizeof data, &cred)) // PROBE-AT: afunix-creds-without-passcred
     printf("credentials: present, pid %s\n", cred.pid == getpid() ? "matches" : "differs");
   else
     printf("credentials: absent, the credential check was skipped\n");

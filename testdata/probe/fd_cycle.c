@@ -6,9 +6,9 @@
 
 int main(void) {
   int sv[2];
-  CHECK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
-  CHECK(send_fds(sv[0], sv[0], 1) == 1); // over itself
-  CHECK(send_fds(sv[0], sv[1], 1) == 1); // over its peer
+  CHECK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0); // PROBE-SOCKET: afunix-fd-cycle dgram socketpair
+  CHECK(send_fds(sv[0], sv[0], 1) == 1); // over itself. PROBE-AT: afunix-fd-cycle
+  CHECK(send_fds(sv[0], sv[1], 1) == 1); // over its peer. PROBE-AT: afunix-fd-cycle
   int received = recv_and_close_fds(sv[1]);
   received += recv_and_close_fds(sv[1]);
   printf("sent a socket over itself and over its peer; %d received back\n", received);

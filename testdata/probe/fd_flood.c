@@ -6,11 +6,11 @@
 
 int main(void) {
   int transport[2], passed[2];
-  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, transport) == 0);
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, transport) == 0); // PROBE-SOCKET: afunix-fd-flood stream socketpair
   CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, passed) == 0);
   int refused = 0;
   for (int i = 0; i < 9; ++i)
-    if (send_fds(transport[0], passed[0], 253) < 0) {
+    if (send_fds(transport[0], passed[0], 253) < 0) { // PROBE-AT: afunix-fd-flood
       CHECK(errno == ETOOMANYREFS);
       refused = 1;
       break;

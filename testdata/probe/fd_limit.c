@@ -5,9 +5,9 @@
 
 int main(void) {
   int sv[2], pipefd[2];
-  CHECK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
+  CHECK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0); // PROBE-SOCKET: afunix-fd-limit dgram socketpair
   CHECK(pipe(pipefd) == 0);
-  ssize_t r = send_fds(sv[0], pipefd[0], 256);
+  ssize_t r = send_fds(sv[0], pipefd[0], 256); // PROBE-AT: afunix-fd-limit
   printf("sendmsg with 256 fds: %s\n", r < 0 && errno == EINVAL ? "EINVAL" : "accepted");
   CHECK(send_fds(sv[0], pipefd[0], 253) == 1);
   printf("sendmsg with 253 fds: accepted, %d received\n", recv_and_close_fds(sv[1]));

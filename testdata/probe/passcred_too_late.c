@@ -7,14 +7,14 @@
 int main(void) {
   int listener, client;
   listener_and_client(&listener, &client, 0);
-  int server = accept(listener, NULL, NULL);
+  int server = accept(listener, NULL, NULL); // PROBE-SOCKET: afunix-passcred-too-late stream accepted
   CHECK(server >= 0);
   CHECK(write(client, "hello", 5) == 5);
   int one = 1;
   CHECK(setsockopt(server, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) == 0);
   char data[16];
   struct ucred cred;
-  if (recv_creds(server, data, sizeof data, &cred))
+  if (recv_creds(server, data, sizeof data, &cred)) // PROBE-AT: afunix-passcred-too-late
     printf("credentials: %s\n", cred.pid == 0 ? "pid=0 (no credentials were attached)" : "real pid");
   else
     printf("credentials: absent\n");

@@ -5,10 +5,10 @@
 #include <netinet/in.h>
 
 int main(void) {
-  int inet = socket(AF_INET, SOCK_STREAM, 0);
+  int inet = socket(AF_INET, SOCK_STREAM, 0); // PROBE-SOCKET: afunix-passcred-wrong-family stream created
   CHECK(inet >= 0);
   int one = 1;
-  int r = setsockopt(inet, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  int r = setsockopt(inet, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // PROBE-AT: afunix-passcred-wrong-family
   // The answer depends on the kernel (6.16+: EOPNOTSUPP); both are fine here.
   printf("SO_PASSCRED on AF_INET: %s\n", r == 0 || errno == EOPNOTSUPP ? "answered" : "unexpected error");
   close(inet);

@@ -1,6 +1,13 @@
 /* Small helpers shared by the probe's testdata programs: fail loudly, send/receive fds and
  * credentials. Every program prints only deterministic text, so its stdout is identical with and
- * without the probe. */
+ * without the probe.
+ *
+ * Markers the probe's tests read (never hard-coded line numbers):
+ *   PROBE-EXPECT: <rule>                 a rule the program must make the probe report ("none")
+ *   PROBE-AT: <rule>                     the program line whose call (directly, or through a helper
+ *                                        below) the finding is at: a frame of its stack
+ *   PROBE-SOCKET: <rule> <type> <role>   the line that created the finding's socket
+ *   PROBE-CALL                           (here) a call the probe intercepts: where findings are */
 #pragma once
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,7 +44,7 @@ static inline ssize_t send_fds(int sock, int fd, int count) {
   c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
   for (int i = 0; i < count; ++i)
     memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof fd);
-  ssize_t r = sendmsg(sock, &msg, 0);
+  ssize_t r = sendmsg(sock, &msg, 0); /* PROBE-CALL */
   int saved = errno;
   free(control);
   errno = saved;
@@ -57,7 +64,7 @@ static inline int recv_and_close_fds(int sock) {
   msg.msg_iovlen = 1;
   msg.msg_control = u.buf;
   msg.msg_controllen = sizeof u.buf;
-  CHECK(recvmsg(sock, &msg, 0) >= 0);
+  CHECK(recvmsg(sock, &msg, 0) >= 0); /* PROBE-CALL */
   int received = 0;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
@@ -84,7 +91,7 @@ static inline int recv_creds(int sock, char *data, size_t size, struct ucred *ou
   msg.msg_iovlen = 1;
   msg.msg_control = u.buf;
   msg.msg_controllen = sizeof u.buf;
-  CHECK(recvmsg(sock, &msg, 0) >= 0);
+  CHECK(recvmsg(sock, &msg, 0) >= 0); /* PROBE-CALL */
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
       memcpy(out, CMSG_DATA(c), sizeof *out);

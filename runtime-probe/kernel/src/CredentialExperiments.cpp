@@ -90,7 +90,7 @@ std::string receiveCredentials(int fd) {
   for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level != SOL_SOCKET)
       continue;
-    if (c->cmsg_type == SCM_RIGHTS || c->cmsg_type == SCM_PIDFD) {
+    if (c->cmsg_type == SCM_RIGHTS || c->cmsg_type == kScmPidfd) {
       int extra;
       std::memcpy(&extra, CMSG_DATA(c), sizeof extra);
       close(extra);
@@ -307,8 +307,8 @@ Observation featuresExperiment() {
   {
     Pair p = unixPair(SOCK_STREAM);
     bool present = false;
-    if (!setFlag(p.b.get(), SO_PASSPIDFD)) {
-      o.note("setsockopt(SO_PASSPIDFD=76): " + errnoName(errno));
+    if (!setFlag(p.b.get(), kSoPassPidfd)) {
+      o.note("setsockopt(SO_PASSPIDFD=" + std::to_string(kSoPassPidfd) + "): " + errnoName(errno));
     } else {
       char byte = 'p';
       (void)!write(p.a.get(), &byte, 1);
@@ -325,13 +325,13 @@ Observation featuresExperiment() {
             continue;
           int fd;
           std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-          if (c->cmsg_type == SCM_PIDFD) {
+          if (c->cmsg_type == kScmPidfd) {
             std::string pid = pidOfPidfd(fd);
             present = pid == std::to_string(getpid());
             o.note("SO_PASSPIDFD: SCM_PIDFD cmsg received, pidfd's Pid: " + pid +
                    " (sender pid " + std::to_string(getpid()) + ")");
           }
-          if (c->cmsg_type == SCM_PIDFD || c->cmsg_type == SCM_RIGHTS)
+          if (c->cmsg_type == kScmPidfd || c->cmsg_type == SCM_RIGHTS)
             close(fd);
         }
       }
@@ -346,13 +346,13 @@ Observation featuresExperiment() {
     int pidfd = -1;
     socklen_t len = sizeof pidfd;
     bool present = false;
-    if (getsockopt(p.a.get(), SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0 && pidfd >= 0) {
+    if (getsockopt(p.a.get(), SOL_SOCKET, kSoPeerPidfd, &pidfd, &len) == 0 && pidfd >= 0) {
       std::string pid = pidOfPidfd(pidfd);
       present = pid == std::to_string(getpid());
       o.note("SO_PEERPIDFD: getsockopt returned a pidfd with Pid: " + pid);
       close(pidfd);
     } else {
-      o.note("getsockopt(SO_PEERPIDFD=77): " + errnoName(errno));
+      o.note("getsockopt(SO_PEERPIDFD=" + std::to_string(kSoPeerPidfd) + "): " + errnoName(errno));
     }
     o.set("features.so_peerpidfd", Value::of(present));
   }
@@ -360,8 +360,8 @@ Observation featuresExperiment() {
   {
     Pair p = unixPair(SOCK_DGRAM);
     bool present = false;
-    if (!setFlag(p.b.get(), SO_PASSRIGHTS, 0)) {
-      o.note("setsockopt(SO_PASSRIGHTS=83, 0): " + errnoName(errno));
+    if (!setFlag(p.b.get(), kSoPassRights, 0)) {
+      o.note("setsockopt(SO_PASSRIGHTS=" + std::to_string(kSoPassRights) + ", 0): " + errnoName(errno));
     } else {
       Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC)); // not a socket: no cycle if sent
       int fd = devnull.get();
@@ -406,7 +406,7 @@ Observation passcredInetExperiment() {
                            : errnoName(errno);
   o.set("passcred.inet", Value::of(answer));
   std::string pidfdAnswer =
-      setsockopt(inet.get(), SOL_SOCKET, SO_PASSPIDFD, &one, sizeof one) == 0 ? "ok"
+      setsockopt(inet.get(), SOL_SOCKET, kSoPassPidfd, &one, sizeof one) == 0 ? "ok"
                                                                               : errnoName(errno);
   o.set("passcred.inet_passpidfd", Value::of(pidfdAnswer));
   o.note("setsockopt(AF_INET stream, SO_PASSCRED, 1): " + answer);

@@ -1,5 +1,8 @@
 #include "afunix/kernel/Experiment.h"
 
+#include <cstddef>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -343,6 +346,43 @@ std::string errnoName(int err) {
   if (const char *name = strerrorname_np(err))
     return name;
   return "errno " + std::to_string(err);
+}
+
+} // namespace afunix::kernel
+
+namespace afunix::kernel {
+
+const char *InflightLock::name() { return "@afunix-probe-kernel-inflight"; }
+
+InflightLock::InflightLock(double timeoutSeconds) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const char *label = name() + 1;
+  std::memcpy(addr.sun_path + 1, label, std::strlen(label));
+  socklen_t length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + std::strlen(label));
+  timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+      return;
+    if (bind(fd, reinterpret_cast<sockaddr *>(&addr), length) == 0) {
+      fd_ = fd;
+      return;
+    }
+    int err = errno;
+    close(fd);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    waited_ = static_cast<double>(now.tv_sec - start.tv_sec) + static_cast<double>(now.tv_nsec - start.tv_nsec) / 1e9;
+    if (err != EADDRINUSE || waited_ >= timeoutSeconds)
+      return;
+    usleep(100 * 1000);
+  }
+}
+
+InflightLock::~InflightLock() {
+  if (fd_ >= 0)
+    close(fd_);
 }
 
 } // namespace afunix::kernel

@@ -161,17 +161,41 @@ KernelReport runKernelReport(const KernelReportOptions &options) {
   };
   Isolation isolation;
   isolation.privateNetwork = options.privateNetwork;
+  // ETOOMANYREFS counts a user's fds in flight, the GC counts everyone's: two runs at once would
+  // measure each other. They take turns (InflightLock); one that cannot get its turn reports
+  // nothing rather than a disturbed figure.
+  std::unique_ptr<InflightLock> lock;
   for (const auto &p : plan) {
-    if (options.quick && std::string(p.name) == "gc") {
+    std::string name = p.name;
+    if (options.quick && name == "gc") {
       Observation skipped;
       skipped.experiment = "gc";
       skipped.skip("--quick");
       report.observations.push_back(skipped);
       continue;
     }
+    bool sharesInflight = name == "etoomanyrefs" || name == "gc";
+    if (sharesInflight && !lock)
+      lock = std::make_unique<InflightLock>(2 * t);
+    if (sharesInflight && !lock->held()) {
+      Observation skipped;
+      skipped.experiment = name;
+      skipped.skip(std::string("another afunix-probe held ") + InflightLock::name() + " for " +
+                   std::to_string(static_cast<int>(lock->waitedSeconds())) +
+                   " s: its fds in flight would have disturbed this measurement");
+      report.observations.push_back(skipped);
+      continue;
+    }
     isolation.timeoutSeconds = p.timeoutSeconds;
-    report.observations.push_back(runIsolated(p.name, p.run, isolation));
+    Observation o = runIsolated(p.name, p.run, isolation);
+    if (sharesInflight && lock->waitedSeconds() >= 0.1)
+      o.note("waited " + std::to_string(static_cast<int>(lock->waitedSeconds() * 10) / 10.0).substr(0, 4) +
+             " s for another afunix-probe run to finish its in-flight measurements");
+    report.observations.push_back(std::move(o));
+    if (name == "gc")
+      lock.reset();
   }
+  lock.reset();
   for (const auto &o : report.observations)
     if (!o.evidence.empty() && o.evidence.front().rfind("ran in a child process, ", 0) == 0) {
       report.netns = o.evidence.front().substr(24);

@@ -66,6 +66,25 @@ struct Isolation {
 Observation runIsolated(const std::string &name, const std::function<Observation()> &experiment,
                         const Isolation &isolation);
 
+// Serialises what shares the kernel's in-flight accounting (per user, and the GC's global count)
+// between afunix-probe processes on this machine: the ETOOMANYREFS and GC experiments, bench gc.
+// The lock is an abstract AF_UNIX address bound in the caller's network namespace (released when
+// the process dies, nothing to clean up). Waits up to `timeoutSeconds` for another holder.
+class InflightLock {
+public:
+  explicit InflightLock(double timeoutSeconds);
+  ~InflightLock();
+  InflightLock(const InflightLock &) = delete;
+  InflightLock &operator=(const InflightLock &) = delete;
+  bool held() const { return fd_ >= 0; }
+  double waitedSeconds() const { return waited_; }
+  static const char *name(); // the abstract address, for messages
+
+private:
+  int fd_ = -1;
+  double waited_ = 0;
+};
+
 // Entries of /proc/self/fd (excluding the directory handle used to count them); -1 on error.
 int countOpenFds();
 // True when this process has no child left to reap (waitpid(-1) says ECHILD).

@@ -6,22 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "afunix/KernelConstants.h"
 #include "afunix/kernel/Experiment.h"
-
-// Kernel ABI values (include/uapi/asm-generic/socket.h, used by x86, arm and most architectures)
-// for headers that predate them.
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77
-#endif
-#ifndef SO_PASSRIGHTS
-#define SO_PASSRIGHTS 83
-#endif
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
 
 namespace afunix::kernel {
 
