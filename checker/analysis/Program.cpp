@@ -28,6 +28,18 @@ void unionInto(std::vector<Id> &into, const std::vector<Id> &from) {
 
 std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &units) {
   auto program = std::make_unique<Program>();
+  // A function defined in two source files (each program of a database its own handle_client(),
+  // two libraries that both define udev_monitor_enable_receiving()) is two functions: each
+  // definition keeps its facts, and a call from elsewhere may reach either.
+  std::map<std::string, std::set<std::string>> definedIn;
+  for (const facts::Unit *unit : units)
+    if (unit)
+      for (const facts::Function &f : unit->functions)
+        if (f.defined && f.file != kNone && f.file < unit->files.size())
+          definedIn[f.key].insert(unit->files[f.file]);
+  for (const auto &[key, files] : definedIn)
+    if (files.size() > 1)
+      program->Duplicated.insert(key);
   for (const facts::Unit *unit : units)
     if (unit)
       program->mergeUnit(*unit);
@@ -64,16 +76,38 @@ void Program::mergeUnit(const facts::Unit &u) {
     fileMap[i] = it->second;
   }
 
+  // This unit's own definitions of duplicated functions get keys of their own.
+  std::map<std::string, std::string> renamed;
+  for (const facts::Function &f : u.functions)
+    if (f.defined && Duplicated.count(f.key) && f.file < u.files.size()) {
+      renamed[f.key] = f.key + "@" + u.files[f.file];
+      Definitions[f.key].insert(renamed[f.key]);
+    }
+  auto functionKey = [&](const std::string &key) {
+    auto it = renamed.find(key);
+    return it == renamed.end() ? key : it->second;
+  };
+  auto placeKey = [&](const std::string &key) {
+    for (const auto &[plain, own] : renamed)
+      for (const char *prefix : {"p:", "r:", "l:"})
+        if (llvm::StringRef(key).starts_with(std::string(prefix) + plain)) {
+          char next = key.size() > plain.size() + 2 ? key[plain.size() + 2] : '\0';
+          if (next == '#' || next == ':' || next == '\0')
+            return std::string(prefix) + own + key.substr(plain.size() + 2);
+        }
+    return key;
+  };
+
   // Functions: the unit that defines one gives its file and CFG; flags from every unit.
   std::vector<Id> functionMap(u.functions.size());
   std::vector<bool> takeBody(u.functions.size(), false);
   for (std::size_t i = 0; i < u.functions.size(); ++i) {
     const facts::Function &f = u.functions[i];
-    auto [it, fresh] = FunctionIds.try_emplace(f.key, functions.size());
+    auto [it, fresh] = FunctionIds.try_emplace(functionKey(f.key), functions.size());
     functionMap[i] = it->second;
     if (fresh) {
       facts::Function copy;
-      copy.key = f.key;
+      copy.key = functionKey(f.key);
       copy.name = f.name;
       copy.system = f.system;
       functions.push_back(std::move(copy));
@@ -109,10 +143,12 @@ void Program::mergeUnit(const facts::Unit &u) {
   std::vector<Id> placeMap(u.places.size());
   for (std::size_t i = 0; i < u.places.size(); ++i) {
     const facts::Place &p = u.places[i];
-    auto [it, fresh] = PlaceIds.try_emplace(p.key, places.size());
+    std::string key = renamed.empty() ? p.key : placeKey(p.key);
+    auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
     placeMap[i] = it->second;
     if (fresh) {
       facts::Place copy = p;
+      copy.key = key;
       copy.function = mapped(functionMap, p.function);
       copy.base = kNone; // below, once every base is mapped
       places.push_back(std::move(copy));
@@ -344,6 +380,26 @@ void Program::deriveFlows() {
   for (const facts::Callback &c : callbacks)
     addDerived(c.socket, paramPlace(c.callee, static_cast<unsigned>(c.param)),
                facts::FlowKind::Callback, c.site, true);
+  // A call of a function defined twice reaches either definition.
+  for (const auto &[plain, owns] : Definitions)
+    for (const std::string &own : owns) {
+      std::size_t count = places.size();
+      for (Id p = 0; p < count; ++p) {
+        llvm::StringRef key(places[p].key);
+        std::string mine;
+        if (key.starts_with("p:" + plain + "#"))
+          mine = "p:" + own + key.substr(plain.size() + 2).str();
+        else if (key == "r:" + plain) {
+          Id theirs = placeByKey("r:" + own);
+          addDerived(theirs, p, facts::FlowKind::Return, kNone, true);
+          continue;
+        } else {
+          continue;
+        }
+        Id target = placeByKey(mine);
+        addDerived(p, target, facts::FlowKind::Argument, kNone, true);
+      }
+    }
   // A call of a virtual method reaches every overrider.
   for (Id f = 0; f < functions.size(); ++f)
     for (Id base : functions[f].overrides) {

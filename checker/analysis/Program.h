@@ -134,6 +134,8 @@ private:
   // What was merged already: facts of a header seen by several units count once.
   std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked;
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
+  std::set<std::string> Duplicated;                        // functions defined in two files
+  std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
   std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys;
   std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
   std::set<std::tuple<Id, Id, int>> CallbackKeys;

@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 
 #include <fstream>
+#include <set>
 #include <gtest/gtest.h>
 
 using namespace afunix;
@@ -629,6 +630,25 @@ TEST(Link, StructsOfOneNameInTwoSourceFilesStayApart) {
   std::vector<Id> origins = p.originsOf(firstOption(p));
   ASSERT_EQ(origins.size(), 1u) << f.dump;
   EXPECT_EQ(p.creates[origins[0]].family, facts::Family::Netlink) << f.dump;
+}
+
+TEST(Link, AFunctionDefinedInTwoFilesIsTwoFunctions) {
+  // Two programs of one database, each with its own handle(): each call reaches its own.
+  Linked f = link({{"a.c", "void handle(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                           "void run_a(void) { handle(socket(AF_INET, SOCK_STREAM, 0)); }"},
+                   {"b.c", "void handle(int fd) { listen(fd, 1); }"
+                           "void run_b(void) { handle(socket(AF_UNIX, SOCK_STREAM, 0)); }"},
+                   {"c.c", "void handle(int fd); void run_c(void) { handle(socket(AF_NETLINK, SOCK_RAW, 0)); }"}});
+  const Program &p = f.p();
+  auto families = [&](Id place) {
+    std::set<facts::Family> out;
+    for (Id o : p.originsOf(place))
+      out.insert(p.creates[o].family);
+    return out;
+  };
+  // A call from a file without a definition may reach either.
+  EXPECT_EQ(families(firstOption(p)), (std::set<facts::Family>{facts::Family::Inet, facts::Family::Netlink})) << f.dump;
+  EXPECT_EQ(families(p.lifecycle[0].place), (std::set<facts::Family>{facts::Family::Unix, facts::Family::Netlink})) << f.dump;
 }
 
 TEST(Link, UnitsSeenTwiceCountOnce) {
