@@ -282,6 +282,9 @@ private:
     llvm::DenseSet<const VarDecl *> unsafe; // address taken, bound to a reference, captured
     llvm::DenseMap<const VarDecl *, unsigned> definitions;
     llvm::DenseSet<const VarDecl *> cmsgDataPointers;
+    // `if` statements that test for an SCM_CREDENTIALS cmsg: true when the test is "present".
+    std::vector<std::pair<const IfStmt *, bool>> credentialTests;
+    const SwitchStmt *credentialSwitch = nullptr;
   };
   struct OpenLoop {
     const Stmt *stmt;
@@ -796,6 +799,8 @@ private:
   Id statementOf(const Expr *call, const Expr *socketArg);
   bool familyGuarded();
   void evidence(SourceLocation loc);
+  void credentialTest(bool equals);
+  facts::CredentialOutcome credentialOutcome(const Scope &scope);
   void scmRightsNamed() {
     if (const FunctionDecl *fn = currentFunction())
       U.functions[functionId(fn)].buildsScmRights = true;
@@ -915,8 +920,15 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
     Compared.insert(op->getLHS()->IgnoreParenImpCasts());
     Compared.insert(op->getRHS()->IgnoreParenImpCasts());
     static const llvm::StringRef creds[] = {"SCM_CREDENTIALS"};
-    if (spelledAs(op->getLHS(), creds, Ctx) || spelledAs(op->getRHS(), creds, Ctx))
+    if (spelledAs(op->getLHS(), creds, Ctx) || spelledAs(op->getRHS(), creds, Ctx)) {
       evidence(op->getExprLoc());
+      credentialTest(op->getOpcode() == BO_EQ);
+    }
+    // c == NULL on the cmsghdr: no control message at all.
+    for (auto [side, other] : {std::pair(op->getLHS(), op->getRHS()), std::pair(op->getRHS(), op->getLHS())})
+      if (typeIsRecordNamed(side->getType(), "cmsghdr") && side->getType()->isPointerType() &&
+          other->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+        credentialTest(op->getOpcode() == BO_NE);
     return true;
   }
   if (op->getOpcode() == BO_Mul) {
@@ -947,6 +959,10 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
 }
 
 bool Extractor::VisitUnaryOperator(UnaryOperator *op) {
+  // !c on the cmsghdr: no control message at all (the `!` itself flips the test).
+  if (op->getOpcode() == UO_LNot && op->getSubExpr()->getType()->isPointerType() &&
+      typeIsRecordNamed(op->getSubExpr()->getType(), "cmsghdr"))
+    credentialTest(true);
   if (op->getOpcode() == UO_AddrOf || op->isIncrementDecrementOp())
     if (const auto *ref = dyn_cast<DeclRefExpr>(op->getSubExpr()->IgnoreParenImpCasts()))
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
@@ -992,8 +1008,14 @@ bool Extractor::VisitCaseStmt(CaseStmt *caseStmt) {
     return true;
   Compared.insert(caseStmt->getLHS()->IgnoreParenImpCasts());
   static const llvm::StringRef creds[] = {"SCM_CREDENTIALS"};
-  if (spelledAs(caseStmt->getLHS(), creds, Ctx))
+  if (spelledAs(caseStmt->getLHS(), creds, Ctx)) {
     evidence(caseStmt->getBeginLoc());
+    for (std::size_t i = Stack.size(); i-- > Scopes.back().stackBase;)
+      if (const auto *sw = dyn_cast<SwitchStmt>(Stack[i])) {
+        Scopes.back().credentialSwitch = sw;
+        break;
+      }
+  }
   return true;
 }
 
@@ -1046,6 +1068,120 @@ void Extractor::sizeCandidate(const Expr *size) {
       limit(size, *count, facts::LimitWhere::BufferSize);
       return;
     }
+}
+
+void Extractor::credentialTest(bool equals) {
+  // The `if` whose condition holds the comparison, and whether the condition is true when the
+  // cmsg is SCM_CREDENTIALS: each `!` between them flips it.
+  bool present = equals;
+  for (std::size_t i = Stack.size(); i-- > Scopes.back().stackBase;) {
+    const Stmt *s = Stack[i];
+    if (const auto *unary = dyn_cast<UnaryOperator>(s); unary && unary->getOpcode() == UO_LNot)
+      present = !present;
+    if (const auto *ifStmt = dyn_cast<IfStmt>(s)) {
+      if (i + 1 < Stack.size() && Stack[i + 1] == ifStmt->getCond())
+        Scopes.back().credentialTests.push_back({ifStmt, present});
+      return;
+    }
+    if (isa<CompoundStmt>(s))
+      return;
+  }
+}
+
+namespace {
+// Whether running `stmt` leaves the code that follows it: a return, goto, break, continue or a
+// call that does not return.
+bool leaves(const Stmt *stmt) {
+  if (!stmt)
+    return false;
+  if (isa<ReturnStmt>(stmt) || isa<GotoStmt>(stmt) || isa<BreakStmt>(stmt) || isa<ContinueStmt>(stmt))
+    return true;
+  if (const auto *call = dyn_cast<CallExpr>(stmt))
+    if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->isNoReturn())
+      return true;
+  if (const auto *compound = dyn_cast<CompoundStmt>(stmt))
+    for (const Stmt *child : compound->body())
+      if (leaves(child))
+        return true;
+  if (const auto *expr = dyn_cast<ExprWithCleanups>(stmt))
+    return leaves(expr->getSubExpr());
+  return false;
+}
+
+// Variables a statement assigns (the flag or uid a presence test records).
+void assignedIn(const Stmt *stmt, llvm::SmallPtrSetImpl<const VarDecl *> &out) {
+  if (!stmt)
+    return;
+  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp()) {
+    const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
+    if (const auto *deref = dyn_cast<UnaryOperator>(lhs); deref && deref->getOpcode() == UO_Deref)
+      lhs = deref->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(lhs))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        out.insert(var);
+  }
+  for (const Stmt *child : stmt->children())
+    assignedIn(child, out);
+}
+
+bool mentions(const Stmt *stmt, const llvm::SmallPtrSetImpl<const VarDecl *> &vars) {
+  if (!stmt)
+    return false;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(stmt))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && vars.count(var))
+      return true;
+  for (const Stmt *child : stmt->children())
+    if (mentions(child, vars))
+      return true;
+  return false;
+}
+} // namespace
+
+// What the function does when no SCM_CREDENTIALS arrives. A test for absence that leaves
+// (`if (!c || c->cmsg_type != SCM_CREDENTIALS) return -1;`), a presence test with an `else` that
+// leaves, or a later test of what the presence branch recorded that leaves
+// (`if (!have_creds) return -EPERM;`): it fails closed. A presence test whose branch is simply
+// skipped when nothing arrives: it fails open. Anything else is unknown.
+facts::CredentialOutcome Extractor::credentialOutcome(const Scope &scope) {
+  bool open = false;
+  for (auto [ifStmt, present] : scope.credentialTests) {
+    if (!present && leaves(ifStmt->getThen()))
+      return facts::CredentialOutcome::FailsClosed;
+    if (!present)
+      continue;
+    if (leaves(ifStmt->getElse()))
+      return facts::CredentialOutcome::FailsClosed;
+    llvm::SmallPtrSet<const VarDecl *, 4> recorded;
+    assignedIn(ifStmt->getThen(), recorded);
+    // A later `if` on what the branch recorded that leaves: the absence is refused there.
+    bool refusedLater = false;
+    if (!recorded.empty() && scope.fn && scope.fn->getBody()) {
+      std::vector<const Stmt *> work{scope.fn->getBody()};
+      while (!work.empty() && !refusedLater) {
+        const Stmt *s = work.back();
+        work.pop_back();
+        if (!s)
+          continue;
+        if (const auto *later = dyn_cast<IfStmt>(s);
+            later && later != ifStmt &&
+            SM.isBeforeInTranslationUnit(ifStmt->getEndLoc(), later->getBeginLoc()) &&
+            mentions(later->getCond(), recorded) && leaves(later->getThen()))
+          refusedLater = true;
+        for (const Stmt *child : s->children())
+          work.push_back(child);
+      }
+    }
+    if (refusedLater)
+      return facts::CredentialOutcome::FailsClosed;
+    open = true;
+  }
+  if (const SwitchStmt *sw = scope.credentialSwitch) {
+    // case SCM_CREDENTIALS: ... with a default that leaves refuses what is not credentials only;
+    // a missing cmsg never enters the switch: open unless refused as above.
+    open = true;
+    (void)sw;
+  }
+  return open ? facts::CredentialOutcome::FailsOpen : facts::CredentialOutcome::Unknown;
 }
 
 void Extractor::evidence(SourceLocation loc) {
@@ -1546,6 +1682,8 @@ void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::Flo
 // Processing the deferred events of one function
 
 void Extractor::finishScope(Scope &s) {
+  if (s.fn && (!s.credentialTests.empty() || s.credentialSwitch))
+    U.functions[functionId(s.fn)].credentialOutcome = credentialOutcome(s);
   FlowSensitivity flow;
   Current = &s;
   if (s.fn && s.socketCalls && s.fn->getBody())

@@ -85,6 +85,13 @@ struct Loop {
   std::optional<std::int64_t> trips; // a constant bound on its turns
 };
 
+// What a credential check does when no SCM_CREDENTIALS arrives.
+enum class CredentialOutcome : std::uint8_t {
+  Unknown,
+  FailsOpen,   // "if credentials are present, check them": the peer is accepted unchecked
+  FailsClosed, // a missing cmsg is refused: every peer is
+};
+
 struct Function {
   std::string key;  // USR; a file-local function's USR names its file
   std::string name; // for messages
@@ -98,6 +105,7 @@ struct Function {
   std::vector<Id> idom;
   Id entry = kNone;
   Id credentialEvidence = kNone;   // site where SCM_CREDENTIALS / struct ucred is looked at
+  CredentialOutcome credentialOutcome = CredentialOutcome::Unknown;
   std::vector<Id> controlCallees;  // functions handed this function's msghdr/cmsghdr
   std::vector<Id> overrides;       // virtual methods this one overrides (transitively)
   bool buildsScmRights = false;    // names SCM_RIGHTS other than in a comparison
@@ -272,5 +280,6 @@ const char *name(ReceiveKind kind);
 const char *name(LimitWhere where);
 const char *name(FlowKind kind);
 const char *name(ArgMode mode);
+const char *name(CredentialOutcome outcome);
 
 } // namespace afunix::facts

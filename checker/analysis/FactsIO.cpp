@@ -42,6 +42,7 @@ constexpr Names<LimitWhere, 3> kLimitWheres{{"cmsg_len", "payload_copy", "buffer
 constexpr Names<FlowKind, 7> kFlowKinds{
     {"init", "assign", "argument", "return", "element", "callback", "fallback"}};
 constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};
+constexpr Names<CredentialOutcome, 3> kOutcomes{{"unknown", "fails-open", "fails-closed"}};
 } // namespace
 
 const char *name(PlaceKind kind) { return kPlaceKinds.of(kind); }
@@ -54,6 +55,7 @@ const char *name(ReceiveKind kind) { return kReceiveKinds.of(kind); }
 const char *name(LimitWhere where) { return kLimitWheres.of(where); }
 const char *name(FlowKind kind) { return kFlowKinds.of(kind); }
 const char *name(ArgMode mode) { return kArgModes.of(mode); }
+const char *name(CredentialOutcome outcome) { return kOutcomes.of(outcome); }
 
 // ---------------------------------------------------------------------------------------------
 // Writing. Defaults (kNone, -1, false, "") are left out; the reader puts them back.
@@ -139,6 +141,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
         });
       }
       w.id("credential_evidence", f.credentialEvidence);
+      if (f.credentialOutcome != CredentialOutcome::Unknown)
+        j.attribute("credential_check", name(f.credentialOutcome));
       w.ids("control_callees", f.controlCallees);
       w.ids("overrides", f.overrides);
       w.flag("builds_scm_rights", f.buildsScmRights);
@@ -490,6 +494,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       }
     }
     f.credentialEvidence = r.ref(o, "credential_evidence", nSites, "functions");
+    f.credentialOutcome = r.enumeration(o, "credential_check", kOutcomes, CredentialOutcome::Unknown,
+                                        "functions", false);
     if (const json::Array *a = r.array(o, "control_callees", "functions"))
       for (const json::Value &v : *a)
         f.controlCallees.push_back(r.refValue(v, nFunctions, "control_callees"));

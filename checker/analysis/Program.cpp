@@ -119,6 +119,8 @@ void Program::mergeUnit(const facts::Unit &u) {
         g.paramIsInt.push_back(p);
     g.buildsScmRights |= f.buildsScmRights;
     g.addressEscapes |= f.addressEscapes;
+    if (g.credentialOutcome == facts::CredentialOutcome::Unknown)
+      g.credentialOutcome = f.credentialOutcome;
     if (f.defined && !g.defined) {
       g.defined = true;
       g.file = mapped(fileMap, f.file);

@@ -13,6 +13,35 @@ std::string fillMessage(llvm::StringRef text, const std::map<std::string, std::s
   return out;
 }
 
+namespace {
+// Whether `text` is `pattern` with each {placeholder} replaced by some text.
+bool matchesTemplate(llvm::StringRef pattern, llvm::StringRef text) {
+  std::size_t open = pattern.find('{');
+  if (open == llvm::StringRef::npos)
+    return pattern == text;
+  llvm::StringRef literal = pattern.take_front(open);
+  if (!text.starts_with(literal))
+    return false;
+  std::size_t close = pattern.find('}', open);
+  if (close == llvm::StringRef::npos)
+    return false;
+  llvm::StringRef rest = pattern.drop_front(close + 1);
+  text = text.drop_front(literal.size());
+  for (std::size_t skip = 0; skip <= text.size(); ++skip)
+    if (matchesTemplate(rest, text.drop_front(skip)))
+      return true;
+  return false;
+}
+} // namespace
+
+const ::afunix::catalog::Variant *variantOfMessage(const ::afunix::catalog::Rule &rule,
+                                                   llvm::StringRef message) {
+  for (std::size_t i = 0; i < rule.variantCount; ++i)
+    if (matchesTemplate(rule.variants[i].message, message))
+      return &rule.variants[i];
+  return nullptr;
+}
+
 bool RuleContext::applies() const {
   return Rule && (!Options.targetKernel || ::afunix::catalog::appliesTo(*Rule, *Options.targetKernel));
 }

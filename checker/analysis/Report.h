@@ -36,6 +36,10 @@ struct Report {
 
 // `text` with each {placeholder} replaced from `fill`.
 std::string fillMessage(llvm::StringRef text, const std::map<std::string, std::string> &fill);
+// The variant of `rule` whose message template `message` was filled from (for front ends that only
+// have the text, such as clang-tidy's diagnostics), or nullptr.
+const ::afunix::catalog::Variant *variantOfMessage(const ::afunix::catalog::Rule &rule,
+                                                   llvm::StringRef message);
 
 class RuleContext {
 public:

@@ -1,6 +1,8 @@
 #include "Engine.h"
 #include "SourceCache.h"
 
+#include "Report.h"
+
 #include "Isolation.h"
 #include "SafeFiles.h"
 
@@ -295,12 +297,14 @@ private:
     diagnosticIds_ = llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>();
   }
 
-  std::string severityOf(const std::string &rule) const {
+  // The configured severity, else the catalog's for the variant the message was filled from
+  // (clang-tidy hands over only the text).
+  std::string severityOf(const std::string &rule, llvm::StringRef message) const {
     auto it = options_.severity.find(rule);
     if (it != options_.severity.end())
       return it->second;
     if (const auto *entry = afunix::catalog::findRule(rule))
-      return entry->severity;
+      return afunix::catalog::severityOf(*entry, afunix::analysis::variantOfMessage(*entry, message));
     return "warning";
   }
 
@@ -344,7 +348,7 @@ private:
       }
       Finding finding;
       finding.rule = name;
-      finding.severity = severityOf(name);
+      finding.severity = severityOf(name, message.Message);
       finding.where = {file, pos.line, pos.column};
       finding.message = message.Message;
       finding.lineText = pos.lineText;

@@ -145,11 +145,12 @@ Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &opti
   return result;
 }
 
-std::string severityOf(const EngineOptions &options, const std::string &rule) {
-  if (auto it = options.severity.find(rule); it != options.severity.end())
+// The configured severity of the rule, else the catalog's for this variant.
+std::string severityOf(const EngineOptions &options, const analysis::Report &report) {
+  if (auto it = options.severity.find(report.rule); it != options.severity.end())
     return it->second;
-  if (const auto *entry = afunix::catalog::findRule(rule))
-    return entry->severity;
+  if (const auto *entry = afunix::catalog::findRule(report.rule))
+    return afunix::catalog::severityOf(*entry, afunix::catalog::findVariant(*entry, report.variant));
   return "warning";
 }
 
@@ -304,7 +305,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
       }
       Finding finding;
       finding.rule = report.rule;
-      finding.severity = severityOf(options, report.rule);
+      finding.severity = severityOf(options, report);
       SourceCache::Position pos = sources.locate(file, site.offset);
       finding.where = {file, pos.line ? pos.line : site.line, pos.column ? pos.column : site.column};
       finding.spans = spanOf(file, finding.where.line, finding.where.column, site.length);

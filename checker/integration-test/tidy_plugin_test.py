@@ -8,8 +8,9 @@
 3. CheckOptions reach the checks: a file whose findings depend on an option gives afunix-check's
    answer both with and without it.
 4. One severity per rule: with the WarningsAsErrors line the guides give (it must name exactly the
-   catalog's `error` rules), clang-tidy reports each finding at afunix-check's severity, except a
-   `note`, which clang-tidy cannot express and shows as a warning (as the guides say).
+   catalog's `error` rules), clang-tidy reports each finding at its rule's severity, except a
+   `note`, which clang-tidy cannot express and shows as a warning, and a variant with a severity
+   of its own, shown at its rule's level (as guide-clang-tidy.md says).
 
 usage: tidy_plugin_test.py --clang-tidy BIN --plugin SO --checker BIN
 """
@@ -69,12 +70,19 @@ def check_severities(tidy, plugin, checker, rules, workdir):
     with open(config, "w") as f:
         f.write("Checks: '-*,afunix-*'\nWarningsAsErrors: '" + ",".join(sorted(errors)) + "'\n")
     compared = collections.Counter()
+    variant_levels = set()
     for sample in lib.implemented_samples(checker):
         if sample.options:
             continue
         _, report = lib.run_check(checker, [sample.path], sample.args, [])
-        want = sorted((f["rule"], f["line"], "warning" if f["severity"] == "note" else f["severity"])
+        # clang-tidy can only promote a whole check: a variant with a severity of its own (a
+        # credential check that fails closed is a warning) shows at its rule's level there.
+        want = sorted((f["rule"], f["line"], "error" if f["rule"] in errors else "warning")
                       for f in report["findings"])
+        for f in report["findings"]:
+            rule_level = catalog[f["rule"]]
+            if f["severity"] != rule_level:
+                variant_levels.add((f["rule"], f["severity"]))
         proc = subprocess.run([tidy, f"--load={plugin}", f"--config-file={config}", "--quiet",
                                sample.path, "--", *sample.args], capture_output=True, text=True,
                               cwd=workdir)
@@ -85,6 +93,10 @@ def check_severities(tidy, plugin, checker, rules, workdir):
         assert got == want, f"{sample.path}: clang-tidy {got} != afunix-check {want}"
         compared.update(level for _, _, level in got)
     assert compared["error"] and compared["warning"], compared
+    guide = open(os.path.join(lib.REPO, "docs", "guide-clang-tidy.md")).read()
+    for rule, level in sorted(variant_levels):
+        assert rule in guide and "fails closed" in guide, \
+            f"{rule} has {level} variants: docs/guide-clang-tidy.md must say how they show there"
     print(f"severities: {dict(compared)} findings at afunix-check's severity with the guides' "
           f"WarningsAsErrors ({len(errors)} error rules)")
 

@@ -37,6 +37,34 @@ std::vector<Id> passingCalls(const Program &P, Id origin, Id place, int depth = 
 }
 } // namespace
 
+// The variant worded for what the check does without credentials (its function's outcome).
+const ::afunix::catalog::Variant *outcomeVariant(RuleContext &ctx, Id evidence, bool parameter) {
+  const Program &P = ctx.P;
+  Id function = evidence == kNone ? kNone : P.sites[evidence].function;
+  facts::CredentialOutcome outcome =
+      function == kNone ? facts::CredentialOutcome::Unknown : P.functions[function].credentialOutcome;
+  const char *id = parameter ? "parameter" : "default";
+  if (outcome == facts::CredentialOutcome::FailsOpen)
+    id = parameter ? "parameter-fails-open" : "fails-open";
+  else if (outcome == facts::CredentialOutcome::FailsClosed)
+    id = parameter ? "parameter-fails-closed" : "fails-closed";
+  return ctx.variant(id);
+}
+
+// Where the credentials are looked for, and what happens when there are none.
+std::string evidenceNote(const Program &P, Id evidence) {
+  Id function = evidence == kNone ? kNone : P.sites[evidence].function;
+  switch (function == kNone ? facts::CredentialOutcome::Unknown : P.functions[function].credentialOutcome) {
+  case facts::CredentialOutcome::FailsOpen:
+    return "the credentials are looked for here; with none the peer is accepted";
+  case facts::CredentialOutcome::FailsClosed:
+    return "the credentials are looked for here; with none the peer is refused";
+  case facts::CredentialOutcome::Unknown:
+    break;
+  }
+  return "the credentials are looked for here";
+}
+
 void credsWithoutPasscred(RuleContext &ctx) {
   const Program &P = ctx.P;
   CredentialQueries queries(P);
@@ -67,7 +95,7 @@ void credsWithoutPasscred(RuleContext &ctx) {
       if (ctx.Options.pedantic && !anyKnown && !anyEnabled)
         if (const auto *chosen = ctx.variant("unknown-origin")) {
           Report &r = ctx.report(read.site, *chosen, {{"socket", site.text}});
-          ctx.note(r, evidence, "the credentials are looked for here");
+          ctx.note(r, evidence, evidenceNote(P, evidence));
         }
       continue;
     }
@@ -75,7 +103,7 @@ void credsWithoutPasscred(RuleContext &ctx) {
     if (param) {
       // A helper reading from its parameter is judged at each call that hands it a socket
       // without SO_PASSCRED; a call that may also pass an enabled socket is not.
-      const auto *chosen = ctx.variant("parameter");
+      const auto *chosen = outcomeVariant(ctx, evidence, /*parameter=*/true);
       if (!chosen)
         continue;
       std::map<Id, bool> callEnabled;
@@ -101,11 +129,11 @@ void credsWithoutPasscred(RuleContext &ctx) {
       continue;
     }
 
-    const auto *chosen = ctx.variant("default");
+    const auto *chosen = outcomeVariant(ctx, evidence, /*parameter=*/false);
     if (!chosen)
       continue;
     Report &r = ctx.report(read.site, *chosen, {{"socket", site.text}});
-    ctx.note(r, evidence, "the credentials are looked for here");
+    ctx.note(r, evidence, evidenceNote(P, evidence));
     for (std::size_t i = 0; i < missing.size(); ++i) {
       if (i == kMaxOriginNotes) {
         ctx.note(r, read.site, "and " + std::to_string(missing.size() - i) + " more such sockets");

@@ -202,7 +202,7 @@ void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &ru
     std::set<std::string> seen;
     for (std::size_t i = 0; i < variants.size(); ++i) {
       std::string field = "variants[" + std::to_string(i) + "]";
-      if (!v.expectMap(variants[i], field, {"id", "since", "until", "message"}))
+      if (!v.expectMap(variants[i], field, {"id", "since", "until", "message", "severity"}))
         continue;
       Variant variant;
       variant.id = v.scalar(variants[i], "id", field + ".id", true);
@@ -216,6 +216,11 @@ void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &ru
           !(a < b))
         v.error(variants[i]["until"], field + ".until", "must be later than since");
       variant.message = v.scalar(variants[i], "message", field + ".message", true);
+      // A variant may weigh more or less than the rule's default (a check that fails open).
+      variant.severity = v.scalar(variants[i], "severity", field + ".severity", false);
+      if (!variant.severity.empty())
+        v.oneOf(variants[i], "severity", field + ".severity", variant.severity,
+                {"error", "warning", "note"});
       int depth = 0;
       for (char c : variant.message) {
         depth += c == '{' ? 1 : c == '}' ? -1 : 0;

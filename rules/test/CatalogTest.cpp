@@ -96,8 +96,10 @@ TEST(Catalog, CompiledInCopyMatchesYaml) {
     EXPECT_EQ(rules[i].fix, compiled.fix);
     EXPECT_EQ(rules[i].securitySeverity, compiled.securitySeverity);
     ASSERT_EQ(rules[i].variants.size(), compiled.variantCount);
-    for (std::size_t v = 0; v < compiled.variantCount; ++v)
+    for (std::size_t v = 0; v < compiled.variantCount; ++v) {
       EXPECT_EQ(rules[i].variants[v].message, compiled.variants[v].message);
+      EXPECT_EQ(rules[i].variants[v].severity, compiled.variants[v].severity);
+    }
   }
 }
 
@@ -278,4 +280,19 @@ TEST(CatalogCompleteness, EveryRuleHasDocsAndTestdata) {
       EXPECT_TRUE(covered) << "no testdata/probe program says PROBE-EXPECT: " << rule.id;
     }
   }
+}
+
+TEST(Catalog, AVariantMayHaveItsOwnSeverity) {
+  const auto *rule = afunix::catalog::findRule("afunix-creds-without-passcred");
+  ASSERT_TRUE(rule);
+  // A check that refuses every peer is a broken feature; one that accepts every peer, a hole.
+  EXPECT_STREQ(afunix::catalog::severityOf(*rule, afunix::catalog::findVariant(*rule, "fails-closed")),
+               "warning");
+  EXPECT_STREQ(afunix::catalog::severityOf(*rule, afunix::catalog::findVariant(*rule, "fails-open")),
+               "error");
+  EXPECT_STREQ(afunix::catalog::severityOf(*rule, nullptr), rule->severity);
+  auto errors = errorsFor(withLine(kValid, "    message:", "    severity: fatal\n    message:"),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "variants[0].severity");
 }

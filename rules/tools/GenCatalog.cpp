@@ -51,7 +51,7 @@ std::string generate(const std::vector<Rule> &rules) {
     out << "inline constexpr Variant kVariants" << i << "[] = {\n";
     for (const auto &v : r.variants)
       out << "  {" << literal(v.id) << ", " << literal(v.since) << ", " << literal(v.until)
-          << ", " << literal(v.message) << "},\n";
+          << ", " << literal(v.message) << ", " << literal(v.severity) << "},\n";
     out << "};\n";
   }
   out << "inline constexpr Rule kRules[] = {\n";

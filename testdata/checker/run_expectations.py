@@ -7,7 +7,7 @@ Usage: run_expectations.py [--checker PATH] FILE
 The format (testdata/README.md): `// EXPECT: rule[:COLUMN][, rule...]` at the end of each line where
 a finding must start (at that column when one is given), `// EXPECT-NOTE: text` where some finding
 must carry a note containing text, `// EXPECT-MESSAGE: text` (on an EXPECT line) for text the
-finding's message must contain, `// EXPECT-FIXED: text` for a line the file must contain, in this
+finding's message must contain, `// EXPECT-SEVERITY: error|warning|note` (on an EXPECT line), `// EXPECT-FIXED: text` for a line the file must contain, in this
 order, once every fix-it of the run is applied (a file that gets fix-its must pin them all this
 way), and an optional header of `// OPTIONS: ...` (afunix-check options, paths relative to the
 repository root) and `// ARGS: ...` (compiler arguments; default -std=gnu11 for C, -std=c++17 for
@@ -30,7 +30,7 @@ import subprocess
 import sys
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-MARKER = re.compile(r"\b(EXPECT(?:-NOTE|-MESSAGE|-FIXED)?):")
+MARKER = re.compile(r"\b(EXPECT(?:-NOTE|-MESSAGE|-FIXED|-SEVERITY)?):")
 
 
 def parse_expectations(path):
@@ -53,6 +53,7 @@ def parse_expectations(path):
     messages = []  # (line, text)
     notes = []     # (line, text)
     columns = []   # (line, rule, column)
+    severities = []  # (line, severity)
     fixed = []     # line texts the fixed file must contain, in order
     for number, text in enumerate(lines, start=1):
         found = list(MARKER.finditer(text))
@@ -71,12 +72,14 @@ def parse_expectations(path):
                             columns.append((number, rule, int(column)))
             elif kind == "EXPECT-MESSAGE":
                 messages.append((number, value))
+            elif kind == "EXPECT-SEVERITY":
+                severities.append((number, value))
             elif kind == "EXPECT-FIXED":
                 fixed.append(text[match.end():].strip())
                 break  # the rest of the line is the expected text, markers and all
             else:
                 notes.append((number, value))
-    return options, args, expected, messages, notes, columns, fixed
+    return options, args, expected, messages, notes, columns, fixed, severities
 
 
 def default_args(path):
@@ -93,7 +96,7 @@ def apply_fixes(text, edits):
 
 def compare(path, report, expectations, display):
     """Problems between the findings in `path` and its expectations."""
-    _, _, expected, messages, notes, columns, fixed = expectations
+    _, _, expected, messages, notes, columns, fixed, severities = expectations
     name = display
     findings = [f for f in report["findings"] if f["file"] == path]
     actual = collections.Counter((f["line"], f["rule"]) for f in findings)
@@ -112,6 +115,10 @@ def compare(path, report, expectations, display):
         if not any(text in f["message"] for f in on_line):
             got = "; ".join(f["message"] for f in on_line) or "no finding on this line"
             problems.append(f"{name}:{line}: no finding whose message contains '{text}' (got: {got})")
+    for line, severity in severities:
+        got = sorted({f["severity"] for f in findings if f["line"] == line})
+        if got != [severity]:
+            problems.append(f"{name}:{line}: severity {got}, expected {severity}")
     for line, text in notes:
         carried = [n for f in report["findings"] for n in f["notes"]
                    if n["file"] == path and n["line"] == line]
@@ -231,7 +238,7 @@ def main():
         return run_project(opts.checker, opts.file)
     path = os.path.abspath(opts.file)
     expectations = parse_expectations(path)
-    options, args, expected, messages, notes, _, _ = expectations
+    options, args, expected, messages, notes = expectations[:5]
     name = os.path.basename(path)
     if name.startswith("pos_") and not expected:
         print(f"{path}: a pos_ file needs at least one EXPECT marker", file=sys.stderr)

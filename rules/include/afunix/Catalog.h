@@ -19,6 +19,7 @@ struct Variant {
   std::string since;  // first kernel the variant applies to; empty = every kernel
   std::string until;  // first kernel it no longer applies to; empty = open
   std::string message; // may hold {placeholder}s filled in by the detector
+  std::string severity; // error | warning | note; empty = the rule's
 };
 
 struct Rule {

@@ -21,6 +21,7 @@ struct Variant {
   const char *since; // "" = every kernel
   const char *until; // "" = open
   const char *message;
+  const char *severity; // "" = the rule's
 };
 
 struct Rule {
@@ -43,6 +44,11 @@ struct Rule {
   const char *doc;
   const char *securitySeverity; // "" or a CVSS-like score: the rule's check fails open
 };
+
+// The severity of a finding of `variant`: its own when it has one, else the rule's.
+inline constexpr const char *severityOf(const Rule &rule, const Variant *variant) {
+  return variant && variant->severity[0] ? variant->severity : rule.severity;
+}
 
 } // namespace afunix::catalog
 

@@ -1,0 +1,23 @@
+// A missing SCM_CREDENTIALS cmsg is refused: since the socket never has SO_PASSCRED, every peer
+// is refused. A broken feature rather than a hole: worded "fails closed", a warning.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/socket.h>
+
+int authenticate(void) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0) // EXPECT-NOTE: socket created here, never given SO_PASSCRED
+    return -1;
+  char byte;
+  char control[CMSG_SPACE(sizeof(struct ucred))];
+  struct iovec iov = {&byte, 1};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                       .msg_controllen = sizeof control};
+  if (recvmsg(sv[0], &msg, 0) <= 0) // EXPECT: afunix-creds-without-passcred:7 EXPECT-MESSAGE: refuses every peer (fails closed) EXPECT-SEVERITY: warning
+    return -EIO;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (!c || c->cmsg_type != SCM_CREDENTIALS) // EXPECT-NOTE: with none the peer is refused
+    return -EPERM;
+  return ((struct ucred *)CMSG_DATA(c))->uid == 0 ? 0 : -EPERM;
+}
+
