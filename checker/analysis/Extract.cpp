@@ -35,7 +35,7 @@ using facts::kNone;
 
 namespace {
 
-constexpr int kSockTypeMask = 0xf; // SOCK_TYPE_MASK: SOCK_CLOEXEC and SOCK_NONBLOCK dropped
+using kernel::kSockTypeMask;
 
 // Event loops that call a function with an fd registered together with it.
 struct KnownRegistrar {
@@ -285,6 +285,12 @@ private:
     // `if` statements that test for an SCM_CREDENTIALS cmsg: true when the test is "present".
     std::vector<std::pair<const IfStmt *, bool>> credentialTests;
     const SwitchStmt *credentialSwitch = nullptr;
+    // sd_listen_fds_with_names() is called: the strings compared here name the fds it takes.
+    bool listenFdNames = false;
+    std::vector<std::string> comparedStrings;
+    // fd assignments in the branch of an `if` that compares with a string constant
+    // (if (streq(names[i], "varlink")) varlink_fd = fd;): the fd of that name.
+    llvm::DenseMap<const BinaryOperator *, std::string> namedAssignments;
   };
   struct OpenLoop {
     const Stmt *stmt;
@@ -801,6 +807,57 @@ private:
   void evidence(SourceLocation loc);
   void credentialTest(bool equals);
   facts::CredentialOutcome credentialOutcome(const Scope &scope);
+  std::optional<std::string> branchName();
+  // SD_LISTEN_FDS_START (+ n), or a local of the current function only ever set to that.
+  bool isListenFdValue(const Expr *expr) {
+    static const llvm::StringRef activation[] = {"SD_LISTEN_FDS_START", "LISTEN_FDS_START"};
+    expr = expr->IgnoreParenImpCasts();
+    auto spelled = [&](const Expr *e) {
+      e = e->IgnoreParenImpCasts();
+      if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->getOpcode() == BO_Add)
+        return spelledAs(binary->getLHS(), activation, Ctx) || spelledAs(binary->getRHS(), activation, Ctx);
+      return spelledAs(e, activation, Ctx);
+    };
+    if (spelled(expr))
+      return true;
+    const auto *ref = dyn_cast<DeclRefExpr>(expr);
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || !var->isLocalVarDecl() || !Current || !Current->fn || !Current->fn->getBody())
+      return false;
+    bool any = var->getInit() != nullptr, all = !var->getInit() || spelled(var->getInit());
+    std::function<void(const Stmt *)> look = [&](const Stmt *s) {
+      if (!s)
+        return;
+      if (const auto *op = dyn_cast<BinaryOperator>(s); op && op->isAssignmentOp())
+        if (const auto *lhs = dyn_cast<DeclRefExpr>(op->getLHS()->IgnoreParenImpCasts());
+            lhs && lhs->getDecl() == var) {
+          any = true;
+          all &= op->getOpcode() == BO_Assign && spelled(op->getRHS());
+        }
+      for (const Stmt *child : s->children())
+        look(child);
+    };
+    look(Current->fn->getBody());
+    return any && all;
+  }
+  // The socket-activation fd whose FileDescriptorName= is `name`: a place of its own.
+  Id namedListenFd(const std::string &name, const Stmt *at) {
+    std::string key = "c:listen-fd-name:" + name;
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id place = intern(key, facts::PlaceKind::Value, "the socket-activation fd named " + name);
+    if (fresh) {
+      facts::Create create;
+      create.place = place;
+      create.how = facts::CreateHow::External;
+      create.site = makeSite(at, nullptr, kNone);
+      create.creator = "SD_LISTEN_FDS_START";
+      create.origin = "socket activation, the fd named " + name;
+      create.handover = "listen-fd:*";
+      create.handoverNames = {name};
+      U.creates.push_back(std::move(create));
+    }
+    return place;
+  }
   void scmRightsNamed() {
     if (const FunctionDecl *fn = currentFunction())
       U.functions[functionId(fn)].buildsScmRights = true;
@@ -838,11 +895,42 @@ private:
   llvm::DenseSet<const DeclRefExpr *> CalleeRefs;
   llvm::DenseSet<const DeclRefExpr *> ModeledRefs;
   std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> FunctionRefs;
+  std::vector<std::size_t> ListenFdCreates; // socket-activation creates, in the order made
   llvm::DenseSet<const CallExpr *> SeenCalls; // C init lists are walked in both their forms
 };
 
 // ---------------------------------------------------------------------------------------------
 // Visiting: what needs only the AST is recorded now, the rest deferred to the function's end.
+
+// How a socket-activation fd is asked for (facts::Create::handover): the n-th, or any.
+std::string listenFdHandover(std::optional<std::int64_t> fd) {
+  if (!fd)
+    return "listen-fd:*";
+  return *fd >= kernel::kListenFdsStart ? "listen-fd:" + std::to_string(*fd - kernel::kListenFdsStart) : "";
+}
+
+// A string constant as written or behind a macro or a const variable ("logdw", SOCKET_NAME).
+std::optional<std::string> constantString(const Expr *expr) {
+  expr = expr->IgnoreParenImpCasts();
+  if (const auto *literal = dyn_cast<StringLiteral>(expr))
+    return literal->getString().str();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(expr))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+        var && var->getInit() && (var->getType().isConstQualified() ||
+                                  (var->getType()->isArrayType() &&
+                                   var->getType()->getAsArrayTypeUnsafe()->getElementType().isConstQualified())))
+      if (const auto *literal = dyn_cast<StringLiteral>(var->getInit()->IgnoreParenImpCasts()))
+        return literal->getString().str();
+  return std::nullopt;
+}
+
+// Functions that compare two strings (how sd_listen_fds_with_names() users pick their fd).
+bool comparesStrings(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("strcmp", "strncmp", "strcasecmp", "streq", "strcaseeq", true)
+      .Cases("string_equal", "g_str_equal", "g_strcmp0", "STR_IN_SET", true)
+      .Default(false);
+}
 
 bool Extractor::VisitCallExpr(CallExpr *call) {
   if (!SeenCalls.insert(call).second)
@@ -862,6 +950,12 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
     CalleeRefs.insert(ref);
   Scope &s = scope();
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  if (name == "sd_listen_fds_with_names")
+    s.listenFdNames = true;
+  if (comparesStrings(name))
+    for (const Expr *arg : call->arguments())
+      if (std::optional<std::string> text = constantString(arg))
+        s.comparedStrings.push_back(*text);
   bool api = isSocketApi(callee);
   bool wrapper = Options.optionWrappers.count(name) != 0;
   if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name))
@@ -954,8 +1048,39 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
       member->getMemberDecl()->getName() == "cmsg_len")
     if (std::optional<std::int64_t> fds = largestFdCountIn(op->getRHS(), Ctx))
       limit(op, *fds, facts::LimitWhere::CmsgLen);
+  if (holdsFd(op->getLHS()->getType()))
+    if (std::optional<std::string> name = branchName())
+      scope().namedAssignments[op] = *name;
   defer(Event::Assign, op);
   return true;
+}
+
+// The string constant that the `if` around the current statement compares with, when the
+// statement is in its then-branch: how a socket-activation fd is picked by its name.
+std::optional<std::string> Extractor::branchName() {
+  for (std::size_t i = Stack.size(); i-- > Scopes.back().stackBase;) {
+    const auto *ifStmt = dyn_cast<IfStmt>(Stack[i]);
+    if (!ifStmt || i + 1 >= Stack.size() || Stack[i + 1] != ifStmt->getThen())
+      continue;
+    std::optional<std::string> found;
+    std::function<void(const Stmt *)> look = [&](const Stmt *s) {
+      if (!s || found)
+        return;
+      if (const auto *call = dyn_cast<CallExpr>(s))
+        if (const FunctionDecl *callee = call->getDirectCallee();
+            callee && callee->getIdentifier() && comparesStrings(callee->getName()))
+          for (const Expr *arg : call->arguments())
+            if (std::optional<std::string> text = constantString(arg)) {
+              found = text;
+              return;
+            }
+      for (const Stmt *child : s->children())
+        look(child);
+    };
+    look(ifStmt->getCond());
+    return found;
+  }
+  return std::nullopt;
 }
 
 bool Extractor::VisitUnaryOperator(UnaryOperator *op) {
@@ -1518,8 +1643,8 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
       return placeOf(construct->getArg(0));
     return std::nullopt;
   }
-  // An inherited fd spelled as a constant: SD_LISTEN_FDS_START (+ n).
-  static const llvm::StringRef activation[] = {"SD_LISTEN_FDS_START"};
+  // A socket-activation fd: SD_LISTEN_FDS_START (+ n), or a project's own LISTEN_FDS_START.
+  static const llvm::StringRef activation[] = {"SD_LISTEN_FDS_START", "LISTEN_FDS_START"};
   bool activated = false;
   if (const auto *binary = dyn_cast<BinaryOperator>(e)) {
     if (binary->getOpcode() == BO_Add)
@@ -1528,24 +1653,26 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   } else {
     activated = spelledAs(e, activation, Ctx);
   }
-  if (activated)
-    if (std::optional<std::int64_t> value = evalInt(e, Ctx)) {
-      std::string text = sourceText(e, Ctx);
-      std::string key = "c:" + std::to_string(*value);
-      bool fresh = PlaceIds.find(key) == PlaceIds.end();
-      Id place = intern(key, facts::PlaceKind::Value, text);
-      if (fresh) {
-        facts::Create create;
-        create.place = place;
-        create.how = facts::CreateHow::External;
-        create.site = makeSite(e, nullptr, kNone);
-        create.creator = "SD_LISTEN_FDS_START";
-        create.origin = "socket activation, " + text;
-        U.creates.push_back(std::move(create));
-      }
-      return place;
-    }
-  return std::nullopt;
+  if (!activated)
+    return std::nullopt;
+  std::optional<std::int64_t> value = evalInt(e, Ctx);
+  // SD_LISTEN_FDS_START + i: one of them, picked at run time; all such fds are one place.
+  std::string text = sourceText(e, Ctx);
+  std::string key = value ? "c:" + std::to_string(*value) : "c:listen-fds";
+  bool fresh = PlaceIds.find(key) == PlaceIds.end();
+  Id place = intern(key, facts::PlaceKind::Value, value ? text : "SD_LISTEN_FDS_START + n");
+  if (fresh) {
+    facts::Create create;
+    create.place = place;
+    create.how = facts::CreateHow::External;
+    create.site = makeSite(e, nullptr, kNone);
+    create.creator = "SD_LISTEN_FDS_START";
+    create.origin = "socket activation, " + text;
+    create.handover = listenFdHandover(value);
+    U.creates.push_back(std::move(create));
+    ListenFdCreates.push_back(U.creates.size() - 1);
+  }
+  return place;
 }
 
 // An fd spelled as a number where an fd is expected (fd 3, the first socket-activation fd).
@@ -1621,6 +1748,11 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     facts::Create create;
     create.how = facts::CreateHow::External;
     create.origin = name.str() + "()";
+    if (name == "android_get_control_socket" && call->getNumArgs() >= 1)
+      if (std::optional<std::string> socketName = constantString(call->getArg(0))) {
+        create.handover = "android:" + *socketName;
+        create.origin = name.str() + "(\"" + *socketName + "\")";
+      }
     return createValue(call, std::move(create), name.str());
   }
   if (auto producer = Options.socketProducers.find(name); producer != Options.socketProducers.end()) {
@@ -1689,8 +1821,12 @@ void Extractor::finishScope(Scope &s) {
   if (s.fn && s.socketCalls && s.fn->getBody())
     buildFlowSensitivity(s, flow);
   Flow = flow.cfg ? &flow : nullptr;
+  std::size_t listenFds = ListenFdCreates.size();
   for (const Event &event : s.events)
     process(event);
+  if (s.listenFdNames)
+    for (std::size_t i = listenFds; i < ListenFdCreates.size(); ++i)
+      U.creates[ListenFdCreates[i]].handoverNames = s.comparedStrings;
   Flow = nullptr;
   Current = nullptr;
 }
@@ -1729,6 +1865,13 @@ void Extractor::process(const Event &event) {
       place = definitionTarget(cast<VarDecl>(ref->getDecl()), op);
     else
       place = placeOf(lhs);
+    auto named = Current->namedAssignments.find(op);
+    if (place && Current->listenFdNames && named != Current->namedAssignments.end()) {
+      addFlow(namedListenFd(named->second, op), *place, facts::FlowKind::Assign);
+      // The socket-activation fd of this name, and no other: not every listen fd.
+      if (isListenFdValue(op->getRHS()))
+        return;
+    }
     flowInto(op->getRHS(), place, facts::FlowKind::Assign);
     return;
   }
@@ -2006,7 +2149,9 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
           create.site = makeSite(value, nullptr, event.loop);
           create.creator = "fd " + std::to_string(*number);
           create.origin = "inherited fd " + std::to_string(*number);
+          create.handover = listenFdHandover(*number);
           U.creates.push_back(std::move(create));
+          ListenFdCreates.push_back(U.creates.size() - 1);
         }
       } else if (!evalInt(value, Ctx)) {
         // Passed something we cannot follow: the parameter may hold any socket.
@@ -2188,7 +2333,9 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
         create.site = makeSite(arg, nullptr, event.loop);
         create.creator = "fd " + std::to_string(number);
         create.origin = "inherited fd " + std::to_string(number);
+        create.handover = listenFdHandover(number);
         U.creates.push_back(std::move(create));
+        ListenFdCreates.push_back(U.creates.size() - 1);
       }
       return place;
     }

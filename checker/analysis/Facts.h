@@ -141,6 +141,16 @@ struct Create {
   int end = -1;           // Socketpair/pipe: which end
   std::string creator;    // the call: "socket", "accept4", "pipe2", "sd_listen_fds"
   std::string origin;     // for messages: "socket() in main()", "socket activation, SD_LISTEN_FDS_START"
+  // External: how the program asks for the socket, which says which configured socket it is:
+  //   "listen-fd:N"   the N-th socket-activation fd (SD_LISTEN_FDS_START + N, fd 3 + N)
+  //   "listen-fd:*"   one of them, picked at run time
+  //   "android:NAME"  android_get_control_socket("NAME")
+  //   ""              not known (a configured ExternalSocketSources function, an inherited fd
+  //                   that is not a socket-activation fd)
+  std::string handover;
+  // listen-fd sockets taken by sd_listen_fds_with_names(): the names the function compares the
+  // fds' names with (FileDescriptorName=); empty when it does not.
+  std::vector<std::string> handoverNames;
 };
 
 enum class Option : std::uint8_t { PassCred, PassSec, PassPidfd };
@@ -247,6 +257,35 @@ struct Callback {
   std::string registrar; // "sd_event_add_io", "g_unix_fd_add", or "a call passing both"
 };
 
+// A socket that a service manager creates and hands to the program, read from its configuration
+// (a systemd socket unit, an Android init .rc file), not from C: what it is set up with before
+// the program runs.
+enum class Manager : std::uint8_t { Systemd, AndroidInit };
+
+struct ServiceSocket {
+  Manager manager = Manager::Systemd;
+  Id site = kNone;        // the ListenStream=/ListenDatagram=/... or `socket` line
+  std::string unit;       // "foo.socket"; Android: "service foo"
+  std::string name;       // FileDescriptorName= (by default the unit's name); Android: the socket name
+  int index = -1;         // systemd: its position among the unit's fds (it is fd 3 + index)
+  std::string address;    // as written: "/run/foo.sock", "@foo", "8080"
+  Family family = Family::Unknown;
+  int type = -1;          // SOCK_STREAM/DGRAM/SEQPACKET; -1 unknown
+  Tri passcred = Tri::False; // PassCredentials= / +passcred; Maybe when set by a template value
+  Id passcredSite = kNone;   // the PassCredentials= line or the type token
+  bool accept = false;       // Accept=yes: the program gets each connection, not the listener
+  std::vector<std::string> programs; // base names of what the socket starts (ExecStart=, service path)
+  // The one edit that enables SO_PASSCRED there: at `enableAt` (a site: file and offset) replace
+  // `enableLength` bytes with `enableText` (insert a PassCredentials=yes line, rewrite
+  // PassCredentials=no, add +passcred to the type).
+  Id enableAt = kNone;
+  std::uint32_t enableLength = 0;
+  std::string enableText;
+  // The edit that removes the PassCredentials= line (kNone when there is none).
+  Id removeAt = kNone;
+  std::uint32_t removeLength = 0;
+};
+
 struct Unit {
   std::string mainFile;            // absolute
   std::vector<std::string> files;  // every file a site points into
@@ -267,6 +306,10 @@ struct Unit {
   std::vector<Call> calls;
   std::vector<Callback> callbacks;
   std::vector<Id> untracked;       // places written with values we cannot follow
+  std::vector<ServiceSocket> services; // only in the units read from service files
+  // The program or library the unit is compiled into, from its compile command's output path
+  // ("foo" for meson's foo.p/ and CMake's foo.dir/); "" when the command does not say.
+  std::string target;
 };
 
 // Names for messages and the facts format.
@@ -281,5 +324,6 @@ const char *name(LimitWhere where);
 const char *name(FlowKind kind);
 const char *name(ArgMode mode);
 const char *name(CredentialOutcome outcome);
+const char *name(Manager manager);
 
 } // namespace afunix::facts

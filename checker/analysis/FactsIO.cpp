@@ -43,6 +43,7 @@ constexpr Names<FlowKind, 7> kFlowKinds{
     {"init", "assign", "argument", "return", "element", "callback", "fallback"}};
 constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};
 constexpr Names<CredentialOutcome, 3> kOutcomes{{"unknown", "fails-open", "fails-closed"}};
+constexpr Names<Manager, 2> kManagers{{"systemd", "android-init"}};
 } // namespace
 
 const char *name(PlaceKind kind) { return kPlaceKinds.of(kind); }
@@ -56,6 +57,7 @@ const char *name(LimitWhere where) { return kLimitWheres.of(where); }
 const char *name(FlowKind kind) { return kFlowKinds.of(kind); }
 const char *name(ArgMode mode) { return kArgModes.of(mode); }
 const char *name(CredentialOutcome outcome) { return kOutcomes.of(outcome); }
+const char *name(Manager manager) { return kManagers.of(manager); }
 
 // ---------------------------------------------------------------------------------------------
 // Writing. Defaults (kNone, -1, false, "") are left out; the reader puts them back.
@@ -81,6 +83,14 @@ public:
   void text(llvm::StringRef key, const std::string &value) {
     if (!value.empty())
       J.attribute(key, value);
+  }
+  void strings(llvm::StringRef key, const std::vector<std::string> &values) {
+    if (values.empty())
+      return;
+    J.attributeArray(key, [&] {
+      for (const std::string &v : values)
+        J.value(v);
+    });
   }
   template <typename T> void ids(llvm::StringRef key, const std::vector<T> &values) {
     if (values.empty())
@@ -204,6 +214,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.integer("end", c.end, -1);
       w.text("creator", c.creator);
       w.text("origin", c.origin);
+      w.text("handover", c.handover);
+      w.strings("handover_names", c.handoverNames);
     });
     w.array("options", u.options, [&](const OptionSet &o) {
       j.attribute("place", static_cast<std::int64_t>(o.place));
@@ -274,6 +286,28 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.text("registrar", c.registrar);
     });
     w.ids("untracked", u.untracked);
+    if (!u.services.empty())
+      w.array("services", u.services, [&](const ServiceSocket &v) {
+        j.attribute("manager", name(v.manager));
+        j.attribute("site", static_cast<std::int64_t>(v.site));
+        j.attribute("unit", v.unit);
+        w.text("name", v.name);
+        w.integer("index", v.index, -1);
+        w.text("address", v.address);
+        if (v.family != Family::Unknown)
+          j.attribute("family", name(v.family));
+        w.integer("type", v.type, -1);
+        j.attribute("passcred", name(v.passcred));
+        w.id("passcred_site", v.passcredSite);
+        w.flag("accept", v.accept);
+        w.strings("programs", v.programs);
+        j.attribute("enable_at", static_cast<std::int64_t>(v.enableAt));
+        w.integer("enable_length", v.enableLength, 0);
+        j.attribute("enable_text", v.enableText);
+        w.id("remove_at", v.removeAt);
+        w.integer("remove_length", v.removeLength, 0);
+      });
+    w.text("target", u.target);
   });
 }
 
@@ -358,6 +392,19 @@ public:
     if (!b)
       fail("'" + key.str() + "' is not a boolean");
     return b.value_or(fallback);
+  }
+  std::vector<std::string> strings(const json::Object &o, llvm::StringRef key, const char *where) {
+    std::vector<std::string> out;
+    if (const json::Array *a = array(o, key, where))
+      for (const json::Value &v : *a) {
+        std::optional<llvm::StringRef> s = v.getAsString();
+        if (!s) {
+          fail(std::string(where) + ": '" + key.str() + "' holds a non-string");
+          break;
+        }
+        out.push_back(s->str());
+      }
+    return out;
   }
   std::string text(const json::Object &o, llvm::StringRef key) {
     const json::Value *v = o.get(key);
@@ -575,6 +622,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     c.end = static_cast<int>(r.integer(o, "end", -1, "creates"));
     c.creator = r.text(o, "creator");
     c.origin = r.text(o, "origin");
+    c.handover = r.text(o, "handover");
+    c.handoverNames = r.strings(o, "handover_names", "creates");
     u.creates.push_back(std::move(c));
   });
   r.each(*root, "options", "options", [&](const json::Object &o) {
@@ -665,6 +714,28 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
   if (const json::Array *a = r.array(*root, "untracked", "untracked"))
     for (const json::Value &v : *a)
       u.untracked.push_back(r.refValue(v, nPlaces, "untracked"));
+  r.each(*root, "services", "services", [&](const json::Object &o) {
+    ServiceSocket v;
+    v.manager = r.enumeration(o, "manager", kManagers, Manager::Systemd, "services");
+    v.site = r.ref(o, "site", nSites, "services", true);
+    v.unit = r.text(o, "unit");
+    v.name = r.text(o, "name");
+    v.index = static_cast<int>(r.integer(o, "index", -1, "services"));
+    v.address = r.text(o, "address");
+    v.family = r.enumeration(o, "family", kFamilies, Family::Unknown, "services", false);
+    v.type = static_cast<int>(r.integer(o, "type", -1, "services"));
+    v.passcred = r.enumeration(o, "passcred", kTris, Tri::Maybe, "services");
+    v.passcredSite = r.ref(o, "passcred_site", nSites, "services");
+    v.accept = r.flag(o, "accept");
+    v.programs = r.strings(o, "programs", "services");
+    v.enableAt = r.ref(o, "enable_at", nSites, "services", true);
+    v.enableLength = r.unsignedInt(o, "enable_length", "services");
+    v.enableText = r.text(o, "enable_text");
+    v.removeAt = r.ref(o, "remove_at", nSites, "services");
+    v.removeLength = r.unsignedInt(o, "remove_length", "services");
+    u.services.push_back(std::move(v));
+  });
+  u.target = r.text(*root, "target");
   // Cross-table consistency the indices alone do not show.
   for (const Site &s : u.sites)
     if (s.block != kNone && s.function != kNone && s.block >= u.functions[s.function].successors.size())

@@ -43,6 +43,21 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   for (const facts::Unit *unit : units)
     if (unit)
       program->mergeUnit(*unit);
+  // What the compiled sources say about the project: where they live, what they are built into.
+  for (const facts::Unit *unit : units) {
+    if (!unit || !unit->services.empty() || unit->mainFile.empty())
+      continue;
+    if (!unit->target.empty())
+      program->targets.insert(unit->target);
+    llvm::StringRef dir = llvm::StringRef(unit->mainFile).rsplit('/').first;
+    std::string &common = program->sourceDirectory;
+    if (common.empty()) {
+      common = dir.str();
+      continue;
+    }
+    while (!common.empty() && !(dir == common || dir.starts_with(common + "/")))
+      common = llvm::StringRef(common).rsplit('/').first.str();
+  }
   program->deriveFlows();
   program->dropFallbacks();
   program->index();
@@ -72,6 +87,7 @@ void Program::mergeUnit(const facts::Unit &u) {
       files.push_back(u.files[i]);
       digests.push_back(i < u.digests.size() ? u.digests[i] : "");
       unitOf.push_back(u.mainFile);
+      targetOf.push_back(u.target);
     }
     fileMap[i] = it->second;
   }
@@ -304,6 +320,15 @@ void Program::mergeUnit(const facts::Unit &u) {
   }
   for (Id place : u.untracked)
     Untracked.insert(placeMap[place]);
+  for (const facts::ServiceSocket &v : u.services) {
+    facts::ServiceSocket copy = v;
+    copy.site = siteMap[v.site];
+    copy.passcredSite = mapped(siteMap, v.passcredSite);
+    copy.enableAt = siteMap[v.enableAt];
+    copy.removeAt = mapped(siteMap, v.removeAt);
+    if (!seen(ServiceKeys, copy.site))
+      services.push_back(std::move(copy));
+  }
   ++unitCount;
 }
 
@@ -963,7 +988,21 @@ std::string Program::dump() const {
       out += " peer " + display(c.peer);
     if (c.listener != kNone)
       out += " listener " + display(c.listener);
+    if (!c.handover.empty())
+      out += " handover " + c.handover;
+    for (const std::string &n : c.handoverNames)
+      out += " name " + n;
     out += "\n";
+  }
+  for (const facts::ServiceSocket &v : services) {
+    out += "service " + std::string(facts::name(v.manager)) + " " + v.unit + " '" + v.name + "'";
+    if (v.index >= 0)
+      out += " index " + std::to_string(v.index);
+    out += " " + v.address + " family " + facts::name(v.family) + " type " + std::to_string(v.type) +
+           " passcred " + facts::name(v.passcred) + (v.accept ? " accept" : "");
+    for (const std::string &p : v.programs)
+      out += " program " + p;
+    out += " line " + line(v.site) + "\n";
   }
   for (const facts::OptionSet &o : options)
     out += "option " + std::string(facts::name(o.option)) + " " + facts::name(o.value) + " " +

@@ -50,6 +50,7 @@ public:
   std::vector<std::string> files;
   std::vector<std::string> digests; // per file, as the first unit that saw it parsed it ("" unknown)
   std::vector<std::string> unitOf;  // per file: the main file of the first unit that saw it
+  std::vector<std::string> targetOf; // per file: the target (Unit::target) of that unit
   std::vector<facts::Function> functions;
   std::vector<facts::Place> places;
   std::vector<facts::Site> sites;
@@ -65,8 +66,12 @@ public:
   std::vector<facts::Flow> flows;
   std::vector<facts::Call> calls;
   std::vector<facts::Callback> callbacks;
+  std::vector<facts::ServiceSocket> services; // from service files (ServiceFiles.h)
 
   std::size_t unitCount = 0;
+  // The directory the compiled sources share, and the targets (Unit::target) they are built into.
+  std::string sourceDirectory;
+  std::set<std::string> targets;
 
   // --- origins ---------------------------------------------------------------------------------
   // Indices into creates() of every origin that can reach `place`, ascending.
@@ -132,7 +137,7 @@ private:
   std::map<std::pair<Id, std::uint32_t>, Id> StatementIds;
   std::map<Id, Id> LoopIds; // by site
   // What was merged already: facts of a header seen by several units count once.
-  std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked;
+  std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys

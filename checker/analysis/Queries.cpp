@@ -1,5 +1,7 @@
 #include "Queries.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -13,6 +15,110 @@ bool createdHere(facts::CreateHow how) {
 
 bool enablesPasscred(const facts::OptionSet &option) {
   return option.option == facts::Option::PassCred && option.value != facts::Tri::False;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sockets handed over by a service manager
+
+Handover handoverOf(const Program &P, Id origin) {
+  Handover out;
+  const facts::Create &create = P.creates[origin];
+  if (create.how != facts::CreateHow::External || create.handover.empty())
+    return out;
+  llvm::StringRef how = create.handover;
+  std::vector<Id> matched;
+  for (Id i = 0; i < P.services.size(); ++i) {
+    const facts::ServiceSocket &socket = P.services[i];
+    llvm::StringRef rest = how;
+    if (rest.consume_front("android:")) {
+      if (socket.manager == facts::Manager::AndroidInit && socket.name == rest)
+        matched.push_back(i);
+    } else if (rest.consume_front("listen-fd:") && socket.manager == facts::Manager::Systemd) {
+      // sd_listen_fds_with_names(): the name decides, whatever the position.
+      if (!create.handoverNames.empty()) {
+        if (llvm::is_contained(create.handoverNames, socket.name))
+          matched.push_back(i);
+      } else if (rest == "*" || rest == std::to_string(socket.index)) {
+        matched.push_back(i);
+      }
+    }
+  }
+  // A socket whose service runs another program of this project is not this program's.
+  Id file = create.site == kNone ? kNone : P.sites[create.site].file;
+  const std::string target = file == kNone ? "" : P.targetOf[file];
+  bool targetIsService = !target.empty() && llvm::any_of(P.services, [&](const facts::ServiceSocket &s) {
+    return llvm::is_contained(s.programs, target);
+  });
+  for (Id i : matched) {
+    const facts::ServiceSocket &socket = P.services[i];
+    if (!targetIsService || socket.programs.empty() || llvm::is_contained(socket.programs, target))
+      out.sockets.push_back(i);
+  }
+  if (out.sockets.empty())
+    return out;
+  bool all = true, none = true;
+  for (Id i : out.sockets) {
+    all &= P.services[i].passcred == facts::Tri::True;
+    none &= P.services[i].passcred == facts::Tri::False;
+  }
+  out.passcred = all ? facts::Tri::True : none ? facts::Tri::False : facts::Tri::Maybe;
+  return out;
+}
+
+namespace {
+std::string fileName(const Program &P, Id site) {
+  if (site == kNone || P.sites[site].file == kNone)
+    return "";
+  llvm::StringRef path = P.files[P.sites[site].file];
+  return path.substr(path.rfind('/') + 1).str();
+}
+} // namespace
+
+std::string handoverName(const Program &P, const Handover &handover, const facts::Create &create) {
+  if (handover.sockets.size() == 1) {
+    const facts::ServiceSocket &s = P.services[handover.sockets.front()];
+    if (s.manager == facts::Manager::AndroidInit)
+      return "init (" + s.unit + " in " + fileName(P, s.site) + ")";
+    return "systemd (" + s.unit + ")";
+  }
+  if (!handover.sockets.empty()) {
+    std::string units;
+    for (Id i : handover.sockets)
+      if (units.find(P.services[i].unit) == std::string::npos)
+        units += (units.empty() ? "" : ", ") + P.services[i].unit;
+    return P.services[handover.sockets.front()].manager == facts::Manager::AndroidInit
+               ? "init (" + units + ")"
+               : "systemd (" + units + ")";
+  }
+  llvm::StringRef how = create.handover;
+  if (how.starts_with("android:"))
+    return "init (" + create.origin + ")";
+  if (how.starts_with("listen-fd:"))
+    return (create.creator == "SD_LISTEN_FDS_START" ? "the service manager (" : "the parent process (") +
+           create.origin + ")";
+  return create.origin;
+}
+
+std::string handoverAdvice(const Program &P, const Handover &handover, const facts::Create &create) {
+  if (handover.sockets.size() == 1) {
+    const facts::ServiceSocket &s = P.services[handover.sockets.front()];
+    if (s.manager == facts::Manager::AndroidInit)
+      return "add +passcred to the type of socket " + s.name + " in " + fileName(P, s.site);
+    return "set PassCredentials=yes in " + s.unit;
+  }
+  if (!handover.sockets.empty())
+    return P.services[handover.sockets.front()].manager == facts::Manager::AndroidInit
+               ? "add +passcred to the socket's type in the .rc entries that declare it"
+               : "set PassCredentials=yes in the socket units that hand it over";
+  llvm::StringRef how = create.handover;
+  if (how.consume_front("android:"))
+    return "add +passcred to the type of socket " + how.str() + " in the service's init .rc entry";
+  if (how.starts_with("listen-fd:"))
+    return create.creator == "SD_LISTEN_FDS_START"
+               ? "set PassCredentials=yes in the socket unit that hands it over"
+               : "have the process that passes it enable SO_PASSCRED before handing it over "
+                 "(PassCredentials=yes if that is a systemd socket unit)";
+  return "have the socket's creator enable it (e.g. PassCredentials=yes for systemd units)";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -44,8 +150,15 @@ Passcred CredentialQueries::reaching(Id origin) const {
   if (!Options[origin].empty())
     return Passcred::Enabled;
   const facts::Create &create = P.creates[origin];
+  if (create.how == facts::CreateHow::External) {
+    // Its creator may have enabled it: the project's service files say whether it did.
+    facts::Tri configured = handoverOf(P, origin).passcred;
+    return configured == facts::Tri::True    ? Passcred::Enabled
+           : configured == facts::Tri::False ? Passcred::Never
+                                             : Passcred::Unknown;
+  }
   if (!createdHere(create.how))
-    return Passcred::Unknown; // its creator may have enabled it (PassCredentials=yes)
+    return Passcred::Unknown;
   // Only unix and netlink sockets deliver SCM_CREDENTIALS at all.
   if (create.family != facts::Family::Unknown && create.family != facts::Family::Unix &&
       create.family != facts::Family::Netlink)
@@ -58,8 +171,15 @@ Passcred CredentialQueries::reaching(Id origin) const {
   for (Id listener : P.originsOf(create.listener)) {
     if (!Options[listener].empty())
       return Passcred::Enabled;
-    if (!createdHere(P.creates[listener].how))
+    if (P.creates[listener].how == facts::CreateHow::External) {
+      facts::Tri configured = handoverOf(P, listener).passcred;
+      if (configured == facts::Tri::True)
+        return Passcred::Enabled;
+      if (configured == facts::Tri::Maybe)
+        result = Passcred::Unknown;
+    } else if (!createdHere(P.creates[listener].how)) {
       result = Passcred::Unknown;
+    }
   }
   return result;
 }

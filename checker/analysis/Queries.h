@@ -18,6 +18,21 @@ bool enablesPasscred(const facts::OptionSet &option);
 
 enum class Passcred { Enabled, Never, Unknown };
 
+// The sockets of the project's service files (Program::services) that an inherited socket may be:
+// matched by how the code asks for it (facts::Create::handover: the n-th socket-activation fd, one
+// picked by FileDescriptorName=, an Android control socket by name) and, when the code is compiled
+// into a program that some matching socket's service runs, by that program. `passcred` is True
+// when every one of them is configured with SO_PASSCRED, False when none is, else Maybe.
+struct Handover {
+  std::vector<Id> sockets;
+  facts::Tri passcred = facts::Tri::Maybe;
+};
+Handover handoverOf(const Program &program, Id origin);
+// For messages: who hands the socket over ("systemd's foo.socket", "init (service logd)") and the
+// one change that enables SO_PASSCRED there.
+std::string handoverName(const Program &program, const Handover &handover, const facts::Create &create);
+std::string handoverAdvice(const Program &program, const Handover &handover, const facts::Create &create);
+
 class CredentialQueries {
 public:
   explicit CredentialQueries(const Program &program);

@@ -7,6 +7,7 @@
 #include "Fixes.h"
 #include "Isolation.h"
 #include "Output.h"
+#include "ServiceDiscovery.h"
 
 #include "ClangTidyCheck.h"
 #include "ClangTidyModule.h"
@@ -542,3 +543,80 @@ int main(int argc, char **argv) {
   afunix::check::enableCrashRecovery();
   return RUN_ALL_TESTS();
 }
+
+namespace afunix::check {
+
+TEST(OutputTarget, MesonAndCmakeObjectPathsNameTheTarget) {
+  EXPECT_EQ(outputTarget({"cc", "-o", "src/broker/broker.p/main.c.o", "-c", "main.c"}, ""), "broker");
+  EXPECT_EQ(outputTarget({"cc", "-osrc/libshared.so.p/util.c.o"}, ""), "libshared.so");
+  EXPECT_EQ(outputTarget({"cc", "-c", "x.c"}, "CMakeFiles/logd.dir/src/x.c.o"), "logd");
+  EXPECT_EQ(outputTarget({"cc", "-o", "main.o", "-c", "main.c"}, ""), ""); // make: not said
+  EXPECT_EQ(outputTarget({"cc", "-c", "main.c"}, ""), "");
+}
+
+namespace {
+std::string scratchTree(const std::vector<std::string> &files) {
+  llvm::SmallString<128> dir;
+  llvm::sys::fs::createUniqueDirectory("discovery", dir);
+  for (const std::string &name : files) {
+    llvm::SmallString<128> path(dir);
+    llvm::sys::path::append(path, name);
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+    std::ofstream(std::string(path)) << "[Socket]\n";
+  }
+  return std::string(dir);
+}
+std::vector<std::string> relative(const std::vector<std::string> &paths, const std::string &base) {
+  std::vector<std::string> out;
+  for (const std::string &p : paths)
+    out.push_back(p.substr(base.size() + 1));
+  return out;
+}
+} // namespace
+
+TEST(ServiceDiscovery, SourceTreeIsTheWorkTreeAroundTheSources) {
+  std::string dir = scratchTree({"repo/.git/HEAD", "repo/src/daemon/main.c", "repo/src/daemon/conn.c",
+                                 "plain/lib/a.c", "plain/lib/sub/b.c"});
+  EXPECT_EQ(sourceTreeOf({{dir + "/repo/src/daemon/main.c", dir, {}, ""},
+                          {dir + "/repo/src/daemon/conn.c", dir, {}, ""}}),
+            dir + "/repo");
+  // No version control: the directory the sources share.
+  EXPECT_EQ(sourceTreeOf({{dir + "/plain/lib/a.c", dir, {}, ""}, {dir + "/plain/lib/sub/b.c", dir, {}, ""}}),
+            dir + "/plain/lib");
+  EXPECT_EQ(sourceTreeOf({}), "");
+}
+
+TEST(ServiceDiscovery, FindsUnitsAndRcFilesSkipsBuildTreesAndAddsGlobs) {
+  std::string dir = scratchTree({"units/app.socket", "units/app.socket.in", "units/app.service",
+                                 "init/app.rc", "build/CMakeCache.txt", "build/units/app.socket",
+                                 ".hidden/x.socket", "elsewhere/extra.socket", "elsewhere/deep/more.socket",
+                                 "elsewhere/readme.txt"});
+  std::vector<std::string> warnings;
+  ServiceFileSearch search;
+  search.roots = {dir};
+  std::vector<std::string> found = findServiceFiles(search, warnings);
+  EXPECT_EQ(relative(found, dir),
+            (std::vector<std::string>{"elsewhere/deep/more.socket", "elsewhere/extra.socket",
+                                      "init/app.rc", "units/app.socket", "units/app.socket.in"}));
+  EXPECT_TRUE(warnings.empty());
+
+  search.roots.clear();
+  search.base = dir;
+  search.globs = {"elsewhere/*.socket", "units/app.socket", "nothing/**/*.socket", "elsewhere/readme.txt"};
+  found = findServiceFiles(search, warnings);
+  EXPECT_EQ(relative(found, dir), (std::vector<std::string>{"elsewhere/extra.socket", "units/app.socket"}));
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("nothing/**/*.socket: matches no service file"), std::string::npos);
+  EXPECT_NE(warnings[1].find("readme.txt: not a service file"), std::string::npos);
+
+  // A search cut short says so.
+  warnings.clear();
+  search = {};
+  search.roots = {dir};
+  search.maxEntries = 3;
+  findServiceFiles(search, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("stopped looking for service files"), std::string::npos);
+}
+
+} // namespace afunix::check

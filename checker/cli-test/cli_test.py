@@ -187,6 +187,39 @@ class CliTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual(report["summary"]["parse_errors"], 0)
 
+    def test_service_files_found_named_or_turned_off(self):
+        self.need("afunix-passcred-too-late")
+        project = os.path.join(REPO, "testdata", "checker", "projects", "neg_too_late_socket_unit_passcred")
+        with tempfile.TemporaryDirectory() as scratch:
+            tree = os.path.join(scratch, "src")
+            shutil.copytree(project, tree)
+            unit = os.path.join(tree, "units", "logger.socket")
+            moved = os.path.join(scratch, "logger.socket")
+            build = os.path.join(scratch, "build")
+            os.mkdir(build)
+            source = os.path.join(tree, "logger.c")
+            with open(os.path.join(build, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": tree, "file": source, "arguments": ["cc", "-c", source]}], f)
+            # In the source tree the unit's PassCredentials=yes is found: the late call is redundant.
+            code, report, err = run_json("-p", build)
+            self.assertEqual((code, counts(report)["findings"]), (0, 0), err)
+            # Not looked for, the socket may have been queued to: the finding.
+            code, report, err = run_json("-p", build, "--no-service-files")
+            self.assertEqual((code, counts(report)["findings"]), (1, 1), err)
+            # Excluded, the same.
+            code, report, err = run_json("-p", build, "--exclude=units")
+            self.assertEqual(counts(report)["findings"], 1, err)
+            # Outside the tree, named with --service-files (relative to the current directory).
+            os.rename(unit, moved)
+            code, report, err = run_json("-p", build)
+            self.assertEqual(counts(report)["findings"], 1, err)
+            code, report, err = run_json("-p", build, "--service-files=../*.socket", cwd=build)
+            self.assertEqual((code, counts(report)["findings"]), (0, 0), err)
+            code, report, err = run_json("-p", build, "--service-files=missing/*.socket")
+            self.assertIn("--service-files=missing/*.socket: matches no service file", err)
+        self.assertInputError(["--single-tu", "--service-files=x.socket", fixture("clean.c")],
+                              "--service-files needs the whole program")
+
     def test_gcc_compile_database_parses(self):
         with tempfile.TemporaryDirectory() as build:
             write_gcc_database(build)

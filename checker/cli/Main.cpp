@@ -10,6 +10,7 @@
 #include "Printable.h"
 #include "RuntimeEvidence.h"
 #include "SafeFiles.h"
+#include "ServiceDiscovery.h"
 #include "Sarif.h"
 #include "StoredFacts.h"
 
@@ -101,6 +102,13 @@ OPTIONS
         Judge each file on its own (what the clang-tidy plugin sees), not the linked program.
     --no-store-facts
         Do not write afunix-facts.json after a run over the whole database.
+    --service-files=GLOB
+        Also read these systemd socket units (*.socket, *.socket.in) and Android init files
+        (*.rc): the configuration of the sockets a service manager hands to the program; may be
+        repeated. With -p the project's source tree (the version-control work tree around the
+        database's files) is searched for them anyway.
+    --no-service-files
+        Do not search the source tree for service files (--service-files still applies).
     --dump-facts
         Print the linked program's facts (origins, options, calls, flows), one per line, instead
         of findings: to see why a rule did or did not fire.
@@ -224,7 +232,8 @@ struct Cli {
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
        version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
-       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false;
+       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, noServiceFiles = false;
+  std::vector<std::string> serviceFiles;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -284,6 +293,8 @@ const std::vector<OptionSpec> &optionTable() {
       {"--single-tu", false, [](Cli &c, const std::string &) { c.singleTu = true; }},
       {"--no-store-facts", false, [](Cli &c, const std::string &) { c.noStoreFacts = true; }},
       {"--dump-facts", false, [](Cli &c, const std::string &) { c.dumpFacts = true; }},
+      {"--service-files", true, [](Cli &c, const std::string &v) { c.serviceFiles.push_back(v); }},
+      {"--no-service-files", false, [](Cli &c, const std::string &) { c.noServiceFiles = true; }},
       {"--version", false, [](Cli &c, const std::string &) { c.version = true; }},
       {"--help", false, [](Cli &c, const std::string &) { c.help = true; }},
   };
@@ -665,6 +676,23 @@ int run(int argc, char **argv) {
       options.storeFacts = std::string(stored);
     else if (!whole && llvm::sys::fs::is_regular_file(stored))
       options.readFacts = std::string(stored);
+  }
+  if (options.wholeProgram) {
+    // Sockets a service manager hands over are configured in unit and .rc files, not in C.
+    ServiceFileSearch search;
+    search.base = cwd;
+    search.globs = cli.serviceFiles;
+    if (!cli.noServiceFiles && !cli.buildPath.empty())
+      if (std::string tree = sourceTreeOf(jobs); !tree.empty())
+        search.roots.push_back(tree);
+    std::vector<std::string> warnings;
+    for (std::string &path : findServiceFiles(search, warnings))
+      if (!matchesExclude(excludes, path))
+        options.serviceFiles.push_back(std::move(path));
+    for (const std::string &warning : warnings)
+      llvm::errs() << "afunix-check: warning: " << printable(warning) << "\n";
+  } else if (!cli.serviceFiles.empty()) {
+    return usage("--service-files needs the whole program; it does not go with --single-tu");
   }
   std::string dumped;
   if (cli.dumpFacts) {

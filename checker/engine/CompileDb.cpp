@@ -183,6 +183,28 @@ CommandLineArguments dropRefusedOptions(CommandLineArguments args) {
 
 } // namespace
 
+std::string outputTarget(const std::vector<std::string> &argv, const std::string &output) {
+  std::string path = output;
+  for (std::size_t i = 0; path.empty() && i < argv.size(); ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-o" && i + 1 < argv.size())
+      path = argv[i + 1];
+    else if (arg.starts_with("-o") && arg.size() > 2)
+      path = arg.drop_front(2).str();
+  }
+  // The innermost directory that names a target: meson's "foo.p", CMake's "foo.dir".
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  llvm::StringRef(path).split(parts, '/', -1, false);
+  for (int i = static_cast<int>(parts.size()) - 2; i >= 0; --i) { // the last part is the object
+    llvm::StringRef part = parts[i];
+    if (part.ends_with(".p") && part.size() > 2)
+      return part.drop_back(2).str();
+    if (part.ends_with(".dir") && part.size() > 4)
+      return part.drop_back(4).str();
+  }
+  return "";
+}
+
 std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std::string &file) {
   using namespace clang::tooling;
   while (argv.size() > 1 && isLauncher(argv[0]))
@@ -401,7 +423,7 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
       auto end = std::find(argv.begin(), argv.end(), "--");
       argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
     }
-    jobs.push_back({file, command.Directory, adjustCommand(argv, f)});
+    jobs.push_back({file, command.Directory, adjustCommand(argv, f), outputTarget(argv, command.Output)});
   }
   return true;
 }

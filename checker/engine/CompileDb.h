@@ -14,6 +14,9 @@ struct CompileJob {
   std::string file;      // absolute, normalised
   std::string directory; // the command's working directory
   std::vector<std::string> argv;
+  // The program or library it is compiled into, from the command's output path ("foo" for
+  // meson's foo.p/ and CMake's CMakeFiles/foo.dir/); "" when the path does not say.
+  std::string target;
 };
 
 struct CompileRequest {
@@ -32,6 +35,9 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs, s
 // driver does not know (gcc-only flags such as -fanalyzer); sets the resource dir; silences
 // warnings, which no rule reads. Exposed for tests.
 std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std::string &file);
+
+// CompileJob::target for a command line (before adjustCommand) and the database's "output".
+std::string outputTarget(const std::vector<std::string> &argv, const std::string &output);
 
 
 } // namespace afunix::check

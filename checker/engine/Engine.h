@@ -33,6 +33,7 @@ struct EngineOptions {
   std::string storeFacts;           // write the units' facts here (afunix-facts.json); "" = don't
   std::string readFacts;            // take the units not checked now from these stored facts
   std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
+  std::vector<std::string> serviceFiles; // systemd socket units and Android .rc files to read
 };
 
 // Checks every job. Never throws. Findings are reported wherever they are, main files and every

@@ -15,7 +15,8 @@ namespace {
 
 bool isHeaderFinding(const Finding &f) { return !f.unit.empty() && f.where.file != f.unit; }
 
-// '*' and '?' stop at '/', "**" crosses it; "[...]" is a class ('!' or '^' negates).
+} // namespace
+
 bool globMatch(llvm::StringRef pattern, llvm::StringRef text) {
   while (!pattern.empty()) {
     if (pattern.starts_with("**")) {
@@ -77,6 +78,8 @@ bool globMatch(llvm::StringRef pattern, llvm::StringRef text) {
   }
   return text.empty();
 }
+
+namespace {
 
 // Whether `pattern` matches `path` or one of its leading directories (so "build" or "gen/**"
 // exclude everything below).

@@ -27,6 +27,10 @@ struct HeaderFilter {
 bool validateHeaderFilter(const HeaderFilter &filter, std::string &error);
 void applyHeaderFilter(RunResult &result, const HeaderFilter &filter);
 
+// Glob matching for every option that takes globs: '*' and '?' stop at '/', "**" crosses it,
+// "[...]" is a class ('!' or '^' negates), '\\' quotes the next character.
+bool globMatch(llvm::StringRef pattern, llvm::StringRef text);
+
 // --exclude=GLOB: drops findings located in matching files (and front ends skip matching units).
 // Globs use '*' (not across '/'), '**' (across directories), '?', '[...]'; a glob matches a path
 // relative to `base` when the path is below it, or the absolute path, or (without '/') any file

@@ -11,6 +11,7 @@
 #include "Extract.h"
 #include "Program.h"
 #include "ProjectOptions.h"
+#include "ServiceFiles.h"
 #include "StoredFacts.h"
 
 #include "afunix/RuleCatalog.h"
@@ -228,12 +229,26 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
   std::map<std::string, std::size_t> unitOfFile; // main file -> job index
   std::vector<std::string> unparsed;
   for (std::size_t i = 0; i < extracted.size(); ++i) {
+    extracted[i].unit.target = jobs[i].target;
     units.push_back(&extracted[i].unit);
     unitOfFile[jobs[i].file] = i;
     if (!extracted[i].outcome.parsed)
       unparsed.push_back(jobs[i].file);
     run.files.push_back(std::move(extracted[i].outcome));
   }
+  // Service files: read fresh each run (they are small), stored with the units for the editor.
+  std::vector<facts::Unit> services;
+  services.reserve(options.serviceFiles.size());
+  for (const std::string &path : options.serviceFiles) {
+    facts::Unit unit;
+    std::string error;
+    if (!analysis::readServiceFile(path, unit, error)) {
+      llvm::errs() << "afunix-check: warning: " << error << "\n";
+      continue;
+    }
+    services.push_back(std::move(unit));
+  }
+  std::set<std::string> serviceFiles(options.serviceFiles.begin(), options.serviceFiles.end());
   // One fingerprint for the stored facts when every unit was read with the same options.
   std::string fingerprint;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -252,12 +267,14 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
                    << " was written with other project options; not used\n";
     else
       for (const facts::Unit *unit : stored->unitsExcept(""))
-        if (!unitOfFile.count(unit->mainFile))
+        if (!unitOfFile.count(unit->mainFile) && !serviceFiles.count(unit->mainFile))
           units.push_back(unit);
   }
   if (!options.storeFacts.empty() && anyRule) {
     std::string error;
     std::vector<const facts::Unit *> own(units.begin(), units.begin() + extracted.size());
+    for (const facts::Unit &unit : services)
+      own.push_back(&unit);
     if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error))
       llvm::errs() << "afunix-check: warning: " << error << "\n";
   }
@@ -266,6 +283,8 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     return run;
   }
 
+  for (const facts::Unit &unit : services)
+    units.push_back(&unit);
   std::unique_ptr<analysis::Program> program = analysis::Program::link(units);
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();

@@ -17,7 +17,10 @@ void noteListener(RuleContext &ctx, Report &report, const facts::Create &accepte
     return;
   ctx.note(report, accepted.site, "accept() here");
   for (Id listener : ctx.P.originsOf(accepted.listener))
-    ctx.note(report, ctx.P.creates[listener].site, "listening socket created here");
+    ctx.note(report, ctx.P.creates[listener].site,
+             ctx.P.creates[listener].how == facts::CreateHow::External
+                 ? "the program takes the listening socket over here"
+                 : "listening socket created here");
 }
 
 namespace {
@@ -37,18 +40,60 @@ std::vector<Id> passingCalls(const Program &P, Id origin, Id place, int depth = 
 }
 } // namespace
 
-// The variant worded for what the check does without credentials (its function's outcome).
-const ::afunix::catalog::Variant *outcomeVariant(RuleContext &ctx, Id evidence, bool parameter) {
+// The variant worded for what the check does without credentials (its function's outcome):
+// `base` ("default" words it without a prefix), "<base>-fails-open" or "<base>-fails-closed".
+const ::afunix::catalog::Variant *outcomeVariant(RuleContext &ctx, Id evidence, const std::string &base) {
   const Program &P = ctx.P;
   Id function = evidence == kNone ? kNone : P.sites[evidence].function;
   facts::CredentialOutcome outcome =
       function == kNone ? facts::CredentialOutcome::Unknown : P.functions[function].credentialOutcome;
-  const char *id = parameter ? "parameter" : "default";
+  std::string prefix = base == "default" ? "" : base + "-";
   if (outcome == facts::CredentialOutcome::FailsOpen)
-    id = parameter ? "parameter-fails-open" : "fails-open";
-  else if (outcome == facts::CredentialOutcome::FailsClosed)
-    id = parameter ? "parameter-fails-closed" : "fails-closed";
-  return ctx.variant(id);
+    return ctx.variant(prefix + "fails-open");
+  if (outcome == facts::CredentialOutcome::FailsClosed)
+    return ctx.variant(prefix + "fails-closed");
+  return ctx.variant(base);
+}
+
+// The socket a service manager hands over behind `origin`: itself, or the listener it was
+// accepted from; kNone for a socket the program makes.
+Id handedOverOrigin(const Program &P, Id origin) {
+  const facts::Create &create = P.creates[origin];
+  if (create.how == facts::CreateHow::External)
+    return origin;
+  if (create.how == facts::CreateHow::Accept && create.listener != kNone)
+    for (Id listener : P.originsOf(create.listener))
+      if (P.creates[listener].how == facts::CreateHow::External)
+        return listener;
+  return kNone;
+}
+
+void noteServiceFiles(RuleContext &ctx, Report &report, const std::vector<Id> &handed) {
+  const Program &P = ctx.P;
+  std::vector<Id> sockets;
+  for (Id origin : handed) {
+    for (Id s : handoverOf(P, origin).sockets)
+      if (!llvm::is_contained(sockets, s))
+        sockets.push_back(s);
+    Id site = P.creates[origin].site;
+    if (llvm::none_of(report.notes, [&](const ReportNote &n) { return n.site == site; }))
+      ctx.note(report, site, "the program takes the socket over here");
+  }
+  for (Id s : sockets) {
+    const facts::ServiceSocket &socket = P.services[s];
+    ctx.note(report, socket.site,
+             socket.manager == facts::Manager::AndroidInit
+                 ? "init creates socket " + socket.name + " for " + socket.unit + " here, without +passcred"
+                 : socket.unit + " hands this socket over, without PassCredentials=yes");
+  }
+  if (sockets.empty())
+    return;
+  const facts::ServiceSocket &first = P.services[sockets.front()];
+  for (Id s : sockets)
+    if (P.services[s].enableAt != first.enableAt || P.services[s].enableText != first.enableText)
+      return; // several files to edit: no one fix
+  const facts::Site &at = P.sites[first.enableAt];
+  report.fixes.push_back({at.file, at.offset, first.enableLength, first.enableText});
 }
 
 // Where the credentials are looked for, and what happens when there are none.
@@ -64,6 +109,35 @@ std::string evidenceNote(const Program &P, Id evidence) {
   }
   return "the credentials are looked for here";
 }
+
+namespace {
+// Credentials read from sockets that a service manager made without SO_PASSCRED (`missing`, each
+// handed over itself or accepted from a listener that was): reported at the read, where the
+// credentials are looked for, since the fix is in the service file, not at any call.
+void reportHandedOver(RuleContext &ctx, Id read, Id evidence, const std::vector<Id> &missing,
+                      const std::vector<Id> &passedAt) {
+  const Program &P = ctx.P;
+  std::vector<Id> handed;
+  for (Id origin : missing)
+    if (Id h = handedOverOrigin(P, origin); h != kNone && !llvm::is_contained(handed, h))
+      handed.push_back(h);
+  const auto *variant = outcomeVariant(ctx, evidence, "handed-over");
+  if (!variant || handed.empty())
+    return;
+  const facts::Create &create = P.creates[handed.front()];
+  Handover handover = handoverOf(P, handed.front());
+  Report &r = ctx.report(read, *variant,
+                         {{"socket", P.sites[read].text},
+                          {"handover", handoverName(P, handover, create)},
+                          {"advice", handoverAdvice(P, handover, create)}});
+  ctx.note(r, evidence, evidenceNote(P, evidence));
+  for (Id call : passedAt)
+    ctx.note(r, call, "the socket is passed here");
+  for (Id origin : missing)
+    noteListener(ctx, r, P.creates[origin]);
+  noteServiceFiles(ctx, r, handed);
+}
+} // namespace
 
 void credsWithoutPasscred(RuleContext &ctx) {
   const Program &P = ctx.P;
@@ -103,15 +177,23 @@ void credsWithoutPasscred(RuleContext &ctx) {
     if (param) {
       // A helper reading from its parameter is judged at each call that hands it a socket
       // without SO_PASSCRED; a call that may also pass an enabled socket is not.
-      const auto *chosen = outcomeVariant(ctx, evidence, /*parameter=*/true);
+      const auto *chosen = outcomeVariant(ctx, evidence, "parameter");
       if (!chosen)
         continue;
       std::map<Id, bool> callEnabled;
       for (Id origin : P.originsOf(read.place))
         for (Id call : passingCalls(P, origin, read.place))
           callEnabled[call] |= queries.reaching(origin) == Passcred::Enabled;
+      std::vector<Id> handed, handedCalls;
       for (Id origin : missing) {
         const facts::Create &create = P.creates[origin];
+        if (handedOverOrigin(P, origin) != kNone) {
+          handed.push_back(origin);
+          for (Id call : passingCalls(P, origin, read.place))
+            if (!callEnabled[call] && !llvm::is_contained(handedCalls, call))
+              handedCalls.push_back(call);
+          continue;
+        }
         std::vector<Id> calls;
         for (Id call : passingCalls(P, origin, read.place))
           if (!callEnabled[call])
@@ -126,10 +208,17 @@ void credsWithoutPasscred(RuleContext &ctx) {
           noteListener(ctx, r, create);
         }
       }
+      if (!handedCalls.empty())
+        reportHandedOver(ctx, read.site, evidence, handed, handedCalls);
       continue;
     }
 
-    const auto *chosen = outcomeVariant(ctx, evidence, /*parameter=*/false);
+    // Every such socket comes from a service manager: the fix is in its configuration.
+    if (llvm::all_of(missing, [&](Id o) { return handedOverOrigin(P, o) != kNone; })) {
+      reportHandedOver(ctx, read.site, evidence, missing, {});
+      continue;
+    }
+    const auto *chosen = outcomeVariant(ctx, evidence, "default");
     if (!chosen)
       continue;
     Report &r = ctx.report(read.site, *chosen, {{"socket", site.text}});

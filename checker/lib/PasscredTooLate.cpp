@@ -24,12 +24,9 @@ public:
         if (create.family != facts::Family::Unknown && create.family != facts::Family::Unix)
           continue;
         if (create.how == facts::CreateHow::External) {
-          if (const auto *chosen = Ctx.variant("external-socket")) {
-            Report &r = Ctx.report(option.site, *chosen,
-                                   {{"socket", P.sites[option.site].text}, {"origin", create.origin}});
-            Ctx.note(r, create.site, "the socket comes from outside the program here");
-          }
-          break;
+          if (checkHandedOver(option, origin))
+            break;
+          continue;
         }
         if (create.how == facts::CreateHow::Accept) {
           if (checkAccepted(option, origin))
@@ -46,6 +43,37 @@ public:
   }
 
 private:
+  // SO_PASSCRED set by the program on a socket a service manager made: late, unless the manager
+  // enabled it before handing it over (then this call is redundant, not late).
+  bool checkHandedOver(const facts::OptionSet &option, Id origin) {
+    const facts::Create &create = P.creates[origin];
+    Handover handover = handoverOf(P, origin);
+    if (handover.passcred == facts::Tri::True)
+      return false;
+    // Some of the sockets it may be enable it and some do not: which one this is, we cannot tell.
+    if (handover.passcred == facts::Tri::Maybe && !handover.sockets.empty())
+      return false;
+    if (create.handover.empty()) {
+      const auto *chosen = Ctx.variant("external-socket");
+      if (!chosen)
+        return false;
+      Report &r = Ctx.report(option.site, *chosen,
+                             {{"socket", P.sites[option.site].text}, {"origin", create.origin}});
+      Ctx.note(r, create.site, "the socket comes from outside the program here");
+      return true;
+    }
+    const auto *chosen = Ctx.variant("handed-over");
+    if (!chosen)
+      return false;
+    Report &r = Ctx.report(option.site, *chosen,
+                           {{"socket", P.sites[option.site].text},
+                            {"handover", handoverName(P, handover, create)},
+                            {"advice", handoverAdvice(P, handover, create)}});
+    noteServiceFiles(Ctx, r, {origin});
+    return true;
+  }
+
+
   // Whether SO_PASSCRED reaches `origin` at a point that may run before every `kind` call on it
   // (unordered facts count as before: the rule would rather miss than guess).
   bool enabledBefore(Id origin, facts::Lifecycle kind) {
@@ -70,12 +98,31 @@ private:
     const std::vector<Id> &listeners = P.originsOf(accepted.listener);
     if (listeners.empty())
       return false;
+    std::vector<Id> handed; // listeners a service manager made without SO_PASSCRED
     for (Id listener : listeners) {
-      // A listener from elsewhere may have SO_PASSCRED from its creator.
-      if (!createdHere(P.creates[listener].how))
+      const facts::Create &made = P.creates[listener];
+      // A listener from elsewhere may have SO_PASSCRED from its creator: its configuration says.
+      if (made.how == facts::CreateHow::External) {
+        if (handoverOf(P, listener).passcred != facts::Tri::False || !Q.optionsOn(listener).empty())
+          return false;
+        handed.push_back(listener);
+        continue;
+      }
+      if (!createdHere(made.how))
         return false;
       if (enabledBefore(listener, facts::Lifecycle::Listen))
         return false;
+    }
+    if (!handed.empty()) {
+      if (handed.size() != listeners.size())
+        return false; // some made here, some handed over: no one place to fix
+      const auto *chosen = Ctx.variant("accepted-socket");
+      if (!chosen)
+        return false;
+      Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
+      Ctx.note(r, accepted.site, "accept() here");
+      noteServiceFiles(Ctx, r, handed);
+      return true;
     }
     const auto *chosen = Ctx.variant("accepted-socket");
     if (!chosen)

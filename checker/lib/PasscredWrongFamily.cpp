@@ -1,5 +1,10 @@
 #include "Rules.h"
 
+#include "Queries.h"
+
+#include <map>
+#include <set>
+
 namespace afunix::rules {
 
 using namespace analysis;
@@ -11,8 +16,67 @@ static bool familyAccepts(facts::Option option, facts::Family family) {
          family == facts::Family::Bluetooth;
 }
 
+namespace {
+std::string familyOfService(const facts::ServiceSocket &socket) {
+  if (socket.family == facts::Family::Other && llvm::StringRef(socket.address).starts_with("vsock:"))
+    return "AF_VSOCK";
+  return facts::name(socket.family);
+}
+
+// PassCredentials=yes in a socket unit applies to each of its sockets, also the inet ones, where
+// the service manager's setsockopt() fails since 6.16 (systemd logs it and goes on).
+void serviceUnits(RuleContext &ctx) {
+  const Program &P = ctx.P;
+  const auto *chosen = ctx.variant("service-unit");
+  if (!chosen)
+    return;
+  // Only the units of what is being checked: beside its sources, starting one of its programs,
+  // or handing a socket to its code (a whole repository's other units are someone else's).
+  std::set<Id> handedToCode;
+  for (Id c = 0; c < P.creates.size(); ++c)
+    for (Id s : handoverOf(P, c).sockets)
+      handedToCode.insert(s);
+  auto belongs = [&](Id i) {
+    const facts::ServiceSocket &socket = P.services[i];
+    llvm::StringRef file = P.files[P.sites[socket.site].file];
+    return handedToCode.count(i) ||
+           (!P.sourceDirectory.empty() && file.starts_with(P.sourceDirectory + "/")) ||
+           llvm::any_of(socket.programs, [&](const std::string &p) { return P.targets.count(p) != 0; });
+  };
+  std::map<Id, std::vector<Id>> byLine; // PassCredentials= line -> its unit's sockets
+  for (Id i = 0; i < P.services.size(); ++i)
+    if (P.services[i].passcred == facts::Tri::True && P.services[i].passcredSite != kNone &&
+        P.services[i].manager == facts::Manager::Systemd && belongs(i))
+      byLine[P.services[i].passcredSite].push_back(i);
+  for (const auto &[line, sockets] : byLine) {
+    std::vector<Id> wrong;
+    for (Id i : sockets) {
+      facts::Family family = P.services[i].family;
+      if (family != facts::Family::Unknown && !familyAccepts(facts::Option::PassCred, family))
+        wrong.push_back(i);
+    }
+    if (wrong.empty())
+      continue;
+    const facts::ServiceSocket &first = P.services[wrong.front()];
+    Report &r = ctx.report(line, *chosen,
+                           {{"unit", first.unit},
+                            {"address", first.address},
+                            {"family", familyOfService(first)}});
+    for (Id i : wrong)
+      ctx.note(r, P.services[i].site, familyOfService(P.services[i]) + " socket " +
+                                          P.services[i].address + " of " + P.services[i].unit);
+    // When no socket of the unit can use it, the setting goes; otherwise the unit needs splitting.
+    if (wrong.size() == sockets.size() && first.removeAt != kNone) {
+      const facts::Site &at = P.sites[first.removeAt];
+      r.fixes.push_back({at.file, at.offset, first.removeLength, ""});
+    }
+  }
+}
+} // namespace
+
 void passcredWrongFamily(RuleContext &ctx) {
   const Program &P = ctx.P;
+  serviceUnits(ctx);
   const auto *chosen = ctx.variant("default");
   if (!chosen)
     return;

@@ -24,5 +24,10 @@ void fdLimit(analysis::RuleContext &context);
 // its listener was created.
 void noteListener(analysis::RuleContext &context, analysis::Report &report,
                   const facts::Create &accepted);
+// For sockets a service manager hands over (origins with CreateHow::External): a note where the
+// program takes each over and at each socket of the project's service files it may be, and the
+// fix-it in that file when one edit enables SO_PASSCRED for all of them.
+void noteServiceFiles(analysis::RuleContext &context, analysis::Report &report,
+                      const std::vector<facts::Id> &handedOver);
 
 } // namespace afunix::rules

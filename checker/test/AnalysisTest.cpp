@@ -4,6 +4,7 @@
 #include "FactsIO.h"
 #include "Program.h"
 #include "Queries.h"
+#include "ServiceFiles.h"
 
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/Tooling.h"
@@ -11,6 +12,7 @@
 #include "llvm/Support/FileSystem.h"
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <gtest/gtest.h>
 
@@ -695,4 +697,178 @@ TEST(FactsIO, DamagedOrForeignFilesAreRefused) {
   badIndex.insert(at + 9, "999");
   EXPECT_NE(refused(badIndex).find("does not name an entry"), std::string::npos);
   EXPECT_NE(refused("{\"format\":\"something-else\"}"), "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sockets a service manager hands over: how the code asks, what the service files say
+
+TEST(Extract, HandoverSaysWhichConfiguredSocket) {
+  Linked f = one("int sd_listen_fds_with_names(int, char ***);\n#define SD_LISTEN_FDS_START 3\n"
+                 "int android_get_control_socket(const char *);\n#define LOGDW \"logdw\"\n"
+                 "static const char kd[] = \"kmsgd\";\n"
+                 "void f(int i) { listen(SD_LISTEN_FDS_START + 1, 1); listen(4, 1);"
+                 "listen(SD_LISTEN_FDS_START + i, 1);"
+                 "listen(android_get_control_socket(LOGDW), 1); listen(android_get_control_socket(kd), 1); }");
+  EXPECT_TRUE(f.has("create external const:4 line 15 handover listen-fd:1\n")) << f.dump;
+  EXPECT_TRUE(f.has("create external const:listen-fds line 15 handover listen-fd:*\n")) << f.dump;
+  EXPECT_TRUE(f.has("handover android:logdw\n")) << f.dump;
+  EXPECT_TRUE(f.has("handover android:kmsgd\n")) << f.dump;
+}
+
+TEST(Extract, SocketPickedByItsNameAfterSdListenFdsWithNames) {
+  Linked f = one("int sd_listen_fds_with_names(int, char ***);\n#define SD_LISTEN_FDS_START 3\n"
+                 "int ctl = -1, metrics = -1;"
+                 "void f(void) { char **names; int n = sd_listen_fds_with_names(1, &names);"
+                 "for (int i = 0; i < n; i++) { int fd = SD_LISTEN_FDS_START + i;"
+                 "if (strcmp(names[i], \"control\") == 0) ctl = fd;"
+                 "else if (!strcmp(names[i], \"metrics\")) metrics = fd; }"
+                 "listen(ctl, 1); listen(metrics, 1); }");
+  EXPECT_TRUE(f.has("handover listen-fd:* name control\n")) << f.dump;
+  EXPECT_TRUE(f.has("handover listen-fd:* name metrics\n")) << f.dump;
+  // Each variable holds the fd of its name only, not every socket-activation fd.
+  for (const facts::LifecycleEvent &e : f.p().lifecycle) {
+    ASSERT_EQ(f.p().originsOf(e.place).size(), 1u) << f.dump;
+    EXPECT_EQ(f.p().creates[f.p().originsOf(e.place).front()].handoverNames.size(), 1u);
+  }
+}
+
+namespace {
+// A scratch directory with these files (relative path -> content).
+std::string writeTree(const std::map<std::string, std::string> &files) {
+  llvm::SmallString<128> dir;
+  llvm::sys::fs::createUniqueDirectory("service-files", dir);
+  for (const auto &[name, text] : files) {
+    llvm::SmallString<128> path(dir);
+    llvm::sys::path::append(path, name);
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+    std::ofstream(std::string(path)) << text;
+  }
+  return std::string(dir);
+}
+
+facts::Unit readService(const std::string &path) {
+  facts::Unit unit;
+  std::string error;
+  EXPECT_TRUE(readServiceFile(path, unit, error)) << error;
+  return unit;
+}
+
+// The file after the edit that enables SO_PASSCRED for `socket`.
+std::string enabled(const facts::Unit &unit, const facts::ServiceSocket &socket) {
+  const facts::Site &at = unit.sites[socket.enableAt];
+  std::ifstream in(unit.files[at.file]);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.replace(at.offset, socket.enableLength, socket.enableText);
+}
+} // namespace
+
+TEST(ServiceFiles, SocketUnitSocketsInFdOrder) {
+  std::string dir = writeTree(
+      {{"units/app.socket.in", "[Unit]\nDescription=x\n\n[Socket]\n# a comment\nListenStream=@rundir@/app.sock\n"
+                               "ListenFIFO=/run/app.fifo\nListenDatagram=@app-abstract\n"
+                               "ListenStream=[::]:8080\nListenNetlink=kobject-uevent 1\n"
+                               "PassCredentials=@PASSCRED@\nAccept=no\n\n[Install]\nWantedBy=sockets.target\n"},
+       {"units/app.service.in", "[Service]\nExecStart=-@bindir@/app --socket\n"}});
+  facts::Unit unit = readService(dir + "/units/app.socket.in");
+  ASSERT_EQ(unit.services.size(), 4u);
+  const facts::ServiceSocket &stream = unit.services[0], &dgram = unit.services[1],
+                             &inet = unit.services[2], &netlink = unit.services[3];
+  EXPECT_EQ(stream.unit, "app.socket");
+  EXPECT_EQ(stream.name, "app.socket"); // FileDescriptorName= defaults to the unit's name
+  EXPECT_EQ(stream.index, 0);
+  EXPECT_EQ(dgram.index, 2); // the FIFO is fd 4 though no socket
+  EXPECT_EQ(stream.family, facts::Family::Unix);
+  EXPECT_EQ(dgram.family, facts::Family::Unix);
+  EXPECT_EQ(dgram.type, 2);
+  EXPECT_EQ(inet.family, facts::Family::Inet6);
+  EXPECT_EQ(netlink.family, facts::Family::Netlink);
+  EXPECT_EQ(stream.passcred, facts::Tri::Maybe); // a template's value
+  EXPECT_EQ(stream.programs, std::vector<std::string>{"app"});
+  EXPECT_EQ(unit.sites[stream.site].line, 6u);
+  EXPECT_EQ(unit.sites[stream.site].column, 14u);
+  EXPECT_EQ(unit.sites[stream.site].text, "@rundir@/app.sock");
+  EXPECT_NE(enabled(unit, stream).find("PassCredentials=yes\nAccept=no"), std::string::npos);
+}
+
+TEST(ServiceFiles, DropInsEmptyAssignmentsAndNames) {
+  std::string dir = writeTree(
+      {{"bus.socket", "[Socket]\nListenStream=/run/old.sock\nListenStream=\nListenStream=/run/bus.sock\n"
+                      "FileDescriptorName=bus\nService=broker.service\nAccept=yes\nPassCredentials=yes"},
+       {"bus.socket.d/10-off.conf", "[Socket]\nPassCredentials = no\n"},
+       {"broker.service", "[Service]\nExecStart=/usr/bin/broker\n"}});
+  facts::Unit unit = readService(dir + "/bus.socket");
+  ASSERT_EQ(unit.services.size(), 1u); // the empty assignment reset the list
+  const facts::ServiceSocket &bus = unit.services[0];
+  EXPECT_EQ(bus.index, 0);
+  EXPECT_EQ(bus.name, "bus");
+  EXPECT_TRUE(bus.accept);
+  EXPECT_EQ(bus.passcred, facts::Tri::False); // the drop-in wins
+  EXPECT_EQ(bus.programs, std::vector<std::string>{"broker"});
+  EXPECT_EQ(unit.files.size(), 2u);
+  EXPECT_EQ(enabled(unit, bus), "[Socket]\nPassCredentials = yes\n");
+}
+
+TEST(ServiceFiles, AndroidInitSocketsOfServices) {
+  std::string dir = writeTree(
+      {{"logd.rc", "# init\nservice logd /system/bin/logd\n    socket logd stream 0666 logd logd\n"
+                   "    socket logdw dgram+passcred 0222 logd logd\n    socket logdr seqpacket+listen 0666 logd logd\n"
+                   "    user logd\n\non fs\n    socket notme dgram 0666\n"},
+       {"sshd.rc", "#!/sbin/sh\ncase $1 in\nstart) /usr/sbin/sshd ;;\nesac\n"}});
+  facts::Unit unit = readService(dir + "/logd.rc");
+  ASSERT_EQ(unit.services.size(), 3u); // `on fs` ends the service: its socket line is no socket
+  EXPECT_EQ(unit.services[0].name, "logd");
+  EXPECT_EQ(unit.services[0].unit, "service logd");
+  EXPECT_EQ(unit.services[0].passcred, facts::Tri::False);
+  EXPECT_EQ(unit.services[1].passcred, facts::Tri::True);
+  EXPECT_EQ(unit.services[1].type, 2);
+  EXPECT_EQ(unit.services[2].type, 5);
+  EXPECT_EQ(unit.services[0].programs, std::vector<std::string>{"logd"});
+  EXPECT_NE(enabled(unit, unit.services[2]).find("socket logdr seqpacket+listen+passcred 0666"),
+            std::string::npos);
+  EXPECT_TRUE(readService(dir + "/sshd.rc").services.empty()); // a shell script named .rc
+  facts::Unit missing;
+  std::string error;
+  EXPECT_FALSE(readServiceFile(dir + "/absent.socket", missing, error));
+  EXPECT_NE(error.find("absent.socket"), std::string::npos);
+}
+
+TEST(ServiceFiles, MatchedByHandoverNameAndProgram) {
+  std::string dir = writeTree({{"a.socket", "[Socket]\nListenStream=/run/a\nFileDescriptorName=ctl\n"},
+                               {"a.service", "[Service]\nExecStart=/usr/bin/a\n"},
+                               {"b.socket", "[Socket]\nListenStream=/run/b\nFileDescriptorName=ctl\nPassCredentials=yes\n"},
+                               {"b.service", "[Service]\nExecStart=/usr/bin/b\n"}});
+  facts::Unit code = extractUnit({"a.c", "int sd_listen_fds_with_names(int, char ***);\n#define SD_LISTEN_FDS_START 3\n"
+                                         "void f(void) { char **names; int fd = -1; int n = sd_listen_fds_with_names(1, &names);"
+                                         "for (int i = 0; i < n; i++) if (strcmp(names[i], \"ctl\") == 0) fd = SD_LISTEN_FDS_START + i;"
+                                         "listen(fd, 1); }"},
+                                 {});
+  facts::Unit a = readService(dir + "/a.socket"), b = readService(dir + "/b.socket");
+  auto verdict = [&](const std::string &target) {
+    code.target = target;
+    std::unique_ptr<Program> p = Program::link({&code, &a, &b});
+    Id origin = p->originsOf(p->lifecycle.front().place).front();
+    return handoverOf(*p, origin);
+  };
+  EXPECT_EQ(verdict("").sockets.size(), 2u); // both are named ctl: they disagree
+  EXPECT_EQ(verdict("").passcred, facts::Tri::Maybe);
+  EXPECT_EQ(verdict("a").passcred, facts::Tri::False); // built into a: a.socket's
+  EXPECT_EQ(verdict("b").passcred, facts::Tri::True);
+  EXPECT_EQ(verdict("libshared").sockets.size(), 2u); // a library: either
+}
+
+TEST(FactsIO, ServiceSocketsAndHandoverRoundTrip) {
+  std::string dir = writeTree({{"x.socket", "[Socket]\nListenDatagram=/run/x\nPassCredentials=no\n"}});
+  facts::Unit unit = readService(dir + "/x.socket");
+  facts::Unit code = extractUnit({"x.c", "int android_get_control_socket(const char *);"
+                                         "void f(void) { listen(android_get_control_socket(\"x\"), 1); }"}, {});
+  code.target = "xd";
+  for (const facts::Unit *u : {&unit, &code}) {
+    std::string text = facts::writeUnit(*u);
+    llvm::Expected<facts::Unit> back = facts::readUnit(text);
+    ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+    EXPECT_EQ(facts::writeUnit(*back), text);
+  }
+  EXPECT_NE(facts::writeUnit(unit).find("\"services\""), std::string::npos);
+  EXPECT_NE(facts::writeUnit(code).find("\"handover\":\"android:x\""), std::string::npos);
+  EXPECT_NE(facts::writeUnit(code).find("\"target\":\"xd\""), std::string::npos);
 }

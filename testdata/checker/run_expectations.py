@@ -14,9 +14,13 @@ repository root) and `// ARGS: ...` (compiler arguments; default -std=gnu11 for 
 C++).
 
 A project (testdata/checker/projects/NAME/) is several sources and headers with the same markers
-in any of them, and a project.yaml (options, args, sources, single_tu_findings). The runner writes
-its compile_commands.json in a scratch build directory and runs `afunix-check -p` over it, as on
-a real project; with `single_tu_findings: N` it also checks that --single-tu finds exactly N.
+in any of them, service files (systemd *.socket units, Android init *.rc files, in any
+subdirectory) whose `#` comment lines carry markers for the next line that is not a comment, and
+a project.yaml (options, args, sources, single_tu_findings, and targets: {source: program}, the
+program each source is built into, written as meson's "output"). The runner copies the project into a
+scratch directory (its own source tree, as a real project is), writes a compile_commands.json
+beside it and runs `afunix-check -p` over it; with `single_tu_findings: N` it also checks that
+--single-tu finds exactly N.
 
 A missing finding and an unexpected one both fail. Exit status: 0 pass, 1 fail, 2 cannot run.
 """
@@ -31,6 +35,22 @@ import sys
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MARKER = re.compile(r"\b(EXPECT(?:-NOTE|-MESSAGE|-FIXED|-SEVERITY)?):")
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp")
+# Files whose comments are whole lines starting with '#' or ';' (no comment can follow a setting).
+SERVICE_SUFFIXES = (".socket", ".socket.in", ".service", ".service.in", ".conf", ".rc")
+
+
+def marker_line(lines, number, path):
+    """The line a marker on line `number` is about: itself, or in a service file, where a comment
+    cannot follow a setting, the next line after the comment that is not a comment or blank."""
+    if not path.endswith(SERVICE_SUFFIXES) or not lines[number - 1].strip().startswith(("#", ";")):
+        return number
+    for later in range(number + 1, len(lines) + 1):
+        stripped = lines[later - 1].strip()
+        if stripped and not stripped.startswith(("#", ";")):
+            return later
+    return number
 
 
 def parse_expectations(path):
@@ -55,7 +75,8 @@ def parse_expectations(path):
     columns = []   # (line, rule, column)
     severities = []  # (line, severity)
     fixed = []     # line texts the fixed file must contain, in order
-    for number, text in enumerate(lines, start=1):
+    for marked, text in enumerate(lines, start=1):
+        number = marker_line(lines, marked, path)
         found = list(MARKER.finditer(text))
         for i, match in enumerate(found):
             end = found[i + 1].start() if i + 1 < len(found) else len(text)
@@ -161,13 +182,34 @@ def project_sources(directory, config):
     if listed:
         return [os.path.join(directory, s) for s in listed]
     return sorted(os.path.join(directory, f) for f in os.listdir(directory)
-                  if f.endswith((".c", ".cc", ".cpp")))
+                  if f.endswith(SOURCE_SUFFIXES))
+
+
+def project_files(directory):
+    """Every file of the project that may carry markers, in subdirectories too."""
+    out = []
+    for root, _, names in os.walk(directory):
+        for name in names:
+            if name.endswith(SOURCE_SUFFIXES + HEADER_SUFFIXES + SERVICE_SUFFIXES):
+                out.append(os.path.join(root, name))
+    return sorted(out)
 
 
 def run_project(checker, directory):
+    import shutil
     import tempfile
     import yaml
-    directory = os.path.abspath(directory)
+    original = os.path.abspath(directory)
+    with tempfile.TemporaryDirectory(prefix="afunix-project-") as scratch:
+        # A copy: the project is its own source tree, not a corner of this repository's.
+        directory = os.path.join(scratch, os.path.basename(original))
+        shutil.copytree(original, directory)
+        return run_project_in(checker, directory, original)
+
+
+def run_project_in(checker, directory, original):
+    import tempfile
+    import yaml
     config_path = os.path.join(directory, "project.yaml")
     config = {}
     if os.path.exists(config_path):
@@ -176,16 +218,20 @@ def run_project(checker, directory):
     options = list(config.get("options", []))
     extra = list(config.get("args", []))
     sources = project_sources(directory, config)
-    files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
-                   if f.endswith((".c", ".cc", ".cpp", ".h", ".hh", ".hpp")))
+    files = project_files(directory)
     expectations = {path: parse_expectations(path) for path in files}
     if not any(e[2] for e in expectations.values()) and not os.path.basename(directory).startswith("neg_"):
-        print(f"{directory}: a project needs EXPECT markers (or a neg_ name)", file=sys.stderr)
+        print(f"{original}: a project needs EXPECT markers (or a neg_ name)", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="afunix-project-") as build:
+        targets = config.get("targets", {})  # source -> the program it is built into
         database = [{"directory": directory, "file": src,
                      "arguments": ["cc", *default_args(src), f"-I{directory}", *extra, "-c", src]}
                     for src in sources]
+        for entry in database:
+            target = targets.get(os.path.relpath(entry["file"], directory))
+            if target:  # as meson writes it: the object in <target>.p/
+                entry["output"] = f"{target}.p/{os.path.basename(entry['file'])}.o"
         with open(os.path.join(build, "compile_commands.json"), "w") as f:
             json.dump(database, f)
         report, shown, error = run_checker(
@@ -215,7 +261,7 @@ def run_project(checker, directory):
                                             for f in single["findings"]))
     name = os.path.basename(directory)
     if problems:
-        print(f"FAIL {directory}\n  command: {shown}", file=sys.stderr)
+        print(f"FAIL {original}\n  (run on a copy in {directory})\n  command: {shown}", file=sys.stderr)
         for p in problems:
             print("  " + p, file=sys.stderr)
         return 1

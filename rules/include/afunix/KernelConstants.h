@@ -23,6 +23,17 @@ inline constexpr int kAfInet6 = 10;
 inline constexpr int kAfNetlink = 16;
 inline constexpr int kAfBluetooth = 31;
 
+// Socket types (include/linux/net.h); SOCK_TYPE_MASK drops SOCK_CLOEXEC and SOCK_NONBLOCK.
+inline constexpr int kSockStream = 1;
+inline constexpr int kSockDgram = 2;
+inline constexpr int kSockRaw = 3;
+inline constexpr int kSockSeqpacket = 5;
+inline constexpr int kSockTypeMask = 0xf;
+
+// The first socket-activation fd (sd-daemon.h SD_LISTEN_FDS_START): what a service manager
+// hands over starts after stdin, stdout and stderr.
+inline constexpr int kListenFdsStart = 3;
+
 // Socket options newer than some libcs' headers (include/uapi/asm-generic/socket.h).
 inline constexpr int kSoPassPidfd = 76;  // 6.5
 inline constexpr int kSoPeerPidfd = 77;  // 6.5

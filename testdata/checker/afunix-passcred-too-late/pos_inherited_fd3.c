@@ -10,5 +10,5 @@ static int enable_option(int fd, int option) {
 }
 
 int main(void) {
-  return enable_option(3, SO_PASSCRED); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: inherited fd 3
+  return enable_option(3, SO_PASSCRED); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: the parent process (inherited fd 3) made it
 }

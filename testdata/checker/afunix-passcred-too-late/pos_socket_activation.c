@@ -13,8 +13,8 @@ int main(void) {
   int n = sd_listen_fds(1);
   if (n < 1)
     return 1;
-  int fd = SD_LISTEN_FDS_START + 0; // EXPECT-NOTE: comes from outside
+  int fd = SD_LISTEN_FDS_START + 0; // EXPECT-NOTE: the program takes the socket over here
   int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: came from outside (socket activation, SD_LISTEN_FDS_START + 0)
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: but the service manager (socket activation, SD_LISTEN_FDS_START + 0) made it EXPECT-MESSAGE: set PassCredentials=yes in the socket unit that hands it over
   return 0;
 }

@@ -1,0 +1,137 @@
+#include "ServiceDiscovery.h"
+
+#include "Filters.h"
+#include "Paths.h"
+
+#include "ServiceFiles.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <set>
+
+namespace afunix::check {
+
+namespace {
+
+bool exists(const llvm::Twine &path) { return llvm::sys::fs::exists(path); }
+
+// A directory whose files are no sources: version control, and build trees (their configured
+// copies of *.socket.in would count twice).
+bool skippedDirectory(const std::string &dir) {
+  llvm::StringRef name = llvm::sys::path::filename(dir);
+  if (name.starts_with(".") || name == "node_modules")
+    return true;
+  for (const char *marker : {"CMakeCache.txt", "meson-private", "meson-info", "config.status"})
+    if (exists(dir + "/" + marker))
+      return true;
+  return false;
+}
+
+std::string commonDirectory(const std::vector<CompileJob> &jobs) {
+  std::string common;
+  for (const CompileJob &job : jobs) {
+    llvm::SmallString<256> dir(job.file);
+    llvm::sys::path::remove_filename(dir);
+    std::string d(dir);
+    if (common.empty()) {
+      common = d;
+      continue;
+    }
+    while (!common.empty() && !(d == common || llvm::StringRef(d).starts_with(common + "/"))) {
+      llvm::SmallString<256> up(common);
+      llvm::sys::path::remove_filename(up);
+      common = up == common ? "" : std::string(up);
+    }
+  }
+  return common;
+}
+
+// Walks `root` for service files, at most `budget` entries.
+void walk(const std::string &root, std::set<std::string> &found, std::size_t &budget, bool &cut) {
+  std::error_code ec;
+  llvm::sys::fs::recursive_directory_iterator it(root, ec, /*follow_symlinks=*/false), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    if (budget == 0) {
+      cut = true;
+      return;
+    }
+    --budget;
+    const std::string &path = it->path();
+    if (it->type() == llvm::sys::fs::file_type::directory_file) {
+      if (skippedDirectory(path))
+        it.no_push();
+      continue;
+    }
+    if (analysis::isServiceFileName(path) && llvm::sys::fs::is_regular_file(path))
+      found.insert(absolutePath(path));
+  }
+}
+
+bool hasWildcard(llvm::StringRef text) { return text.find_first_of("*?[") != llvm::StringRef::npos; }
+
+} // namespace
+
+std::string sourceTreeOf(const std::vector<CompileJob> &jobs) {
+  std::string common = commonDirectory(jobs);
+  for (std::string dir = common; !dir.empty();) {
+    for (const char *vcs : {".git", ".hg", ".svn"})
+      if (exists(dir + "/" + vcs))
+        return dir;
+    llvm::SmallString<256> up(dir);
+    llvm::sys::path::remove_filename(up);
+    if (up == dir || up.empty())
+      break;
+    dir = std::string(up);
+  }
+  return common;
+}
+
+std::vector<std::string> findServiceFiles(const ServiceFileSearch &search,
+                                          std::vector<std::string> &warnings) {
+  std::set<std::string> found;
+  std::size_t budget = search.maxEntries;
+  for (const std::string &root : search.roots) {
+    bool cut = false;
+    walk(root, found, budget, cut);
+    if (cut)
+      warnings.push_back("stopped looking for service files in " + root + " after " +
+                         std::to_string(search.maxEntries) +
+                         " entries; name them with --service-files=GLOB");
+  }
+  for (const std::string &glob : search.globs) {
+    std::string pattern = absolutePath(glob, search.base);
+    std::size_t matched = 0;
+    if (!hasWildcard(pattern)) {
+      if (!llvm::sys::fs::is_regular_file(pattern))
+        warnings.push_back("--service-files=" + glob + ": no such file");
+      else if (!analysis::isServiceFileName(pattern))
+        warnings.push_back("--service-files=" + glob +
+                           ": not a service file (*.socket, *.socket.in, *.rc); ignored");
+      else
+        found.insert(pattern);
+      continue;
+    }
+    // Walk from the directory before the first wildcard; match every file below it.
+    llvm::StringRef fixed = llvm::StringRef(pattern).take_front(pattern.find_first_of("*?["));
+    std::string start = fixed.substr(0, fixed.rfind('/')).str();
+    if (start.empty())
+      start = "/";
+    std::error_code ec;
+    std::size_t entries = search.maxEntries;
+    for (llvm::sys::fs::recursive_directory_iterator it(start, ec, false), end;
+         !ec && it != end && entries > 0; it.increment(ec), --entries)
+      if (it->type() != llvm::sys::fs::file_type::directory_file && globMatch(pattern, it->path()) &&
+          analysis::isServiceFileName(it->path())) {
+        found.insert(absolutePath(it->path()));
+        ++matched;
+      }
+    if (matched == 0)
+      warnings.push_back("--service-files=" + glob + ": matches no service file");
+  }
+  return {found.begin(), found.end()};
+}
+
+} // namespace afunix::check

@@ -1,0 +1,7 @@
+#include "LogListener.h"
+
+int main() {
+  LogListener listener;
+  while (listener.onDataAvailable()) {
+  }
+}
