@@ -26,6 +26,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
+#include <set>
 
 namespace afunix::analysis {
 
@@ -858,6 +860,12 @@ private:
     }
     return place;
   }
+  void scmCredentialsNamed() {
+    if (const FunctionDecl *fn = currentFunction())
+      U.functions[functionId(fn)].buildsScmCredentials = true;
+  }
+  facts::Address socketAddress(const Expr *arg);
+  void recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event);
   void scmRightsNamed() {
     if (const FunctionDecl *fn = currentFunction())
       U.functions[functionId(fn)].buildsScmRights = true;
@@ -922,6 +930,28 @@ std::optional<std::string> constantString(const Expr *expr) {
       if (const auto *literal = dyn_cast<StringLiteral>(var->getInit()->IgnoreParenImpCasts()))
         return literal->getString().str();
   return std::nullopt;
+}
+
+// Calls that write data to an fd.
+bool isWriteCall(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("send", "sendto", "sendmsg", "sendmmsg", "write", "writev", true)
+      .Default(false);
+}
+
+// A string constant that can be an AF_UNIX address: a path ("/run/app.sock", "app.sock" is too
+// vague), an abstract name ("@app", "\0app"); no spaces, no format directives, fits sun_path.
+bool looksLikeSocketPath(llvm::StringRef text) {
+  if (text.empty() || text.size() >= 108 || text.contains(' ') || text.contains('%') || text.contains('\n'))
+    return false;
+  return text.front() == '/' || text.front() == '@' || text.front() == '\0';
+}
+
+// The address as the facts write it: an abstract name ("\0name") as "@name".
+std::string unixPath(llvm::StringRef text) {
+  if (!text.empty() && text.front() == '\0')
+    return "@" + text.drop_front().split('\0').first.str();
+  return text.str();
 }
 
 // Functions that compare two strings (how sd_listen_fds_with_names() users pick their fd).
@@ -1162,16 +1192,24 @@ bool Extractor::VisitDeclRefExpr(DeclRefExpr *ref) {
   if (Compared.count(ref))
     return true;
   if (const auto *constant = dyn_cast<EnumConstantDecl>(ref->getDecl()))
-    if (const IdentifierInfo *id = constant->getIdentifier(); id && id->getName() == "SCM_RIGHTS")
-      scmRightsNamed();
+    if (const IdentifierInfo *id = constant->getIdentifier()) {
+      if (id->getName() == "SCM_RIGHTS")
+        scmRightsNamed();
+      else if (id->getName() == "SCM_CREDENTIALS")
+        scmCredentialsNamed();
+    }
   return true;
 }
 
 bool Extractor::VisitIntegerLiteral(IntegerLiteral *literal) {
   // musl and others spell SCM_RIGHTS as a plain macro for 1.
-  if (!Compared.count(literal) && literal->getBeginLoc().isMacroID() && literal->getValue() == 1 &&
-      Lexer::getImmediateMacroName(literal->getBeginLoc(), SM, Lang) == "SCM_RIGHTS")
-    scmRightsNamed();
+  if (!Compared.count(literal) && literal->getBeginLoc().isMacroID()) {
+    llvm::StringRef macro = Lexer::getImmediateMacroName(literal->getBeginLoc(), SM, Lang);
+    if (literal->getValue() == 1 && macro == "SCM_RIGHTS")
+      scmRightsNamed();
+    else if (literal->getValue() == 2 && macro == "SCM_CREDENTIALS")
+      scmCredentialsNamed();
+  }
   return true;
 }
 
@@ -1978,6 +2016,129 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
   }
 }
 
+// The sun_path a bind()/connect()/sendto() address argument holds: `&addr` (or `&sa.un`,
+// `(struct sockaddr *)&addr`) of a local filled in this function by an initializer
+// ({.sun_path = "/run/x"}) or a copy into addr.sun_path (strcpy, strncpy, strlcpy, memcpy,
+// snprintf with "%s" or a constant format), from a constant or from a parameter. Writing into
+// sun_path + 1 (or &sun_path[1]) makes an abstract name. When the function fills it in more
+// than one way, it is not known.
+facts::Address Extractor::socketAddress(const Expr *arg) {
+  facts::Address out;
+  const Expr *e = arg->IgnoreParenCasts();
+  // glibc's _GNU_SOURCE __CONST_SOCKADDR_ARG: a transparent union built around the pointer.
+  if (const auto *literal = dyn_cast<CompoundLiteralExpr>(e))
+    if (const auto *list = dyn_cast_or_null<InitListExpr>(literal->getInitializer());
+        list && list->getNumInits() == 1)
+      e = list->getInit(0)->IgnoreParenCasts();
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    e = u->getSubExpr()->IgnoreParenCasts();
+  while (const auto *m = dyn_cast<MemberExpr>(e))
+    e = m->getBase()->IgnoreParenCasts();
+  const auto *ref = dyn_cast<DeclRefExpr>(e);
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !Current || !Current->fn || !Current->fn->getBody())
+    return out;
+  // The member expression `x.sun_path` (or `x.un.sun_path`) of this variable, and whether the
+  // expression writes past its first byte (an abstract name).
+  auto sunPathOf = [&](const Expr *dest, bool &abstract) -> bool {
+    dest = dest->IgnoreParenCasts();
+    abstract = false;
+    if (const auto *plus = dyn_cast<BinaryOperator>(dest); plus && plus->getOpcode() == BO_Add) {
+      std::optional<std::int64_t> offset = evalInt(plus->getRHS(), Ctx);
+      abstract = offset && *offset == 1;
+      dest = plus->getLHS()->IgnoreParenCasts();
+    } else if (const auto *address = dyn_cast<UnaryOperator>(dest); address && address->getOpcode() == UO_AddrOf) {
+      if (const auto *element = dyn_cast<ArraySubscriptExpr>(address->getSubExpr()->IgnoreParenCasts())) {
+        std::optional<std::int64_t> index = evalInt(element->getIdx(), Ctx);
+        abstract = index && *index == 1;
+        dest = element->getBase()->IgnoreParenCasts();
+      }
+    }
+    const auto *member = dyn_cast<MemberExpr>(dest);
+    if (!member || !member->getMemberDecl()->getIdentifier() || member->getMemberDecl()->getName() != "sun_path")
+      return false;
+    const Expr *base = member->getBase()->IgnoreParenCasts();
+    while (const auto *m = dyn_cast<MemberExpr>(base))
+      base = m->getBase()->IgnoreParenCasts();
+    const auto *baseRef = dyn_cast<DeclRefExpr>(base);
+    return baseRef && baseRef->getDecl() == var;
+  };
+  std::set<std::string> paths;
+  std::set<int> params;
+  auto take = [&](const Expr *source, bool abstract) {
+    source = source->IgnoreParenImpCasts();
+    if (std::optional<std::string> text = constantString(source)) {
+      paths.insert(abstract ? "@" + *text : unixPath(*text));
+      return;
+    }
+    if (const auto *r = dyn_cast<DeclRefExpr>(source))
+      if (const auto *param = dyn_cast<ParmVarDecl>(r->getDecl()); param && param->getDeclContext() == Current->fn) {
+        params.insert(static_cast<int>(param->getFunctionScopeIndex()));
+        return;
+      }
+    paths.insert(""); // something else: not known
+  };
+  if (const auto *init = dyn_cast_or_null<InitListExpr>(var->getInit() ? var->getInit()->IgnoreImplicit() : nullptr)) {
+    if (const RecordDecl *record = init->getType()->getAsRecordDecl())
+      for (const FieldDecl *field : record->fields())
+        if (field->getIdentifier() && field->getName() == "sun_path" && field->getFieldIndex() < init->getNumInits())
+          if (const auto *literal = dyn_cast<StringLiteral>(init->getInit(field->getFieldIndex())->IgnoreParenImpCasts()))
+            paths.insert(unixPath(literal->getString()));
+  }
+  std::function<void(const Stmt *)> look = [&](const Stmt *st) {
+    if (!st)
+      return;
+    if (const auto *call = dyn_cast<CallExpr>(st))
+      if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->getIdentifier() && call->getNumArgs() >= 2) {
+        llvm::StringRef name = callee->getName();
+        bool abstract = false;
+        if ((name == "strcpy" || name == "strncpy" || name == "strlcpy" || name == "memcpy" ||
+             name == "stpcpy" || name == "stpncpy" || name == "__builtin_strncpy" || name == "__builtin_memcpy" ||
+             name == "__builtin_strcpy") && sunPathOf(call->getArg(0), abstract))
+          take(call->getArg(1), abstract);
+        else if ((name == "snprintf" || name == "sprintf") && sunPathOf(call->getArg(0), abstract)) {
+          unsigned format = name == "snprintf" ? 2 : 1;
+          if (call->getNumArgs() > format)
+            if (std::optional<std::string> f = constantString(call->getArg(format))) {
+              if (*f == "%s" && call->getNumArgs() > format + 1)
+                take(call->getArg(format + 1), abstract);
+              else if (!llvm::StringRef(*f).contains('%'))
+                take(call->getArg(format), abstract);
+              else
+                paths.insert("");
+            }
+        }
+      }
+    for (const Stmt *child : st->children())
+      look(child);
+  };
+  look(Current->fn->getBody());
+  if (paths.size() + params.size() != 1 || paths.count(""))
+    return out;
+  if (!paths.empty())
+    out.path = *paths.begin();
+  else
+    out.param = *params.begin();
+  return out;
+}
+
+void Extractor::recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event) {
+  // write()/writev() on any fd is common (files, pipes): only where sockets are handled.
+  if ((name == "write" || name == "writev") && !Current->socketCalls)
+    return;
+  std::optional<Id> place = placeOf(call->getArg(0));
+  if (!place)
+    return;
+  facts::Write fact;
+  fact.place = *place;
+  fact.site = makeSite(call, call->getArg(0), event.loop);
+  fact.credentials = (name == "sendmsg" || name == "sendmmsg") && Current->fn &&
+                     U.functions[functionId(Current->fn)].buildsScmCredentials;
+  if (name == "sendto" && call->getNumArgs() >= 5)
+    fact.address = socketAddress(call->getArg(4));
+  U.writes.push_back(std::move(fact));
+}
+
 void Extractor::processCall(const CallExpr *call, const Event &event) {
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee) {
@@ -1988,6 +2149,9 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     return;
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   bool api = isSocketApi(callee);
+
+  if (api && isWriteCall(name) && call->getNumArgs() >= 1)
+    recordWrite(call, name, event);
 
   // A creating call interns its value (and its origin) even when the value is dropped.
   if (api && (name == "socket" || name == "accept" || name == "accept4" || name == "paccept"))
@@ -2006,6 +2170,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
                   : name == "listen" ? facts::Lifecycle::Listen
                                      : facts::Lifecycle::Connect;
       fact.statement = event.statement;
+      if (fact.kind != facts::Lifecycle::Listen && call->getNumArgs() >= 2)
+        fact.address = socketAddress(call->getArg(1));
       U.lifecycle.push_back(std::move(fact));
     }
   } else if (api && isReceiveCall(name) && call->getNumArgs() >= 1) {
@@ -2179,6 +2345,9 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       arg.text = sourceText(value, Ctx);
       arg.var = variableKey(value);
       any = true;
+    } else if (std::optional<std::string> path = constantString(value); path && looksLikeSocketPath(*path)) {
+      arg.constant = unixPath(*path);
+      any = true; // the callee may bind or connect to it
     }
     call.args.push_back(std::move(arg));
   }

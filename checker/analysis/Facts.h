@@ -109,6 +109,7 @@ struct Function {
   std::vector<Id> controlCallees;  // functions handed this function's msghdr/cmsghdr
   std::vector<Id> overrides;       // virtual methods this one overrides (transitively)
   bool buildsScmRights = false;    // names SCM_RIGHTS other than in a comparison
+  bool buildsScmCredentials = false; // names SCM_CREDENTIALS other than in a comparison
   bool addressEscapes = false;     // address taken for something other than a known callback
   bool system = false;             // declared in a system header (never analysed)
 };
@@ -168,11 +169,21 @@ struct OptionSet {
 
 enum class Lifecycle : std::uint8_t { Bind, Listen, Connect };
 
+// The AF_UNIX address a bind(), connect() or sendto() names: the sun_path the function fills in
+// ("/run/app.sock"; an abstract name as "@name"), or the parameter of its function the path comes
+// from (the callers' constants then name it). Paired by it, a server and its clients meet.
+struct Address {
+  std::string path;
+  int param = -1;
+  bool known() const { return !path.empty() || param >= 0; }
+};
+
 struct LifecycleEvent {
   Id place = kNone;
   Id site = kNone;
   Lifecycle kind = Lifecycle::Bind;
   Id statement = kNone;
+  Address address; // bind() and connect()
 };
 
 enum class ReceiveKind : std::uint8_t { Recvmsg, Other }; // Other: recv/recvfrom/read/readv/recvmmsg
@@ -199,6 +210,15 @@ struct Send {
   Id channel = kNone;
   Id site = kNone;
   int msghdrParam = -1;
+};
+
+// Data written to a socket (send(), sendto(), sendmsg(), write(), writev()): what a client does
+// first decides whether a server's late SO_PASSCRED loses its credentials.
+struct Write {
+  Id place = kNone;
+  Id site = kNone;
+  bool credentials = false; // a sendmsg() whose function attaches SCM_CREDENTIALS
+  Address address;          // sendto(): where it goes
 };
 
 enum class LimitWhere : std::uint8_t { CmsgLen, PayloadCopy, BufferSize };
@@ -235,6 +255,7 @@ struct Argument {
   ArgMode mode = ArgMode::None;
   std::string text; // as written, for messages
   std::string var;  // Site::var of the argument
+  std::string constant; // a string constant that looks like a socket path ("/run/x", "@x")
 };
 
 // A call of a function that is not a socket API call (those become facts). The link turns its
@@ -301,6 +322,7 @@ struct Unit {
   std::vector<Receive> receives;
   std::vector<Payload> payloads;
   std::vector<Send> sends;
+  std::vector<Write> writes;
   std::vector<Limit> limits;
   std::vector<Flow> flows;
   std::vector<Call> calls;

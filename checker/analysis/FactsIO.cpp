@@ -156,6 +156,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.ids("control_callees", f.controlCallees);
       w.ids("overrides", f.overrides);
       w.flag("builds_scm_rights", f.buildsScmRights);
+      w.flag("builds_scm_credentials", f.buildsScmCredentials);
       w.flag("address_escapes", f.addressEscapes);
       w.flag("system", f.system);
     });
@@ -231,6 +232,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       j.attribute("site", static_cast<std::int64_t>(l.site));
       j.attribute("kind", name(l.kind));
       w.id("statement", l.statement);
+      w.text("address", l.address.path);
+      w.integer("address_param", l.address.param, -1);
     });
     w.array("receives", u.receives, [&](const Receive &r) {
       j.attribute("place", static_cast<std::int64_t>(r.place));
@@ -249,6 +252,14 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       j.attribute("site", static_cast<std::int64_t>(s.site));
       w.integer("msghdr_param", s.msghdrParam, -1);
     });
+    if (!u.writes.empty())
+      w.array("writes", u.writes, [&](const Write &x) {
+        j.attribute("place", static_cast<std::int64_t>(x.place));
+        j.attribute("site", static_cast<std::int64_t>(x.site));
+        w.flag("credentials", x.credentials);
+        w.text("address", x.address.path);
+        w.integer("address_param", x.address.param, -1);
+      });
     w.array("limits", u.limits, [&](const Limit &l) {
       j.attribute("site", static_cast<std::int64_t>(l.site));
       j.attribute("count", l.count);
@@ -274,6 +285,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
             w.id("place", a.place);
             w.text("text", a.text);
             w.text("var", a.var);
+            w.text("constant", a.constant);
           });
       });
       w.flag("passes_control", c.passesControl);
@@ -550,6 +562,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       for (const json::Value &v : *a)
         f.overrides.push_back(r.refValue(v, nFunctions, "overrides"));
     f.buildsScmRights = r.flag(o, "builds_scm_rights");
+    f.buildsScmCredentials = r.flag(o, "builds_scm_credentials");
     f.addressEscapes = r.flag(o, "address_escapes");
     f.system = r.flag(o, "system");
     u.functions.push_back(std::move(f));
@@ -643,6 +656,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.site = r.ref(o, "site", nSites, "lifecycle", true);
     f.kind = r.enumeration(o, "kind", kLifecycles, Lifecycle::Bind, "lifecycle");
     f.statement = r.ref(o, "statement", nStatements, "lifecycle");
+    f.address.path = r.text(o, "address");
+    f.address.param = static_cast<int>(r.integer(o, "address_param", -1, "lifecycle"));
     u.lifecycle.push_back(f);
   });
   r.each(*root, "receives", "receives", [&](const json::Object &o) {
@@ -667,6 +682,15 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.site = r.ref(o, "site", nSites, "sends", true);
     f.msghdrParam = static_cast<int>(r.integer(o, "msghdr_param", -1, "sends"));
     u.sends.push_back(f);
+  });
+  r.each(*root, "writes", "writes", [&](const json::Object &o) {
+    Write f;
+    f.place = r.ref(o, "place", nPlaces, "writes", true);
+    f.site = r.ref(o, "site", nSites, "writes", true);
+    f.credentials = r.flag(o, "credentials");
+    f.address.path = r.text(o, "address");
+    f.address.param = static_cast<int>(r.integer(o, "address_param", -1, "writes"));
+    u.writes.push_back(f);
   });
   r.each(*root, "limits", "limits", [&](const json::Object &o) {
     Limit f;
@@ -695,6 +719,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       arg.place = r.ref(a, "place", nPlaces, "call args");
       arg.text = r.text(a, "text");
       arg.var = r.text(a, "var");
+      arg.constant = r.text(a, "constant");
       if (arg.place == kNone && (arg.mode == ArgMode::Address || arg.mode == ArgMode::Array))
         r.fail("call args: an address or array argument names no place");
       c.args.push_back(std::move(arg));

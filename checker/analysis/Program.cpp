@@ -134,6 +134,7 @@ void Program::mergeUnit(const facts::Unit &u) {
       if (!llvm::is_contained(g.paramIsInt, p))
         g.paramIsInt.push_back(p);
     g.buildsScmRights |= f.buildsScmRights;
+    g.buildsScmCredentials |= f.buildsScmCredentials;
     g.addressEscapes |= f.addressEscapes;
     if (g.credentialOutcome == facts::CredentialOutcome::Unknown)
       g.credentialOutcome = f.credentialOutcome;
@@ -285,6 +286,13 @@ void Program::mergeUnit(const facts::Unit &u) {
     copy.site = siteMap[s.site];
     if (!seen(SendKeys, copy.site))
       sends.push_back(copy);
+  }
+  for (const facts::Write &w : u.writes) {
+    facts::Write copy = w;
+    copy.place = placeMap[w.place];
+    copy.site = siteMap[w.site];
+    if (!seen(WriteKeys, std::make_pair(copy.site, copy.place)))
+      writes.push_back(copy);
   }
   for (const facts::Limit &l : u.limits) {
     facts::Limit copy = l;
@@ -1008,8 +1016,16 @@ std::string Program::dump() const {
     out += "option " + std::string(facts::name(o.option)) + " " + facts::name(o.value) + " " +
            display(o.place) + " line " + line(o.site) + (o.throughWrapper ? " wrapper" : "") +
            (o.familyGuarded ? " guarded" : "") + "\n";
+  auto address = [](const facts::Address &a) {
+    return (a.path.empty() ? "" : " address " + a.path) +
+           (a.param >= 0 ? " address_param " + std::to_string(a.param) : "");
+  };
   for (const facts::LifecycleEvent &l : lifecycle)
-    out += std::string(facts::name(l.kind)) + " " + display(l.place) + " line " + line(l.site) + "\n";
+    out += std::string(facts::name(l.kind)) + " " + display(l.place) + " line " + line(l.site) +
+           address(l.address) + "\n";
+  for (const facts::Write &w : writes)
+    out += "write " + display(w.place) + " line " + line(w.site) + (w.credentials ? " credentials" : "") +
+           address(w.address) + "\n";
   for (const facts::Receive &r : receives) {
     out += "receive " + std::string(facts::name(r.kind)) + " " + display(r.place) + " line " + line(r.site);
     Id fn = sites[r.site].function;
@@ -1032,7 +1048,8 @@ std::string Program::dump() const {
   for (const facts::Call &c : calls) {
     out += "call " + functions[c.callee].name + " line " + line(c.site);
     for (const facts::Argument &a : c.args)
-      out += " " + (a.mode == facts::ArgMode::None ? std::string("-") : std::string(facts::name(a.mode)) + ":" + display(a.place));
+      out += " " + (a.mode == facts::ArgMode::None ? std::string("-") : std::string(facts::name(a.mode)) + ":" + display(a.place)) +
+             (a.constant.empty() ? "" : "\"" + a.constant + "\"");
     out += "\n";
   }
   for (const facts::Flow &f : flows)

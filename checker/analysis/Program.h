@@ -62,6 +62,7 @@ public:
   std::vector<facts::Receive> receives;
   std::vector<facts::Payload> payloads;
   std::vector<facts::Send> sends;
+  std::vector<facts::Write> writes;
   std::vector<facts::Limit> limits;
   std::vector<facts::Flow> flows;
   std::vector<facts::Call> calls;
@@ -141,7 +142,7 @@ private:
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
-  std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys;
+  std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys;
   std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
   std::set<std::tuple<Id, Id, int>> CallbackKeys;
 

@@ -122,6 +122,95 @@ std::string handoverAdvice(const Program &P, const Handover &handover, const fac
 }
 
 // ---------------------------------------------------------------------------------------------
+// Paired endpoints
+
+std::vector<std::string> addressesOf(const Program &P, const facts::Address &address, Id site) {
+  std::vector<std::string> out;
+  if (!address.path.empty())
+    out.push_back(address.path);
+  Id function = site == kNone ? kNone : P.sites[site].function;
+  if (address.param >= 0 && function != kNone)
+    for (Id c : P.callsOf(function)) {
+      const facts::Call &call = P.calls[c];
+      if (static_cast<std::size_t>(address.param) < call.args.size()) {
+        const std::string &constant = call.args[address.param].constant;
+        if (!constant.empty() && !llvm::is_contained(out, constant))
+          out.push_back(constant);
+      }
+    }
+  return out;
+}
+
+std::vector<Client> clientsOf(const Program &P, const CredentialQueries &Q, Id server) {
+  std::set<std::string> bound;
+  for (Id e : Q.eventsOn(server, facts::Lifecycle::Bind))
+    for (const std::string &a : addressesOf(P, P.lifecycle[e].address, P.lifecycle[e].site))
+      bound.insert(a);
+  for (Id s : handoverOf(P, server).sockets)
+    if (P.services[s].family == facts::Family::Unix)
+      bound.insert(P.services[s].address);
+  std::vector<Client> out;
+  if (bound.empty())
+    return out;
+  auto add = [&](Id place, Id at) {
+    for (Id origin : P.originsOf(place))
+      if (origin != server && createdHere(P.creates[origin].how))
+        out.push_back({origin, at, place});
+  };
+  for (const facts::LifecycleEvent &e : P.lifecycle)
+    if (e.kind == facts::Lifecycle::Connect)
+      for (const std::string &a : addressesOf(P, e.address, e.site))
+        if (bound.count(a)) {
+          add(e.place, e.site);
+          break;
+        }
+  for (const facts::Write &w : P.writes)
+    for (const std::string &a : addressesOf(P, w.address, w.site))
+      if (bound.count(a)) {
+        add(w.place, w.site);
+        break;
+      }
+  return out;
+}
+
+ClientVerdict clientStart(const Program &P, const CredentialQueries &Q, const Client &client) {
+  if (!Q.optionsOn(client.origin).empty())
+    return {ClientStart::EnablesPasscred, P.options[Q.optionsOn(client.origin).front()].site};
+  std::vector<const facts::Write *> writes;
+  for (const facts::Write &w : P.writes)
+    if (P.reaches(client.origin, w.place))
+      writes.push_back(&w);
+  if (writes.empty())
+    return {};
+  if (llvm::all_of(writes, [](const facts::Write *w) { return w->credentials; }))
+    return {ClientStart::SendsCredentials, writes.front()->site};
+  // Each write must come after a receive on the same socket: in its function, a receive that
+  // every path to the write passes; across functions, one that is ordered before it.
+  Id waitedWith = kNone;
+  for (const facts::Write *w : writes) {
+    if (w->credentials)
+      continue;
+    Id before = kNone;
+    for (const facts::Receive &r : P.receives) {
+      if (!P.reaches(client.origin, r.place))
+        continue;
+      bool ordered = P.sites[r.site].function == P.sites[w->site].function
+                         ? P.mustFollow(r.site, w->site, false)
+                         : Q.mustFollow(client.origin, r.site, r.place, w->site, w->place, false);
+      if (ordered) {
+        before = r.site;
+        break;
+      }
+    }
+    if (before == kNone)
+      return {ClientStart::SendsAtOnce, w->site};
+    if (waitedWith == kNone)
+      waitedWith = before;
+  }
+  return {ClientStart::WaitsForServer, waitedWith};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Credentials
 
 CredentialQueries::CredentialQueries(const Program &program) : P(program) {

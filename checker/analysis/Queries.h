@@ -60,6 +60,36 @@ private:
   std::vector<std::vector<Id>> Events;                // by origin
 };
 
+// ---------------------------------------------------------------------------------------------
+// Paired endpoints: a server and the clients that connect to its address.
+
+// The sun_paths an address may be: its own constant, or the constants the callers of its
+// function pass for its parameter.
+std::vector<std::string> addressesOf(const Program &program, const facts::Address &address, Id site);
+
+struct Client {
+  Id origin = kNone; // the client's socket
+  Id at = kNone;     // its connect() (or sendto()) naming the server's address
+  Id place = kNone;  // the place that fact is on
+};
+// Every socket of the program that connect()s or sendto()s to an address `server` is bound to (by
+// bind(), or by the socket unit a service manager made it from).
+std::vector<Client> clientsOf(const Program &program, const CredentialQueries &queries, Id server);
+
+// What a client does before its first message, as far as a late SO_PASSCRED at the server goes.
+enum class ClientStart {
+  Unknown,          // it writes nothing the program shows, or nothing can be said
+  EnablesPasscred,  // SO_PASSCRED on its own socket: credentials are attached to every message
+  SendsCredentials, // every sendmsg() attaches SCM_CREDENTIALS, which survive a late enable
+  WaitsForServer,   // it receives before each write: it writes only once the server has
+  SendsAtOnce,      // some write may come before anything from the server
+};
+struct ClientVerdict {
+  ClientStart start = ClientStart::Unknown;
+  Id site = kNone; // the option, the write, or the receive it waits with
+};
+ClientVerdict clientStart(const Program &program, const CredentialQueries &queries, const Client &client);
+
 enum class FdKind { UnixSocket, OtherSocket, NotSocket, Unknown };
 FdKind fdKind(const facts::Create &create);
 

@@ -43,6 +43,69 @@ public:
   }
 
 private:
+  struct Paired {
+    bool harmless = false; // every client makes the late SO_PASSCRED harmless
+    Id atOnce = kNone;     // a client's write that may come before it
+  };
+  // The clients of the servers' addresses (Queries.h: clientsOf), as they bear on `option`, late
+  // on the accepted or bound socket `late`: harmless when each client enables SO_PASSCRED itself,
+  // attaches SCM_CREDENTIALS to what it sends (they survive a late enable), or writes only after
+  // receiving from the server, which writes only after the option.
+  Paired judgeClients(const std::vector<Id> &servers, const facts::OptionSet &option, Id late) {
+    Paired out;
+    std::vector<Client> clients;
+    for (Id server : servers)
+      for (const Client &c : clientsOf(P, Q, server))
+        clients.push_back(c);
+    if (clients.empty())
+      return out;
+    out.harmless = true;
+    for (const Client &c : clients) {
+      ClientVerdict v = clientStart(P, Q, c);
+      switch (v.start) {
+      case ClientStart::EnablesPasscred:
+      case ClientStart::SendsCredentials:
+        break;
+      case ClientStart::WaitsForServer:
+        out.harmless &= serverWritesOnlyAfter(option, late);
+        break;
+      case ClientStart::SendsAtOnce:
+        if (out.atOnce == kNone)
+          out.atOnce = v.site;
+        out.harmless = false;
+        break;
+      case ClientStart::Unknown:
+        out.harmless = false;
+        break;
+      }
+    }
+    return out;
+  }
+
+  // The server writes on `late` (its greeting, its answers) only after `option`: a client that
+  // waits for it writes after the option too. A server that never writes leaves it waiting for
+  // nothing, so that is not enough.
+  bool serverWritesOnlyAfter(const facts::OptionSet &option, Id late) {
+    bool any = false;
+    for (const facts::Write &w : P.writes) {
+      if (!P.reaches(late, w.place))
+        continue;
+      any = true;
+      bool after = P.sites[w.site].function == P.sites[option.site].function
+                       ? P.mustFollow(option.site, w.site, false)
+                       : Q.mustFollow(late, option.site, option.place, w.site, w.place, false);
+      if (!after)
+        return false;
+    }
+    return any;
+  }
+
+  void noteClient(Report &r, const Paired &paired) {
+    if (paired.atOnce != kNone)
+      Ctx.note(r, paired.atOnce,
+               "a client writes here right after connecting, before the server enables SO_PASSCRED");
+  }
+
   // SO_PASSCRED set by the program on a socket a service manager made: late, unless the manager
   // enabled it before handing it over (then this call is redundant, not late).
   bool checkHandedOver(const facts::OptionSet &option, Id origin) {
@@ -113,6 +176,9 @@ private:
       if (enabledBefore(listener, facts::Lifecycle::Listen))
         return false;
     }
+    Paired paired = judgeClients(listeners, option, origin);
+    if (paired.harmless)
+      return false;
     if (!handed.empty()) {
       if (handed.size() != listeners.size())
         return false; // some made here, some handed over: no one place to fix
@@ -122,6 +188,7 @@ private:
       Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
       Ctx.note(r, accepted.site, "accept() here");
       noteServiceFiles(Ctx, r, handed);
+      noteClient(r, paired);
       return true;
     }
     const auto *chosen = Ctx.variant("accepted-socket");
@@ -147,6 +214,7 @@ private:
                "listening socket created here, without SO_PASSCRED before listen()");
     if (listens.size() == 1)
       Ctx.note(r, P.lifecycle[listens.front()].site, "listen() here");
+    noteClient(r, paired);
     return true;
   }
 
@@ -168,6 +236,14 @@ private:
       const facts::OptionSet &other = P.options[o];
       if (&other != &option &&
           Q.mayPrecede(origin, other.site, other.place, before->site, before->place, /*unknown=*/true))
+        return false;
+    }
+    // A datagram server's clients may make it harmless; a listener's cannot: since 6.16 a
+    // connection made before the option never gets it, whatever the client does.
+    Paired paired;
+    if (kind == facts::Lifecycle::Bind) {
+      paired = judgeClients({origin}, option, origin);
+      if (paired.harmless)
         return false;
     }
     const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind" : "listener-after-listen";
@@ -197,6 +273,7 @@ private:
                                                                 : "the socket listens from this call");
     Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
     Ctx.note(r, P.creates[origin].site, "socket created here");
+    noteClient(r, paired);
     return true;
   }
 

@@ -872,3 +872,32 @@ TEST(FactsIO, ServiceSocketsAndHandoverRoundTrip) {
   EXPECT_NE(facts::writeUnit(code).find("\"handover\":\"android:x\""), std::string::npos);
   EXPECT_NE(facts::writeUnit(code).find("\"target\":\"xd\""), std::string::npos);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Paired endpoints: addresses, clients, what a client does first
+
+TEST(Extract, AddressesOfBindConnectAndSendto) {
+  Linked f = one("#include <stdio.h>\n#define PATH \"/run/a.sock\"\n"
+                 "void lit(int fd) { struct sockaddr_un a = {.sun_family = AF_UNIX, .sun_path = PATH};"
+                 "  bind(fd, (struct sockaddr *)&a, sizeof a); }\n"
+                 "void cpy(int fd) { struct sockaddr_un a = {0}; strncpy(a.sun_path, \"/run/b\", 107);"
+                 "  connect(fd, (struct sockaddr *)&a, sizeof a); }\n"
+                 "void abs1(int fd) { struct sockaddr_un a = {0}; strcpy(a.sun_path + 1, \"c\");"
+                 "  bind(fd, (struct sockaddr *)&a, sizeof a); }\n"
+                 "void abs2(int fd) { struct sockaddr_un a = {0}; memcpy(a.sun_path, \"\\0d\", 2);"
+                 "  sendto(fd, \"x\", 1, 0, (struct sockaddr *)&a, sizeof a); }\n"
+                 "void fmt(int fd, const char *p) { struct sockaddr_un a = {0};"
+                 "  snprintf(a.sun_path, sizeof a.sun_path, \"%s\", p); connect(fd, (struct sockaddr *)&a, sizeof a); }\n"
+                 "void two(int fd, int x) { struct sockaddr_un a = {0};"
+                 "  if (x) strcpy(a.sun_path, \"/e\"); else strcpy(a.sun_path, \"/f\");"
+                 "  bind(fd, (struct sockaddr *)&a, sizeof a); }\n"
+                 "void caller(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); fmt(fd, \"/run/g\"); printf(\"%d\\n\", fd); }\n");
+  EXPECT_TRUE(f.has("bind param:lit#0 line 12 address /run/a.sock\n")) << f.dump;
+  EXPECT_TRUE(f.has("connect param:cpy#0 line 13 address /run/b\n")) << f.dump;
+  EXPECT_TRUE(f.has("bind param:abs1#0 line 14 address @c\n")) << f.dump;
+  EXPECT_TRUE(f.has("write param:abs2#0 line 15 address @d\n")) << f.dump;
+  EXPECT_TRUE(f.has("connect param:fmt#0 line 16 address_param 1\n")) << f.dump;
+  EXPECT_TRUE(f.has("call fmt line 18 value:local:caller:fd -\"/run/g\"")) << f.dump;
+  // Two ways to fill it in: not known.
+  EXPECT_TRUE(f.has("bind param:two#0 line 17\n")) << f.dump;
+}
