@@ -100,6 +100,18 @@ private:
     return any;
   }
 
+  // The fix that enables SO_PASSCRED right before `event` (a listen() or bind() statement on a
+  // plain socket expression), wherever it is.
+  void insertBefore(Report &r, const facts::LifecycleEvent &event) {
+    if (event.statement == kNone || !P.statements[event.statement].plainSocket)
+      return;
+    const facts::Statement &at = P.statements[event.statement];
+    r.fixes.push_back({at.file, at.begin, 0,
+                       "{ int afunix_on = 1; setsockopt(" + P.sites[event.site].text +
+                           ", SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }\n" +
+                           at.indentation});
+  }
+
   void noteClient(Report &r, const Paired &paired) {
     if (paired.atOnce != kNone)
       Ctx.note(r, paired.atOnce,
@@ -179,35 +191,41 @@ private:
     Paired paired = judgeClients(listeners, option, origin);
     if (paired.harmless)
       return false;
+    // The server reads from the connection before enabling it: what it read came without
+    // credentials on every connection, not only when a client is quick.
+    Id readFirst = kNone;
+    for (const facts::Receive &read : P.receives)
+      if (P.reaches(origin, read.place) &&
+          Q.mayPrecede(origin, read.site, read.place, option.site, option.place, /*unknown=*/false)) {
+        readFirst = read.site;
+        break;
+      }
+    const char *variantId = readFirst != kNone ? "accepted-socket-after-read" : "accepted-socket";
     if (!handed.empty()) {
       if (handed.size() != listeners.size())
         return false; // some made here, some handed over: no one place to fix
-      const auto *chosen = Ctx.variant("accepted-socket");
+      const auto *chosen = Ctx.variant(variantId);
       if (!chosen)
         return false;
       Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
       Ctx.note(r, accepted.site, "accept() here");
+      if (readFirst != kNone)
+        Ctx.note(r, readFirst, "the connection is read from here first");
       noteServiceFiles(Ctx, r, handed);
       noteClient(r, paired);
       return true;
     }
-    const auto *chosen = Ctx.variant("accepted-socket");
+    const auto *chosen = Ctx.variant(variantId);
     if (!chosen)
       return false;
     std::vector<Id> listens = Q.eventsOn(listeners.front(), facts::Lifecycle::Listen);
     Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
+    if (readFirst != kNone)
+      Ctx.note(r, readFirst, "the connection is read from here first");
     // Fix: enable it on the listener right before its only listen(), when that call is a plain
     // statement on a plain socket expression.
-    if (listeners.size() == 1 && listens.size() == 1) {
-      const facts::LifecycleEvent &listen = P.lifecycle[listens.front()];
-      if (listen.statement != kNone && P.statements[listen.statement].plainSocket) {
-        const facts::Statement &at = P.statements[listen.statement];
-        r.fixes.push_back({at.file, at.begin, 0,
-                           "{ int afunix_on = 1; setsockopt(" + P.sites[listen.site].text +
-                               ", SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }\n" +
-                               at.indentation});
-      }
-    }
+    if (listeners.size() == 1 && listens.size() == 1)
+      insertBefore(r, P.lifecycle[listens.front()]);
     Ctx.note(r, accepted.site, "accept() here");
     for (Id listener : listeners)
       Ctx.note(r, P.creates[listener].site,
@@ -246,7 +264,21 @@ private:
       if (paired.harmless)
         return false;
     }
-    const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind" : "listener-after-listen";
+    // How long the window is: a listener that may accept() before the option hands out
+    // connections that never get SO_PASSCRED (on every kernel since 3.12), not just the few
+    // instructions between listen() and the option that only 6.16 turned into a window.
+    Id acceptedBefore = kNone;
+    if (kind == facts::Lifecycle::Listen)
+      for (const facts::Create &c : P.creates)
+        if (c.how == facts::CreateHow::Accept && c.listener != kNone && c.site != kNone &&
+            P.reaches(origin, c.listener) &&
+            Q.mayPrecede(origin, c.site, c.listener, option.site, option.place, /*unknown=*/false)) {
+          acceptedBefore = c.site;
+          break;
+        }
+    const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind"
+                            : acceptedBefore != kNone      ? "listener-after-accept"
+                                                           : "listener-after-listen";
     const auto *chosen = Ctx.variant(variantId);
     if (!chosen)
       return false;
@@ -266,6 +298,12 @@ private:
         r.fixes.push_back({moved.file, moved.removeBegin, moved.removeEnd - moved.removeBegin, ""});
       }
     }
+    // Otherwise (the call binds or listens in another function or file): enable it right before
+    // that call; the late one is then redundant.
+    if (r.fixes.empty() && Q.eventsOn(origin, kind).size() == 1)
+      insertBefore(r, *before);
+    if (acceptedBefore != kNone)
+      Ctx.note(r, acceptedBefore, "connections accepted here may come before SO_PASSCRED is enabled");
     if (lifted)
       Ctx.note(r, option.site, "SO_PASSCRED is enabled here");
     if (decided.first != before->site)

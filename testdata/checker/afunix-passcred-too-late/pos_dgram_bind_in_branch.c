@@ -18,3 +18,7 @@ int monitor_open(const char *path) {
   setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); // EXPECT: afunix-passcred-too-late:3
   return fd;
 }
+
+// The fix-it (the late call is outside the branch: it cannot move there), as --fix applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0) // EXPECT-NOTE: bind() here

@@ -14,6 +14,10 @@ int daemon_start(struct daemon *d) {
   d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
   listen(d->listen_fd, 32); // EXPECT-NOTE: listen() here
   int one = 1;
-  setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' after listen()
+  setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' a few instructions after listen() EXPECT-SEVERITY: note
   return d->listen_fd;
 }
+
+// The fix-it (the late call uses `one`, declared after listen(): it cannot move), as --fix applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: listen(d->listen_fd, 32); // EXPECT-NOTE: listen() here

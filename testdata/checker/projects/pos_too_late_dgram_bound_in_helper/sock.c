@@ -13,3 +13,9 @@ int open_bound(const char *path) {
     bind(fd, (struct sockaddr *)&addr, sizeof addr); // EXPECT-NOTE: bind() here
   return fd;
 }
+
+// The fix-it (the late call is in the caller, in another file; it goes before the whole `if`), as --fix
+// applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (fd >= 0)
+// EXPECT-FIXED: bind(fd, (struct sockaddr *)&addr, sizeof addr); // EXPECT-NOTE: bind() here
