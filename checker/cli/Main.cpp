@@ -104,6 +104,10 @@ OPTIONS
     --dump-facts
         Print the linked program's facts (origins, options, calls, flows), one per line, instead
         of findings: to see why a rule did or did not fire.
+    --timings
+        After the run, print on stderr what each phase cost (extraction, reading and storing
+        facts, the link, the rules: wall and CPU time), the number of units extracted and taken
+        from the cache, the facts' size and the peak memory.
     --format=text|json|sarif
         Output on stdout. text (default): clang's "file:line:col: severity: message [rule]" with
         notes; json: {"version":1,"findings":[...],"summary":{...}}; sarif: SARIF 2.1.0.
@@ -224,7 +228,7 @@ struct Cli {
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
        version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
-       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false;
+       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, timings = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -284,6 +288,7 @@ const std::vector<OptionSpec> &optionTable() {
       {"--single-tu", false, [](Cli &c, const std::string &) { c.singleTu = true; }},
       {"--no-store-facts", false, [](Cli &c, const std::string &) { c.noStoreFacts = true; }},
       {"--dump-facts", false, [](Cli &c, const std::string &) { c.dumpFacts = true; }},
+      {"--timings", false, [](Cli &c, const std::string &) { c.timings = true; }},
       {"--version", false, [](Cli &c, const std::string &) { c.version = true; }},
       {"--help", false, [](Cli &c, const std::string &) { c.help = true; }},
   };
@@ -672,7 +677,14 @@ int run(int argc, char **argv) {
       return usage("--dump-facts shows the linked program; it does not go with --single-tu");
     options.dumpFacts = &dumped;
   }
+  RunStats stats;
+  if (cli.timings)
+    options.stats = &stats;
   RunResult result = runChecks(jobs, options);
+  if (cli.timings) {
+    stats.peakRssKiB = peakRssKiB();
+    llvm::errs() << "afunix-check: timings: " << stats.describe() << "\n";
+  }
   if (cli.dumpFacts) {
     llvm::outs() << dumped;
     return finish(countParseErrors(result) ? kParseError : kClean);

@@ -5,6 +5,7 @@
 
 #include "CompileDb.h"
 #include "Finding.h"
+#include "RunStats.h"
 
 #include <functional>
 #include <map>
@@ -33,6 +34,7 @@ struct EngineOptions {
   std::string storeFacts;           // write the units' facts here (afunix-facts.json); "" = don't
   std::string readFacts;            // take the units not checked now from these stored facts
   std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
+  RunStats *stats = nullptr;        // receives what each phase cost (whole program only)
 };
 
 // Checks every job. Never throws. Findings are reported wherever they are, main files and every

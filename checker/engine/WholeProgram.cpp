@@ -25,6 +25,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -114,12 +115,13 @@ struct Extracted {
   FileOutcome outcome;
 };
 
-Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &options, bool extract) {
+Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &options, bool extract,
+                     Isolate isolate) {
   Extracted result;
   result.outcome.file = job.file;
   bool ran = false;
   // Isolated: a unit that crashes clang (or overflows its stack) costs that unit only.
-  IsolationOutcome isolated = runIsolated([&] {
+  IsolationOutcome isolated = isolate([&] {
     ErrorCollector collector(result.outcome.errors);
     // A file system of our own: its working directory is the command's, so workers never chdir.
     llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
@@ -205,22 +207,17 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
   }
 
   // Extract, in parallel; the result does not depend on the number of workers.
+  PhaseTimer extractTimer(options.stats, "extract");
   std::vector<Extracted> extracted(jobs.size());
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
-      extracted[i] = extractJob(jobs[i], configs[i].project, anyRule);
-  };
   unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, jobs.size()));
-  if (threads == 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-      pool.emplace_back(work);
-    for (std::thread &t : pool)
-      t.join();
-  }
+  runIsolatedWorkers(threads, [&](unsigned, Isolate isolate) {
+    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
+      extracted[i] = extractJob(jobs[i], configs[i].project, anyRule, isolate);
+  });
+  extractTimer.stop();
+  if (options.stats)
+    options.stats->extracted += jobs.size();
 
   RunResult run;
   std::vector<const facts::Unit *> units;
@@ -242,6 +239,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
   // The units not checked now, from an earlier run over the whole database.
   std::shared_ptr<const analysis::StoredFacts> stored;
   if (!options.readFacts.empty()) {
+    PhaseTimer timer(options.stats, "read stored facts");
     std::string error;
     stored = analysis::StoredFacts::read(options.readFacts, error);
     if (!stored)
@@ -254,18 +252,26 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
         if (!unitOfFile.count(unit->mainFile))
           units.push_back(unit);
   }
+  if (options.stats)
+    options.stats->stored += units.size() - extracted.size();
   if (!options.storeFacts.empty() && anyRule) {
+    PhaseTimer timer(options.stats, "store facts");
     std::string error;
     std::vector<const facts::Unit *> own(units.begin(), units.begin() + extracted.size());
     if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error))
       llvm::errs() << "afunix-check: warning: " << error << "\n";
+    else if (options.stats)
+      if (uint64_t size; !llvm::sys::fs::file_size(options.storeFacts, size))
+        options.stats->factsBytes = size;
   }
   if (!anyRule) {
     sortFindings(run.findings, unparsed);
     return run;
   }
 
+  PhaseTimer linkTimer(options.stats, "link");
   std::unique_ptr<analysis::Program> program = analysis::Program::link(units);
+  linkTimer.stop();
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();
 
@@ -286,6 +292,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     return it->second;
   };
 
+  PhaseTimer rulesTimer(options.stats, "rules");
   SourceCache sources;
   for (const auto &[evaluation, index] : groups) {
     const UnitConfig &config = configs[index];
