@@ -420,7 +420,7 @@ private:
     const FunctionDecl *decl = keyDecl(fn);
     auto it = FunctionIds.find(decl);
     if (it != FunctionIds.end()) {
-      if (fn->doesThisDeclarationHaveABody())
+      if (writtenWithBody(fn))
         markDefined(it->second, fn);
       return it->second;
     }
@@ -450,9 +450,14 @@ private:
         work.append(base->overridden_methods().begin(), base->overridden_methods().end());
       }
     }
-    if (fn->doesThisDeclarationHaveABody())
+    if (writtenWithBody(fn))
       markDefined(id, fn);
     return id;
+  }
+  // A definition as written: a body the parser skipped (afunix-check skips the bodies of system
+  // headers' functions, engine/Extraction.cpp) still makes one, so the facts do not depend on it.
+  static bool writtenWithBody(const FunctionDecl *fn) {
+    return fn->doesThisDeclarationHaveABody() || fn->hasSkippedBody();
   }
   void markDefined(Id id, const FunctionDecl *fn) {
     facts::Function &info = U.functions[id];

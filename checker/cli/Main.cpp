@@ -101,6 +101,19 @@ OPTIONS
         Judge each file on its own (what the clang-tidy plugin sees), not the linked program.
     --no-store-facts
         Do not write afunix-facts.json after a run over the whole database.
+    --cache-dir=DIR
+        Keep each file's facts in the facts cache DIR (created when missing), so that a later
+        run parses again only the files whose facts may have changed: a file is parsed when its
+        compile command, its own bytes or the bytes of any file it includes changed, or another
+        afunix-check or other project options wrote the entry. Default with -p: afunix-cache
+        beside compile_commands.json. Several runs may share a cache at once
+        (share/doc/afunix-compat/facts-cache.md).
+    --no-cache
+        Neither read nor write the facts cache: parse every file.
+    --full-parse
+        Parse every file as clang -fsyntax-only would, without the shortcuts a scan takes
+        (function bodies in system headers are skipped, compiler driver results and file reads
+        are shared between files): for diagnosing afunix-check itself; the facts are the same.
     --dump-facts
         Print the linked program's facts (origins, options, calls, flows), one per line, instead
         of findings: to see why a rule did or did not fire.
@@ -221,14 +234,15 @@ SEE ALSO
 struct Cli {
   std::string buildPath, checks, configPath, targetKernel, format = "text", sarifRoot;
   std::string baseline, writeBaselinePath, exportFixesPath, docsUrl, lineFilter, diffFrom;
-  std::string runtimeEvidence;
+  std::string runtimeEvidence, cacheDir;
   std::string failOn = "warning", color = "auto";
   std::optional<std::string> headerFilter, excludeHeaderFilter;
   std::vector<std::string> excludes;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
        version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
-       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, timings = false;
+       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, timings = false,
+       noCache = false, fullParse = false;
   unsigned jobs = 1;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
@@ -289,6 +303,9 @@ const std::vector<OptionSpec> &optionTable() {
       {"--no-store-facts", false, [](Cli &c, const std::string &) { c.noStoreFacts = true; }},
       {"--dump-facts", false, [](Cli &c, const std::string &) { c.dumpFacts = true; }},
       {"--timings", false, [](Cli &c, const std::string &) { c.timings = true; }},
+      {"--cache-dir", true, [](Cli &c, const std::string &v) { c.cacheDir = v; }},
+      {"--no-cache", false, [](Cli &c, const std::string &) { c.noCache = true; }},
+      {"--full-parse", false, [](Cli &c, const std::string &) { c.fullParse = true; }},
       {"--version", false, [](Cli &c, const std::string &) { c.version = true; }},
       {"--help", false, [](Cli &c, const std::string &) { c.help = true; }},
   };
@@ -418,6 +435,8 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
   }
   if (!cli.lineFilter.empty() && !cli.diffFrom.empty())
     return usage("--line-filter and --diff-from both choose lines; give one");
+  if (!cli.cacheDir.empty() && cli.noCache)
+    return usage("--cache-dir and --no-cache contradict each other; give one");
   return std::nullopt;
 }
 
@@ -657,6 +676,18 @@ int run(int argc, char **argv) {
     return unitSettings[file] = settingsFrom(config ? *config : Config{}, cli, glob.value_or("-*"));
   };
   options.wholeProgram = !cli.singleTu;
+  options.fullParse = cli.fullParse;
+  if (options.wholeProgram && !cli.parseOnly && !cli.noCache) {
+    if (!cli.cacheDir.empty()) {
+      options.cacheDir = absolutePath(cli.cacheDir);
+    } else if (!cli.buildPath.empty()) {
+      llvm::SmallString<256> dir(absolutePath(cli.buildPath));
+      if (llvm::StringRef(dir).ends_with(".json"))
+        llvm::sys::path::remove_filename(dir);
+      llvm::sys::path::append(dir, "afunix-cache");
+      options.cacheDir = std::string(dir);
+    }
+  }
   if (options.wholeProgram && !cli.buildPath.empty()) {
     // The facts live next to the compile database: written by a run over all of it, read for the
     // units a partial run (FILEs, --diff-from, --exclude) leaves out.

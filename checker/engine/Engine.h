@@ -35,6 +35,11 @@ struct EngineOptions {
   std::string readFacts;            // take the units not checked now from these stored facts
   std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
   RunStats *stats = nullptr;        // receives what each phase cost (whole program only)
+  // Whole program only:
+  std::string cacheDir;             // the facts cache (FactsCache.h); "" = none
+  bool fullParse = false;           // parse everything, none of the skips (Extraction.h)
+  // Called as each unit is done (under a lock): units done, total, its main file, from the cache.
+  std::function<void(std::size_t, std::size_t, const std::string &, bool)> progress;
 };
 
 // Checks every job. Never throws. Findings are reported wherever they are, main files and every

@@ -3,7 +3,8 @@
 // over it, and turn the reports into Findings. Findings and notes may point into any file of the
 // program. NOLINT is read from the source here, as clang-tidy reads it.
 #include "Engine.h"
-#include "Isolation.h"
+#include "Extraction.h"
+#include "FactsCache.h"
 #include "Nolint.h"
 #include "SourceCache.h"
 
@@ -39,113 +40,6 @@ namespace {
 
 namespace facts = ::afunix::facts;
 namespace analysis = ::afunix::analysis;
-
-// Compiler errors as "file:line:col: error: message": the file was not parsed as written.
-class ErrorCollector : public clang::DiagnosticConsumer {
-public:
-  explicit ErrorCollector(std::vector<std::string> &errors) : Errors(errors) {}
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error)
-      return;
-    llvm::SmallString<256> message;
-    info.FormatDiagnostic(message);
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const clang::SourceManager &sm = info.getSourceManager();
-      clang::PresumedLoc loc = sm.getPresumedLoc(sm.getExpansionLoc(info.getLocation()));
-      if (loc.isValid())
-        where = std::string(loc.getFilename()) + ":" + std::to_string(loc.getLine()) + ":" +
-                std::to_string(loc.getColumn()) + ": ";
-    }
-    Errors.push_back(where + "error: " + std::string(message));
-  }
-
-private:
-  std::vector<std::string> &Errors;
-};
-
-// Hands the extractor the program's own declarations only (system headers stay reachable from
-// the code that uses them), as the clang-tidy path's UserCodeScope does.
-class ExtractConsumer : public clang::ASTConsumer {
-public:
-  ExtractConsumer(clang::SourceManager &sources, const analysis::ProjectOptions &options,
-                  facts::Unit &out, bool extract)
-      : Sources(sources), Options(options), Out(out), Extract(extract) {}
-  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
-    for (clang::Decl *decl : group)
-      if (!Sources.isInSystemHeader(decl->getLocation()))
-        UserDecls.push_back(decl);
-    return true;
-  }
-  void HandleTranslationUnit(clang::ASTContext &context) override {
-    // A file with errors still has an AST (clang recovers): its facts count, and the file is
-    // reported as not parsed.
-    if (!Extract)
-      return;
-    context.setTraversalScope(UserDecls);
-    Out = analysis::extractFacts(context, Options);
-  }
-
-private:
-  clang::SourceManager &Sources;
-  const analysis::ProjectOptions &Options;
-  facts::Unit &Out;
-  bool Extract;
-  std::vector<clang::Decl *> UserDecls;
-};
-
-class ExtractAction : public clang::ASTFrontendAction {
-public:
-  ExtractAction(const analysis::ProjectOptions &options, facts::Unit &out, bool extract)
-      : Options(options), Out(out), Extract(extract) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
-                                                        llvm::StringRef) override {
-    return std::make_unique<ExtractConsumer>(compiler.getSourceManager(), Options, Out, Extract);
-  }
-
-private:
-  const analysis::ProjectOptions &Options;
-  facts::Unit &Out;
-  bool Extract;
-};
-
-struct Extracted {
-  facts::Unit unit;
-  FileOutcome outcome;
-};
-
-Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &options, bool extract,
-                     Isolate isolate) {
-  Extracted result;
-  result.outcome.file = job.file;
-  bool ran = false;
-  // Isolated: a unit that crashes clang (or overflows its stack) costs that unit only.
-  IsolationOutcome isolated = isolate([&] {
-    ErrorCollector collector(result.outcome.errors);
-    // A file system of our own: its working directory is the command's, so workers never chdir.
-    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
-    fs->setCurrentWorkingDirectory(job.directory);
-    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
-    clang::tooling::ToolInvocation invocation(
-        job.argv, std::make_unique<ExtractAction>(options, result.unit, extract), files.get(),
-        std::make_shared<clang::PCHContainerOperations>());
-    invocation.setDiagnosticConsumer(&collector);
-    ran = invocation.run();
-  });
-  if (!isolated.completed) {
-    result.outcome.parsed = false;
-    result.outcome.errors.push_back(job.file + ": error: clang " + isolated.what +
-                                    " while checking this file");
-    result.unit = facts::Unit(); // what a crashed extraction left is not trusted
-  } else if (!result.outcome.errors.empty()) {
-    result.outcome.parsed = false;
-  } else if (!ran) {
-    result.outcome.parsed = false;
-    result.outcome.errors.push_back(job.file + ": error: clang could not process this file");
-  }
-  return result;
-}
 
 std::string severityOf(const EngineOptions &options, const std::string &rule) {
   if (auto it = options.severity.find(rule); it != options.severity.end())
@@ -206,18 +100,32 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     anyRule |= !configs.back().rules.empty();
   }
 
-  // Extract, in parallel; the result does not depend on the number of workers.
+  // Extract, in parallel (Extraction.h); the result does not depend on the number of workers.
   PhaseTimer extractTimer(options.stats, "extract");
-  std::vector<Extracted> extracted(jobs.size());
-  std::atomic<std::size_t> next{0};
-  unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, jobs.size()));
-  runIsolatedWorkers(threads, [&](unsigned, Isolate isolate) {
-    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
-      extracted[i] = extractJob(jobs[i], configs[i].project, anyRule, isolate);
-  });
+  std::unique_ptr<FactsCache> cache;
+  if (!options.cacheDir.empty() && anyRule) {
+    std::string error;
+    cache = FactsCache::open(options.cacheDir, error);
+    if (!cache)
+      llvm::errs() << "afunix-check: warning: " << error << "; every file is parsed\n";
+  }
+  std::vector<const analysis::ProjectOptions *> project;
+  for (const UnitConfig &config : configs)
+    project.push_back(&config.project);
+  ExtractionSettings settings;
+  settings.extract = anyRule;
+  settings.fullParse = options.fullParse;
+  settings.jobs = options.jobs;
+  settings.cache = cache.get();
+  settings.progress = options.progress;
+  settings.stats = options.stats;
+  std::vector<ExtractedUnit> extracted = extractUnits(jobs, project, settings);
+  if (cache) {
+    cache->finish();
+    if (options.stats)
+      options.stats->cacheRejected += cache->damagedPacks();
+  }
   extractTimer.stop();
-  if (options.stats)
-    options.stats->extracted += jobs.size();
 
   RunResult run;
   std::vector<const facts::Unit *> units;
