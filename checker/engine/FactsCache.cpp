@@ -232,7 +232,9 @@ CacheInputs inputsOf(const clang::SourceManager &sources) {
   for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it) {
     llvm::SmallString<256> path(it->first.getName());
     files.makeAbsolutePath(path);
-    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    // Not `..`: the path must open the same file later, and /lib/gcc/../../.. may cross a
+    // symlink (/lib -> usr/lib) that a lexical `..` would not follow.
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/false);
     // A file whose bytes were never read (only looked up) still decided the parse by existing.
     std::optional<llvm::MemoryBufferRef> buffer = it->second->getBufferIfLoaded();
     inputs.emplace_back(std::string(path), buffer ? fileDigest(buffer->getBuffer()) : "exists");

@@ -2,9 +2,12 @@
 // one clang instance per worker), link every unit's facts into one program, evaluate the rules
 // over it, and turn the reports into Findings. Findings and notes may point into any file of the
 // program. NOLINT is read from the source here, as clang-tidy reads it.
+#include "WholeProgram.h"
+
 #include "Engine.h"
 #include "Extraction.h"
 #include "FactsCache.h"
+#include "ShardFiles.h"
 #include "Nolint.h"
 #include "SourceCache.h"
 
@@ -53,12 +56,15 @@ std::string severityOf(const EngineOptions &options, const std::string &rule) {
 
 namespace {
 
-// What decides a unit's facts and its findings, from its settings (the nearest configuration).
-struct UnitConfig {
-  analysis::ProjectOptions project;
-  std::vector<std::string> rules; // enabled rule ids
-  std::string evaluation;         // rules, pedantic, target kernel: what evaluating depends on
-};
+// The spans clang would underline: the fact's expression on its line.
+std::vector<SourceSpan> spanOf(const std::string &file, unsigned line, unsigned column,
+                               unsigned length) {
+  if (length == 0)
+    return {};
+  return {{{file, line, column}, {file, line, column + length}}};
+}
+
+} // namespace
 
 UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
   UnitSettings settings = options.settingsFor ? options.settingsFor(file)
@@ -81,17 +87,26 @@ UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
   return config;
 }
 
-// The spans clang would underline: the fact's expression on its line.
-std::vector<SourceSpan> spanOf(const std::string &file, unsigned line, unsigned column,
-                               unsigned length) {
-  if (length == 0)
-    return {};
-  return {{{file, line, column}, {file, line, column + length}}};
+std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs) {
+  // One fingerprint when every unit is read with the same options.
+  std::string fingerprint;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    std::string f = configs[i].project.extractionFingerprint();
+    fingerprint = i == 0 ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
+  }
+  return fingerprint;
 }
 
-} // namespace
-
-RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options) {
+RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOptions &options) {
+  // A shard extracts its slice of the database (ShardFiles.h says which).
+  std::vector<ShardJob> shardJobs;
+  std::vector<CompileJob> sliced;
+  if (options.shard.count) {
+    shardJobs = sliceOf(allJobs, options.shard);
+    for (const ShardJob &job : shardJobs)
+      sliced.push_back(allJobs[job.job]);
+  }
+  const std::vector<CompileJob> &jobs = options.shard.count ? sliced : allJobs;
   std::vector<UnitConfig> configs;
   configs.reserve(jobs.size());
   bool anyRule = false;
@@ -127,23 +142,39 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
   }
   extractTimer.stop();
 
+  if (options.shard.count) {
+    // One slice of a sharded run: its facts go to the shard directory; the link judges them.
+    RunResult run;
+    std::string error;
+    if (!writeShard(options.shard, allJobs, shardJobs, extracted, extractionFingerprintOf(configs),
+                    error) &&
+        options.shard.error)
+      *options.shard.error = error;
+    for (ExtractedUnit &unit : extracted)
+      run.files.push_back(std::move(unit.outcome));
+    return run;
+  }
+  std::vector<std::string> mainFiles;
+  for (const CompileJob &job : jobs)
+    mainFiles.push_back(job.file);
+  return judgeUnits(extracted, mainFiles, configs, anyRule, options);
+}
+
+RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
+                     const std::vector<UnitConfig> &configs, bool anyRule,
+                     const EngineOptions &options) {
   RunResult run;
   std::vector<const facts::Unit *> units;
   std::map<std::string, std::size_t> unitOfFile; // main file -> job index
   std::vector<std::string> unparsed;
   for (std::size_t i = 0; i < extracted.size(); ++i) {
     units.push_back(&extracted[i].unit);
-    unitOfFile[jobs[i].file] = i;
+    unitOfFile[mainFiles[i]] = i;
     if (!extracted[i].outcome.parsed)
-      unparsed.push_back(jobs[i].file);
+      unparsed.push_back(mainFiles[i]);
     run.files.push_back(std::move(extracted[i].outcome));
   }
-  // One fingerprint for the stored facts when every unit was read with the same options.
-  std::string fingerprint;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    std::string f = configs[i].project.extractionFingerprint();
-    fingerprint = i == 0 ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
-  }
+  std::string fingerprint = extractionFingerprintOf(configs);
   // The units not checked now, from an earlier run over the whole database.
   std::shared_ptr<const analysis::StoredFacts> stored;
   if (!options.readFacts.empty()) {
