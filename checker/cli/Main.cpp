@@ -760,6 +760,7 @@ int run(int argc, char **argv) {
   };
   options.wholeProgram = !cli.singleTu;
   options.fullParse = cli.fullParse;
+  options.disableFree = true; // afunix-check exits right after the run
   if (options.wholeProgram && !cli.parseOnly && !cli.noCache && !cli.link) {
     if (!cli.cacheDir.empty()) {
       options.cacheDir = absolutePath(cli.cacheDir);
@@ -785,15 +786,24 @@ int run(int argc, char **argv) {
   // Progress on a terminal, rewritten in place; forced elsewhere, one line per file.
   bool progress = !cli.quiet && cli.progress.value_or(llvm::sys::Process::StandardErrIsDisplayed());
   bool inPlace = llvm::sys::Process::StandardErrIsDisplayed();
+  std::size_t progressWidth = 0; // of the line on the terminal, to blank it out (no escapes)
   if (progress && options.wholeProgram)
     options.progress = [&](std::size_t done, std::size_t total, const std::string &file, bool) {
       std::string shown = file;
       if (llvm::StringRef(file).starts_with(cwd + "/"))
         shown = file.substr(cwd.size() + 1);
-      llvm::errs() << (inPlace ? "\r" : "") << "[" << done << "/" << total << "] "
-                   << printable(shown) << (inPlace ? "\x1b[K" : "\n");
-      if (inPlace && done == total)
-        llvm::errs() << "\r\x1b[K";
+      std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
+                         printable(shown);
+      if (!inPlace) {
+        llvm::errs() << line << "\n";
+      } else {
+        std::size_t width = line.size();
+        line.resize(std::max(width, progressWidth), ' ');
+        llvm::errs() << "\r" << line;
+        progressWidth = width;
+        if (done == total)
+          llvm::errs() << "\r" << std::string(line.size(), ' ') << "\r";
+      }
       llvm::errs().flush();
     };
   if (options.wholeProgram && !cli.buildPath.empty() && cli.shard.empty()) {

@@ -46,6 +46,7 @@ struct EngineOptions {
   std::string cacheDir;             // the facts cache (FactsCache.h); "" = none
   bool fullParse = false;           // parse everything, none of the skips (Extraction.h)
   ShardSpec shard;                  // extract one slice and write its facts, judge nothing
+  bool disableFree = false;         // the process exits after the run: leave the program unfreed
   // Called as each unit is done (under a lock): units done, total, its main file, from the cache.
   std::function<void(std::size_t, std::size_t, const std::string &, bool)> progress;
 };

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace afunix::check {
 
@@ -18,6 +19,16 @@ std::size_t peakRssKiB() {
   return static_cast<std::size_t>(usage.ru_maxrss); // Linux: KiB
 }
 
+std::size_t currentRssKiB() {
+  std::FILE *statm = std::fopen("/proc/self/statm", "r");
+  if (!statm)
+    return 0;
+  unsigned long size = 0, resident = 0;
+  int read = std::fscanf(statm, "%lu %lu", &size, &resident);
+  std::fclose(statm);
+  return read == 2 ? resident * (static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / 1024) : 0;
+}
+
 PhaseTimer::PhaseTimer(RunStats *stats, std::string name)
     : Stats(stats), Name(std::move(name)), Wall(std::chrono::steady_clock::now()),
       Cpu(stats ? processCpuSeconds() : 0) {}
@@ -29,15 +40,16 @@ void PhaseTimer::stop() {
   if (!Stats)
     return;
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Wall).count();
-  Stats->phases.push_back({Name, wall, processCpuSeconds() - Cpu});
+  Stats->phases.push_back({Name, wall, processCpuSeconds() - Cpu, currentRssKiB()});
 }
 
 std::string RunStats::describe() const {
   std::string out;
   char buffer[160];
   for (const PhaseCost &phase : phases) {
-    std::snprintf(buffer, sizeof buffer, "%s%s %.3f s (CPU %.3f s)", out.empty() ? "" : ", ",
-                  phase.name.c_str(), phase.wall, phase.cpu);
+    std::snprintf(buffer, sizeof buffer, "%s%s %.3f s (CPU %.3f s, RSS %zu MiB)",
+                  out.empty() ? "" : ", ", phase.name.c_str(), phase.wall, phase.cpu,
+                  phase.rssKiB / 1024);
     out += buffer;
   }
   std::snprintf(buffer, sizeof buffer,

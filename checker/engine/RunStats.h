@@ -13,6 +13,7 @@ struct PhaseCost {
   std::string name;
   double wall = 0; // seconds
   double cpu = 0;  // seconds of the whole process (user + sys, every thread) during the phase
+  std::size_t rssKiB = 0; // resident memory when the phase ended
 };
 
 struct RunStats {
@@ -48,5 +49,7 @@ private:
 double processCpuSeconds();
 // The process's peak resident set, KiB.
 std::size_t peakRssKiB();
+// The process's resident set now, KiB.
+std::size_t currentRssKiB();
 
 } // namespace afunix::check

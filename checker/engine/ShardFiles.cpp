@@ -310,6 +310,8 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
     return false;
   }
   result = judgeUnits(extracted, mainFiles, configs, anyRule, options);
+  if (options.disableFree)
+    new std::vector<Shard>(std::move(shards)); // see EngineOptions::disableFree
   return true;
 }
 
