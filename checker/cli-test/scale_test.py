@@ -232,6 +232,54 @@ class ScaleTest(unittest.TestCase):
 
     # --- what a scan skips ----------------------------------------------------------------------
 
+    def shared_prefix_project(self):
+        """C++ files that begin with the same lines (skip 4 parses them once), with findings that
+        need the link: the accepted socket reaches a reader of credentials in another file."""
+        root = os.path.join(self.ws.root, "prefix")
+        os.makedirs(root)
+        prefix = ("// one licence for every file\n#include <map>\n#include <memory>\n#include <string>\n"
+                  "#include <vector>\n#include <sys/socket.h>\n#include <sys/un.h>\n#include <unistd.h>\n"
+                  "#include \"common.h\"\n\n")
+        with open(os.path.join(root, "common.h"), "w") as f:
+            f.write("#pragma once\nint common_limit(int fd);\n")
+        entries = []
+        for i in range(6):
+            nxt = (i + 1) % 6
+            code = prefix + f"""int read_peer_{nxt}(int fd);
+struct Client{i} {{ int fd; std::string name; }};
+std::map<int, std::unique_ptr<Client{i}>> clients{i};
+int serve_{i}(const std::vector<std::string> &names) {{
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  listen(listener, 8);
+  int fd = accept(listener, nullptr, nullptr);
+  clients{i}[fd] = std::make_unique<Client{i}>(Client{i}{{fd, names.empty() ? "" : names[0]}});
+  return read_peer_{nxt}(fd);
+}}
+int read_peer_{i}(int fd) {{
+  char data[64], control[CMSG_SPACE(sizeof(struct ucred))];
+  struct iovec iov = {{data, sizeof data}};
+  struct msghdr msg = {{}};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, 0) < 0)
+    return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  return c && c->cmsg_type == SCM_CREDENTIALS ? ((struct ucred *)CMSG_DATA(c))->uid : -1;
+}}
+"""
+            path = os.path.join(root, f"part_{i}.cc")
+            with open(path, "w") as f:
+                f.write(code)
+            entries.append({"directory": root, "file": path,
+                            "arguments": ["c++", "-std=c++17", "-D_GNU_SOURCE", "-c", path]})
+        build = os.path.join(root, "build")
+        os.makedirs(build)
+        with open(os.path.join(build, "compile_commands.json"), "w") as f:
+            json.dump(entries, f)
+        return build
+
     def test_skips_change_no_fact_and_no_finding(self):
         # Function bodies in system headers, the driver per command, file reads per job: none of
         # them may change what is extracted. The linked program's facts and the findings of the
@@ -241,7 +289,11 @@ class ScaleTest(unittest.TestCase):
         single = lambda ext: sorted(os.path.join(testdata, rule, f) for rule in os.listdir(testdata)
                                     if rule.startswith("afunix-")
                                     for f in os.listdir(os.path.join(testdata, rule)) if f.endswith(ext))
-        for args in (["-p", self.ws.build], [*single(".c"), "--", "-std=gnu11"],
+        prefix = self.shared_prefix_project()
+        shared = run("-p", prefix, "--no-cache", "--timings", "--format=json", cwd=self.ws.root)
+        self.assertRegex(shared.stderr, r"1 shared preambles, 6 units parsed from one")
+        self.assertEqual(len(json.loads(shared.stdout)["findings"]), 6)
+        for args in (["-p", self.ws.build], ["-p", prefix], [*single(".c"), "--", "-std=gnu11"],
                      [*single(".cc"), "--", "-std=c++17"]):
             skipped = run("--no-cache", "--dump-facts", *args, cwd=self.ws.root, check_status=(0, 1, 3))
             full = run("--no-cache", "--dump-facts", "--full-parse", *args, cwd=self.ws.root,
@@ -252,6 +304,20 @@ class ScaleTest(unittest.TestCase):
             b = run("--no-cache", "--format=json", "--full-parse", *args, cwd=self.ws.root,
                     check_status=(0, 1, 3))
             self.assertEqual(a.stdout, b.stdout, f"findings differ for {args[:3]}...")
+
+    def test_a_header_in_a_shared_preamble_invalidates_the_cache(self):
+        # The files parsed from a preamble read its headers through it: an edit of one of them
+        # must still make every file that includes it parse again.
+        prefix = self.shared_prefix_project()
+        args = ("-p", prefix, "--timings", "--format=json")
+        cold = run(*args, cwd=self.ws.root)
+        self.assertEqual(timings(cold.stderr), (6, 0))
+        self.assertEqual(timings(run(*args, cwd=self.ws.root).stderr), (0, 6))
+        with open(os.path.join(os.path.dirname(prefix), "common.h"), "a") as f:
+            f.write("int common_other(int fd);\n")
+        after = run(*args, cwd=self.ws.root)
+        self.assertEqual(timings(after.stderr), (6, 0))
+        self.assertEqual(after.stdout, cold.stdout)
 
     # --- shards and the link --------------------------------------------------------------------
 

@@ -6,7 +6,8 @@
 // covered by a test that compares the facts and findings with a --full-parse run:
 //   - bodies of functions declared in system headers are not parsed (no fact comes from them);
 //   - the driver runs once per distinct command line, not once per file;
-//   - the files the jobs read are read and stat'ed once per run, not once per job.
+//   - the files the jobs read are read and stat'ed once per run, not once per job;
+//   - a header prefix several files begin with is parsed once, into a shared preamble.
 #pragma once
 
 #include "CompileDb.h"
@@ -33,6 +34,7 @@ struct ExtractedUnit {
 struct ExtractionSettings {
   bool extract = true;    // false: parse only (--parse-only), nothing extracted, nothing cached
   bool fullParse = false; // parse everything as clang -fsyntax-only would: none of the skips
+  bool noPreambles = false; // all the skips but shared preambles (for tests and benches)
   unsigned jobs = 1;
   FactsCache *cache = nullptr; // nullptr: no facts cache
   // Called (under a lock, from workers) as each job is done: jobs done so far, total, its file.

@@ -57,6 +57,11 @@ std::string RunStats::describe() const {
                 "%zu KiB",
                 extracted, cached, stored, factsBytes, peakRssKiB);
   out += buffer;
+  if (preambles) {
+    std::snprintf(buffer, sizeof buffer, "; %zu shared preambles, %zu units parsed from one",
+                  preambles, fromPreamble);
+    out += buffer;
+  }
   if (cacheRejected) {
     std::snprintf(buffer, sizeof buffer, "; %zu damaged or foreign cache entries rebuilt",
                   cacheRejected);

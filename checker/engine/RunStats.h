@@ -22,6 +22,8 @@ struct RunStats {
   std::size_t cached = 0;        // units whose facts came from the facts cache
   std::size_t cacheRejected = 0; // cache entries found damaged or foreign, rebuilt
   std::size_t stored = 0;        // units taken from stored facts or shards
+  std::size_t preambles = 0;     // shared preambles planned
+  std::size_t fromPreamble = 0;  // units parsed from a shared preamble
   std::size_t factsBytes = 0;    // facts of the units of this run, as written (JSON)
   std::size_t peakRssKiB = 0;    // the process's peak resident memory at the end of the run
 
