@@ -124,6 +124,19 @@ class ScaleTest(unittest.TestCase):
         self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
         self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build), "after an edit")
 
+    def test_a_file_restored_to_earlier_bytes_is_not_parsed_again(self):
+        # Switching a branch back: the entry for the old bytes is still there.
+        self.warm()
+        target = self.ws.path("synthetic", "src", "unit_9.c")
+        original = open(target).read()
+        with open(target, "a") as f:
+            f.write("\nint on_a_branch(int fd) { return fd; }\n")
+        self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
+        with open(target, "w") as f:
+            f.write(original)
+        self.assertEqual(timings(self.warm().stderr), (0, self.ws.units))
+        self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build), "restored")
+
     def test_editing_a_header_reextracts_the_units_that_include_it(self):
         self.warm()
         # unit_5.h is included by unit_5.c and by the unit that calls into unit 5 (unit_4.c).

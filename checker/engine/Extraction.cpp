@@ -400,23 +400,25 @@ public:
     std::atomic<std::size_t> users{0};
   };
 
-  // Plans the groups of `jobs` (their main files read through `files`).
-  Preambles(const std::vector<CompileJob> &jobs, RunFiles &files) : GroupOf(jobs.size(), -1) {
+  // Plans the groups of the jobs `parsed` names (their main files read through `files`).
+  Preambles(const std::vector<CompileJob> &jobs, const std::vector<std::size_t> &parsed,
+            RunFiles &files)
+      : GroupOf(jobs.size(), -1) {
     std::map<std::string, std::vector<std::size_t>> byShape;
     std::vector<std::string> texts(jobs.size());
     auto real = vfs::getRealFileSystem();
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
+    for (std::size_t i : parsed) {
+      clang::LangOptions lang;
+      llvm::StringRef ext = llvm::sys::path::extension(jobs[i].file);
+      lang.CPlusPlus = ext != ".c" && ext != ".i";
+      if (!lang.CPlusPlus)
+        continue;
       int input = DriverCache::inputIndex(jobs[i]);
       if (input < 0)
         continue;
       llvm::ErrorOr<std::shared_ptr<const RunFiles::Content>> content =
           files.content(jobs[i].file, *real);
       if (!content || !*content)
-        continue;
-      clang::LangOptions lang;
-      llvm::StringRef ext = llvm::sys::path::extension(jobs[i].file);
-      lang.CPlusPlus = ext != ".c" && ext != ".i";
-      if (!lang.CPlusPlus)
         continue;
       llvm::StringRef bytes = (*content)->bytes->getBuffer();
       texts[i] = bytes.take_front(clang::Lexer::ComputePreamble(bytes, lang).Size).str();
@@ -702,39 +704,37 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
                                         const std::vector<const analysis::ProjectOptions *> &project,
                                         const ExtractionSettings &settings) {
   std::vector<ExtractedUnit> out(jobs.size());
-  std::optional<RunFiles> shared;
-  std::optional<DriverCache> drivers;
-  std::optional<Preambles> preambles;
-  if (!settings.fullParse) {
-    shared.emplace();
-    drivers.emplace();
-    if (settings.extract && !settings.noPreambles)
-      preambles.emplace(jobs, *shared);
-  }
-  std::atomic<std::size_t> preambleParses{0};
   FactsCache *cache = settings.extract ? settings.cache : nullptr;
   std::atomic<std::size_t> next{0}, cached{0}, rejected{0};
   std::mutex reportLock;
   std::size_t done = 0;
-  bool storeFailed = false;
   unsigned threads = std::max(1u, std::min<unsigned>(settings.jobs, jobs.size()));
-  runIsolatedWorkers(threads, [&](unsigned, Isolate isolate) {
-    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-      const CompileJob &job = jobs[i];
-      ExtractedUnit &unit = out[i];
-      std::string key;
-      if (cache) {
-        key = cache->keyOf(job, project[i]->extractionFingerprint());
+  auto report = [&](std::size_t i) {
+    if (settings.progress) {
+      std::lock_guard<std::mutex> guard(reportLock);
+      settings.progress(++done, jobs.size(), jobs[i].file, out[i].fromCache);
+    }
+  };
+
+  // First what the facts cache knows (in parallel: checking inputs reads files).
+  std::vector<std::string> keys(jobs.size());
+  if (cache) {
+    runIsolatedWorkers(threads, [&](unsigned, Isolate) {
+      for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+        keys[i] = cache->keyOf(jobs[i], project[i]->extractionFingerprint());
         FactsCache::Entry entry;
         std::string why;
-        FactsCache::Lookup found = cache->lookup(key, entry, why);
+        FactsCache::Lookup found = cache->lookup(keys[i], entry, why);
         if (found == FactsCache::Lookup::Hit) {
+          ExtractedUnit &unit = out[i];
           unit.unit = std::move(entry.unit);
-          unit.outcome.file = job.file;
+          unit.digest = std::move(entry.digest);
+          unit.outcome.file = jobs[i].file;
           unit.outcome.parsed = entry.parsed;
           unit.outcome.errors = std::move(entry.errors);
           unit.fromCache = true;
           ++cached;
+          report(i);
         } else if (found == FactsCache::Lookup::Rejected) {
           ++rejected;
           std::lock_guard<std::mutex> guard(reportLock);
@@ -742,11 +742,35 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
                        << "; not used, the file is parsed again\n";
         }
       }
-      if (!unit.fromCache) {
+    });
+  }
+  std::vector<std::size_t> misses;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (!out[i].fromCache)
+      misses.push_back(i);
+
+  // Then the parses, with what a cold scan shares between files.
+  std::optional<RunFiles> shared;
+  std::optional<DriverCache> drivers;
+  std::optional<Preambles> preambles;
+  if (!settings.fullParse && !misses.empty()) {
+    shared.emplace();
+    drivers.emplace();
+    if (settings.extract && !settings.noPreambles)
+      preambles.emplace(jobs, misses, *shared);
+  }
+  std::atomic<std::size_t> preambleParses{0};
+  bool storeFailed = false;
+  next = 0;
+  threads = std::max(1u, std::min<unsigned>(settings.jobs, misses.size()));
+  if (!misses.empty())
+    runIsolatedWorkers(threads, [&](unsigned, Isolate isolate) {
+      for (std::size_t m; (m = next.fetch_add(1)) < misses.size();) {
+        std::size_t i = misses[m];
+        ExtractedUnit &unit = out[i];
         CacheInputs inputs;
         Preambles::Group *group = preambles ? preambles->groupOf(i) : nullptr;
-        Parsed parsed = parseJob(i, job,
-                                 *project[i], settings, shared ? &*shared : nullptr,
+        Parsed parsed = parseJob(i, jobs[i], *project[i], settings, shared ? &*shared : nullptr,
                                  drivers ? &*drivers : nullptr, group, cache ? &inputs : nullptr,
                                  isolate);
         preambleParses += parsed.fromPreamble;
@@ -754,23 +778,19 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
         unit.outcome = std::move(parsed.outcome);
         std::string error;
         if (cache && parsed.completed && !inputs.empty() &&
-            !cache->store(key, inputs, unit.unit, unit.outcome.parsed, unit.outcome.errors, error)) {
+            !cache->store(keys[i], inputs, unit.unit, unit.outcome.parsed, unit.outcome.errors,
+                          unit.digest, error)) {
           std::lock_guard<std::mutex> guard(reportLock);
           if (!storeFailed)
             llvm::errs() << "afunix-check: warning: facts cache: " << error
                          << "; facts are not cached\n";
           storeFailed = true;
         }
-      }
-      if (Preambles::Group *group = preambles ? preambles->groupOf(i) : nullptr)
-        if (--group->users == 0)
+        if (group && --group->users == 0)
           group->preamble.reset(); // its last file is done: the PCH file goes
-      if (settings.progress) {
-        std::lock_guard<std::mutex> guard(reportLock);
-        settings.progress(++done, jobs.size(), job.file, unit.fromCache);
+        report(i);
       }
-    }
-  });
+    });
   if (settings.stats) {
     settings.stats->cached += cached;
     settings.stats->extracted += jobs.size() - cached;

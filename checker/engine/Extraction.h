@@ -29,6 +29,7 @@ struct ExtractedUnit {
   facts::Unit unit;
   FileOutcome outcome;
   bool fromCache = false;
+  std::string digest; // factsDigest() of the facts when the facts cache knows it, else ""
 };
 
 struct ExtractionSettings {

@@ -205,6 +205,8 @@ std::string fileDigest(llvm::StringRef bytes) {
       reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size())));
 }
 
+std::string factsDigest(llvm::StringRef encoded) { return fileDigest(encoded); }
+
 const std::string &checkerIdentity() {
   static const std::string identity = [] {
     std::string build = ownBuildId();
@@ -336,9 +338,13 @@ void FactsCache::readPacks() {
     }
     pack->pairState.assign(pack->pairs.size(), 0);
     for (std::size_t i = 0; i < pack->items.size(); ++i) {
-      Located &slot = Index[pack->items[i].key];
-      if (!slot.pack || slot.pack->path <= pack->path) // the newest entry for a key wins
-        slot = {pack.get(), i};
+      // Newest first; a few older ones kept for a file restored to bytes it had before.
+      std::vector<Located> &slots = Index[pack->items[i].key];
+      Located at{pack.get(), i};
+      auto newer = [&](const Located &a) { return a.pack->path > pack->path; };
+      slots.insert(std::find_if_not(slots.begin(), slots.end(), newer), at);
+      if (slots.size() > kEntriesPerKey)
+        slots.pop_back();
     }
     Packs.push_back(std::move(pack));
   }
@@ -389,21 +395,36 @@ bool FactsCache::pairValid(Pack &pack, std::size_t pair) {
 }
 
 FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::string &why) {
-  Located at;
+  std::vector<Located> candidates;
   {
     std::lock_guard<std::mutex> guard(Lock);
     auto it = Index.find(key);
     if (it == Index.end())
       return Lookup::Miss;
-    at = it->second;
+    candidates = it->second;
   }
+  // The newest entry whose inputs are the files as they are now.
+  Lookup result = Lookup::Stale;
+  for (const Located &at : candidates) {
+    Lookup found = lookupAt(at, out, why);
+    if (found == Lookup::Hit)
+      return found;
+    if (found == Lookup::Rejected) {
+      result = found;
+      std::lock_guard<std::mutex> guard(Lock);
+      auto &slots = Index[key];
+      llvm::erase_if(slots, [&](const Located &l) { return l.pack == at.pack && l.item == at.item; });
+    }
+  }
+  return result;
+}
+
+FactsCache::Lookup FactsCache::lookupAt(const Located &at, Entry &out, std::string &why) {
   Pack &pack = *at.pack;
   llvm::StringRef all = pack.bytes->getBuffer();
   const Pack::Item &item = pack.items[at.item];
   if (checksum(all.slice(item.sumBegin, item.begin + item.size)) != item.sum) {
     why = pack.path + ": an entry's checksum does not match (damaged)";
-    std::lock_guard<std::mutex> guard(Lock);
-    Index.erase(key);
     return Lookup::Rejected;
   }
   Body body;
@@ -425,14 +446,17 @@ FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::s
     return Lookup::Rejected;
   }
   out.unit = std::move(*unit);
+  out.digest = factsDigest(body.facts);
   out.parsed = body.parsed;
   out.errors = std::move(body.errors);
   return Lookup::Hit;
 }
 
 bool FactsCache::store(const std::string &key, const CacheInputs &inputs, const facts::Unit &unit,
-                       bool parsed, const std::vector<std::string> &errors, std::string &error) {
+                       bool parsed, const std::vector<std::string> &errors, std::string &digest,
+                       std::string &error) {
   std::string facts = facts::encodeUnit(unit);
+  digest = factsDigest(facts);
   std::lock_guard<std::mutex> guard(Lock);
   if (Finished)
     return true;
@@ -508,34 +532,38 @@ void FactsCache::finish() {
   readPacks();
   std::vector<std::pair<std::string, std::string>> pairs, entries;
   llvm::StringMap<std::uint32_t> pairIds;
-  for (const auto &[key, at] : Index) {
-    Pack &pack = *at.pack;
-    llvm::StringRef all = pack.bytes->getBuffer();
-    const Pack::Item &item = pack.items[at.item];
-    Body body;
-    if (checksum(all.slice(item.sumBegin, item.begin + item.size)) != item.sum ||
-        !decodeBody(all.substr(item.begin, item.size), body))
-      continue; // damaged: rebuilt when next needed
-    bool stalePair = false;
-    std::vector<std::uint32_t> remapped;
-    for (std::uint32_t pair : body.pairs) {
-      if (pair >= pack.pairs.size() || pack.pairState[pair] == 2) {
-        stalePair = true; // known changed this run: the entry is dead
-        break;
+  for (const auto &[key, slots] : Index)
+    for (const Located &at : llvm::ArrayRef(slots).take_front(kEntriesPerKey - 1)) {
+      Pack &pack = *at.pack;
+      llvm::StringRef all = pack.bytes->getBuffer();
+      const Pack::Item &item = pack.items[at.item];
+      Body body;
+      if (checksum(all.slice(item.sumBegin, item.begin + item.size)) != item.sum ||
+          !decodeBody(all.substr(item.begin, item.size), body))
+        continue; // damaged: rebuilt when next needed
+      bool stalePair = false;
+      std::vector<std::uint32_t> remapped;
+      for (std::uint32_t pair : body.pairs) {
+        if (pair >= pack.pairs.size() || pack.pairState[pair] == 2) {
+          stalePair = true; // known changed this run: the entry is dead
+          break;
+        }
+        const auto &[path, digest] = pack.pairs[pair];
+        auto [it, fresh] = pairIds.try_emplace(path + '\0' + digest, pairs.size());
+        if (fresh)
+          pairs.emplace_back(path, digest);
+        remapped.push_back(it->second);
       }
-      const auto &[path, digest] = pack.pairs[pair];
-      auto [it, fresh] = pairIds.try_emplace(path + '\0' + digest, pairs.size());
-      if (fresh)
-        pairs.emplace_back(path, digest);
-      remapped.push_back(it->second);
+      if (stalePair)
+        continue;
+      std::string rewritten;
+      encodeBody(rewritten, body.parsed, body.errors, remapped, body.facts);
+      entries.emplace_back(key.str(), std::move(rewritten));
     }
-    if (stalePair)
-      continue;
-    std::string rewritten;
-    encodeBody(rewritten, body.parsed, body.errors, remapped, body.facts);
-    entries.emplace_back(key.str(), std::move(rewritten));
-  }
-  std::sort(entries.begin(), entries.end());
+  // Older entries first, as they were: the newest of a key stays the newest.
+  std::reverse(entries.begin(), entries.end());
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
   char name[96];
   auto stamp = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
   std::snprintf(name, sizeof name, "pack-%020lld-%d-%u.pack", static_cast<long long>(stamp),

@@ -61,6 +61,9 @@ std::string fileDigest(llvm::StringRef bytes);
 // Every file the parse behind `sources` read, with the digest of the bytes it parsed.
 CacheInputs inputsOf(const clang::SourceManager &sources);
 
+// A digest of a unit's facts (of their binary encoding): equal digests, equal facts.
+std::string factsDigest(llvm::StringRef encoded);
+
 // What identifies this afunix-check build: version, build-id, clang version, facts formats.
 const std::string &checkerIdentity();
 
@@ -78,6 +81,7 @@ public:
     facts::Unit unit;
     bool parsed = true;
     std::vector<std::string> errors;
+    std::string digest; // of the unit's binary encoding (factsDigest())
   };
   enum class Lookup { Hit, Miss, Stale, Rejected };
   // Thread-safe. Hit: `out` holds the unit's facts and parse outcome. Miss: no entry. Stale: an
@@ -85,8 +89,10 @@ public:
   Lookup lookup(const std::string &key, Entry &out, std::string &why);
   // Thread-safe. Keeps a unit's facts under `key`; written out with the next pack. False and
   // `error` when writing a pack failed (the run goes on without the cache).
+  // `digest` receives the unit's factsDigest().
   bool store(const std::string &key, const CacheInputs &inputs, const facts::Unit &unit,
-             bool parsed, const std::vector<std::string> &errors, std::string &error);
+             bool parsed, const std::vector<std::string> &errors, std::string &digest,
+             std::string &error);
   // Writes what is left, merges packs when there are too many or too old ones, removes packs of
   // other checkers and temporary files of interrupted runs once old. Idempotent.
   void finish();
@@ -117,7 +123,10 @@ private:
   std::string Directory;
   std::mutex Lock;
   std::vector<std::unique_ptr<Pack>> Packs; // oldest first
-  llvm::StringMap<Located> Index;           // key (raw 16 bytes) -> newest entry
+  // Key -> its entries, newest first (kEntriesPerKey at most).
+  llvm::StringMap<std::vector<Located>> Index;
+  static constexpr std::size_t kEntriesPerKey = 3;
+  Lookup lookupAt(const Located &at, Entry &out, std::string &why);
   std::size_t Damaged = 0, Foreign = 0;
   // Entries not yet written: their encoded bytes, the pack's table of (path, digest) pairs.
   std::vector<std::pair<std::string, std::string>> Pending; // key, entry bytes

@@ -197,7 +197,18 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
     PhaseTimer timer(options.stats, "store facts");
     std::string error;
     std::vector<const facts::Unit *> own(units.begin(), units.begin() + extracted.size());
-    if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error))
+    // What would be written, as one digest, when the facts cache knows every unit's facts: a
+    // warm run that changed nothing leaves the file as it is.
+    std::string content = "afunix-facts\n" + fingerprint;
+    bool known = true;
+    for (std::size_t i = 0; i < extracted.size() && known; ++i) {
+      known = !extracted[i].digest.empty();
+      content += '\0' + mainFiles[i] + '\0' + extracted[i].digest;
+    }
+    content = known ? fileDigest(content) : std::string();
+    if (analysis::StoredFacts::upToDate(options.storeFacts, content))
+      ; // nothing to write
+    else if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error, content))
       llvm::errs() << "afunix-check: warning: " << error << "\n";
     else if (options.stats)
       if (uint64_t size; !llvm::sys::fs::file_size(options.storeFacts, size))
