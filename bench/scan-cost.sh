@@ -12,8 +12,9 @@
 #
 #   bench/scan-cost.sh [--repeat R] [-j J] DATABASE...
 #
-# DATABASE: a directory holding compile_commands.json (or the file), or `runtime-probe`: the C++
-# files of this project's runtime-probe/ from build/compile_commands.json (they all use sockets).
+# DATABASE: a directory holding compile_commands.json (or the file), `runtime-probe`: the C++
+# files of this project's runtime-probe/ from build/compile_commands.json (they all use sockets),
+# or `synthetic:N`: a C project of N files made by bench/synthetic_db.py.
 # Each database's commands are copied into a scratch build directory (the project's own directory
 # gets no cache and no stored facts). Rounds alternate the order of the tools; medians are printed.
 # Also AFUNIX_CHECK (default build/bin/afunix-check), AFUNIX_TIDY_PLUGIN (default
@@ -66,6 +67,13 @@ def prepare(database):
     if database == "runtime-probe":
         name, source = "runtime-probe (C++)", os.path.join("build", "compile_commands.json")
         entries = [e for e in json.load(open(source)) if "/runtime-probe/" in e["file"]]
+    elif database.startswith("synthetic:"):
+        count = int(database.split(":", 1)[1])
+        name = f"synthetic {count}"
+        root = os.path.join(scratch, f"synthetic-{count}")
+        subprocess.run([sys.executable, os.path.join("bench", "synthetic_db.py"), root, "--tus",
+                        str(count)], check=True, stdout=subprocess.DEVNULL)
+        entries = json.load(open(os.path.join(root, "compile_commands.json")))
     else:
         source = database if database.endswith(".json") else os.path.join(database, "compile_commands.json")
         name = os.path.basename(os.path.dirname(os.path.abspath(source)))

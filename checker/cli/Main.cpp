@@ -91,9 +91,10 @@ DESCRIPTION
     sources at the paths the shards saw (share/doc/afunix-compat/guide-ci.md).
 
     Findings go to stdout; messages about afunix-check itself (bad input, files that could not be
-    parsed, fix-its not applied, the summary) go to stderr. Files are written only when asked
-    (--write-baseline, --export-fixes, --fix), never through a symlink or over anything but a
-    regular file; share/doc/afunix-compat/guarantees.md has the rules.
+    parsed, fix-its not applied, the summary) go to stderr. Besides its own files (the stored
+    facts and the facts cache beside the compile database, shard files), files are written only
+    when asked (--write-baseline, --export-fixes, --fix), never through a symlink or over
+    anything but a regular file; share/doc/afunix-compat/guarantees.md has the rules.
 
 OPTIONS
     -p, --build-path=DIR
