@@ -138,6 +138,11 @@ bool isSocketApi(const FunctionDecl *callee) {
 }
 
 bool declaredInSystemHeader(const Decl *decl, const SourceManager &sm) {
+  // A builtin clang declares implicitly (__builtin_expect) is declared where it is first used:
+  // library code wherever that is, or its facts would depend on whether a system header's body
+  // used it first (and on whether such bodies are parsed at all).
+  if (const auto *fn = dyn_cast<FunctionDecl>(decl); fn && fn->isImplicit() && fn->getBuiltinID())
+    return true;
   return !isa<TranslationUnitDecl>(decl) && decl->getLocation().isValid() &&
          sm.isInSystemHeader(sm.getExpansionLoc(decl->getLocation()));
 }

@@ -431,7 +431,7 @@ private:
     const FunctionDecl *decl = keyDecl(fn);
     auto it = FunctionIds.find(decl);
     if (it != FunctionIds.end()) {
-      if (fn->doesThisDeclarationHaveABody())
+      if (writtenWithBody(fn))
         markDefined(it->second, fn);
       return it->second;
     }
@@ -461,9 +461,14 @@ private:
         work.append(base->overridden_methods().begin(), base->overridden_methods().end());
       }
     }
-    if (fn->doesThisDeclarationHaveABody())
+    if (writtenWithBody(fn))
       markDefined(id, fn);
     return id;
+  }
+  // A definition as written: a body the parser skipped (afunix-check skips the bodies of system
+  // headers' functions, engine/Extraction.cpp) still makes one, so the facts do not depend on it.
+  static bool writtenWithBody(const FunctionDecl *fn) {
+    return fn->doesThisDeclarationHaveABody() || fn->hasSkippedBody();
   }
   void markDefined(Id id, const FunctionDecl *fn) {
     facts::Function &info = U.functions[id];
@@ -2655,6 +2660,8 @@ void Extractor::finishUnit() {
   for (const facts::Send &f : U.sends)
     if (f.channel != kNone)
       sink[f.channel] = 1;
+  for (const facts::Write &f : U.writes)
+    sink[f.place] = 1;
   for (const facts::Call &c : U.calls)
     for (const facts::Argument &a : c.args)
       if (a.place != kNone) {
@@ -2702,6 +2709,8 @@ void Extractor::finishUnit() {
     force(f.place);
   for (const facts::Send &f : U.sends)
     force(f.channel);
+  for (const facts::Write &f : U.writes)
+    force(f.place);
   for (const facts::Callback &c : U.callbacks)
     force(c.socket);
 
@@ -2749,6 +2758,8 @@ void Extractor::finishUnit() {
     map(f.place);
   for (facts::Send &f : U.sends)
     map(f.channel);
+  for (facts::Write &f : U.writes)
+    map(f.place);
   for (facts::Callback &c : U.callbacks)
     map(c.socket);
   for (facts::Call &c : U.calls)

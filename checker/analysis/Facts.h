@@ -21,8 +21,10 @@
 
 namespace afunix::facts {
 
+// Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
+// (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;

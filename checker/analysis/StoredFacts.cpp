@@ -34,7 +34,8 @@ std::optional<Stamp> stampOf(const std::string &path) {
 } // namespace
 
 bool StoredFacts::write(const std::string &path, const std::vector<const facts::Unit *> &units,
-                        const std::string &fingerprint, std::string &error) {
+                        const std::string &fingerprint, std::string &error,
+                        const std::string &content) {
   // Never replace something that is not a plain file of ours (a symlink, a device, a FIFO).
   llvm::sys::fs::file_status existing;
   if (!llvm::sys::fs::status(path, existing, /*follow=*/false) &&
@@ -56,6 +57,8 @@ bool StoredFacts::write(const std::string &path, const std::vector<const facts::
       header.attribute("format", "afunix-program");
       header.attribute("version", facts::kFormatVersion);
       header.attribute("fingerprint", fingerprint);
+      if (!content.empty())
+        header.attribute("content", content);
       header.attributeArray("stamps", [&] {
         for (const facts::Unit *unit : units) {
           std::optional<Stamp> stamp = stampOf(unit->mainFile);
@@ -84,6 +87,42 @@ bool StoredFacts::write(const std::string &path, const std::vector<const facts::
     error = path + ": " + ec.message();
     llvm::sys::fs::remove(temporary);
     return false;
+  }
+  return true;
+}
+
+bool StoredFacts::upToDate(const std::string &path, const std::string &content) {
+  if (content.empty())
+    return false;
+  // The header line only (the stamps of every unit: a few bytes each); the file is mapped.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file)
+    return false;
+  llvm::StringRef all = (*file)->getBuffer();
+  std::size_t end = all.find('\n');
+  if (end == llvm::StringRef::npos)
+    return false;
+  llvm::Expected<llvm::json::Value> header = llvm::json::parse(all.take_front(end));
+  if (!header) {
+    llvm::consumeError(header.takeError());
+    return false;
+  }
+  const llvm::json::Object *h = header->getAsObject();
+  if (!h || h->getInteger("version") != facts::kFormatVersion ||
+      h->getString("content") != std::optional<llvm::StringRef>(content))
+    return false;
+  const llvm::json::Array *stamps = h->getArray("stamps");
+  if (!stamps)
+    return false;
+  for (const llvm::json::Value &v : *stamps) {
+    const llvm::json::Array *entry = v.getAsArray();
+    if (!entry || entry->size() != 3)
+      return false;
+    std::optional<Stamp> now = stampOf((*entry)[0].getAsString().value_or("").str());
+    if (!now || static_cast<std::int64_t>(now->size) != (*entry)[1].getAsInteger().value_or(-1) ||
+        now->mtime != (*entry)[2].getAsInteger().value_or(-1))
+      return false;
   }
   return true;
 }

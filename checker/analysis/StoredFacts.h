@@ -27,9 +27,16 @@ public:
   static void enableForEditor();
   // Reads a stored-facts file; nullptr and `error` when it is damaged or of another version.
   static std::shared_ptr<const StoredFacts> read(const std::string &path, std::string &error);
-  // Writes `units` to `path` (replaced atomically). False and `error` on failure.
+  // Writes `units` to `path` (replaced atomically). False and `error` on failure. `content`, when
+  // given, is a digest of everything written but the stamps (the units' facts, in order, and the
+  // fingerprint), kept in the header for upToDate().
   static bool write(const std::string &path, const std::vector<const facts::Unit *> &units,
-                    const std::string &fingerprint, std::string &error);
+                    const std::string &fingerprint, std::string &error,
+                    const std::string &content = "");
+  // Whether `path` holds exactly what write() would write now: the same `content` digest and every
+  // unit's main file as stamped. Reads the header line only: a warm run whose facts all came from
+  // the facts cache need not rewrite the file.
+  static bool upToDate(const std::string &path, const std::string &content);
 
   // Every stored unit whose source is unchanged, except the one of `mainFile`.
   std::vector<const facts::Unit *> unitsExcept(const std::string &mainFile) const;

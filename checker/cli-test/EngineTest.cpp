@@ -577,12 +577,9 @@ std::vector<std::string> relative(const std::vector<std::string> &paths, const s
 TEST(ServiceDiscovery, SourceTreeIsTheWorkTreeAroundTheSources) {
   std::string dir = scratchTree({"repo/.git/HEAD", "repo/src/daemon/main.c", "repo/src/daemon/conn.c",
                                  "plain/lib/a.c", "plain/lib/sub/b.c"});
-  EXPECT_EQ(sourceTreeOf({{dir + "/repo/src/daemon/main.c", dir, {}, ""},
-                          {dir + "/repo/src/daemon/conn.c", dir, {}, ""}}),
-            dir + "/repo");
+  EXPECT_EQ(sourceTreeOf({dir + "/repo/src/daemon/main.c", dir + "/repo/src/daemon/conn.c"}), dir + "/repo");
   // No version control: the directory the sources share.
-  EXPECT_EQ(sourceTreeOf({{dir + "/plain/lib/a.c", dir, {}, ""}, {dir + "/plain/lib/sub/b.c", dir, {}, ""}}),
-            dir + "/plain/lib");
+  EXPECT_EQ(sourceTreeOf({dir + "/plain/lib/a.c", dir + "/plain/lib/sub/b.c"}), dir + "/plain/lib");
   EXPECT_EQ(sourceTreeOf({}), "");
 }
 

@@ -50,6 +50,8 @@ const char *const kHelp = R"(NAME
 SYNOPSIS
     afunix-check [OPTIONS] -p BUILD_DIR [FILE...] [-- EXTRA-COMPILER-ARGS]
     afunix-check [OPTIONS] FILE... [-- COMPILER-ARGS]
+    afunix-check [OPTIONS] -p BUILD_DIR --shard=K/N [--shard-dir=DIR]
+    afunix-check link [OPTIONS] SHARD_DIR...
     afunix-check --list-rules | --version | --help
 
 DESCRIPTION
@@ -78,10 +80,22 @@ DESCRIPTION
     Each file is checked with the configuration of the nearest .afunix-check.yaml in its
     directory or above (see CONFIGURATION), unless --config names one for all files.
 
+    A run with -p keeps each file's facts in a facts cache (--cache-dir): a later run parses again
+    only the files whose compile command, bytes or included files changed, then links the whole
+    program again; its findings are the same as a first run's.
+
+    Split over CI runners: `--shard=K/N` extracts slice K of N of the database (its files sorted
+    by path, every N-th) and writes its facts to a shard directory without judging anything;
+    `afunix-check link DIR...` reads the shard directories of all N slices and reports what one
+    run over the whole database would, with the same options and output formats. Shards and link
+    must come from the same afunix-check build, database and configuration, and the link needs the
+    sources at the paths the shards saw (share/doc/afunix-compat/guide-ci.md).
+
     Findings go to stdout; messages about afunix-check itself (bad input, files that could not be
-    parsed, fix-its not applied, the summary) go to stderr. Files are written only when asked
-    (--write-baseline, --export-fixes, --fix), never through a symlink or over anything but a
-    regular file; share/doc/afunix-compat/guarantees.md has the rules.
+    parsed, fix-its not applied, the summary) go to stderr. Besides its own files (the stored
+    facts and the facts cache beside the compile database, shard files), files are written only
+    when asked (--write-baseline, --export-fixes, --fix), never through a symlink or over
+    anything but a regular file; share/doc/afunix-compat/guarantees.md has the rules.
 
 OPTIONS
     -p, --build-path=DIR
@@ -109,9 +123,26 @@ OPTIONS
         database's files) is searched for them anyway.
     --no-service-files
         Do not search the source tree for service files (--service-files still applies).
+    --cache-dir=DIR
+        Keep each file's facts in the facts cache DIR (created when missing), so that a later
+        run parses again only the files whose facts may have changed: a file is parsed when its
+        compile command, its own bytes or the bytes of any file it includes changed, or another
+        afunix-check or other project options wrote the entry. Default with -p: afunix-cache
+        beside compile_commands.json. Several runs may share a cache at once
+        (share/doc/afunix-compat/facts-cache.md).
+    --no-cache
+        Neither read nor write the facts cache: parse every file.
+    --full-parse
+        Parse every file as clang -fsyntax-only would, without the shortcuts a scan takes
+        (function bodies in system headers are skipped, compiler driver results and file reads
+        are shared between files): for diagnosing afunix-check itself; the facts are the same.
     --dump-facts
         Print the linked program's facts (origins, options, calls, flows), one per line, instead
         of findings: to see why a rule did or did not fire.
+    --timings
+        After the run, print on stderr what each phase cost (extraction, reading and storing
+        facts, the link, the rules: wall and CPU time), the number of units extracted and taken
+        from the cache, the facts' size and the peak memory.
     --format=text|json|sarif
         Output on stdout. text (default): clang's "file:line:col: severity: message [rule]" with
         notes; json: {"version":1,"findings":[...],"summary":{...}}; sarif: SARIF 2.1.0.
@@ -172,9 +203,21 @@ OPTIONS
         its socket calls (afunix-probe run --sites): reached without the problem showing
         (afunix/runtime=reached-clean) or never reached (not-exercised); otherwise not-seen.
     -j, --jobs=N
-        Check N files in parallel (default: 1; 0 = number of CPUs). Output does not depend on N.
+        Check N files in parallel (default and 0: the number of CPUs). Output does not depend on
+        N.
+    --shard=K/N
+        With -p: extract only slice K of N of the database (1 <= K <= N) and write its facts to
+        the shard directory; no rule runs and nothing is reported but parse errors. Exit 0 when
+        the facts were written (a file that did not parse is reported by the link), 4 when not.
+    --shard-dir=DIR
+        Where --shard writes the slice's facts (default: afunix-shard-K-of-N in the current
+        directory). `afunix-check link` takes such directories, or one directory holding the files
+        of several slices.
+    --progress
+        Print "[i/N] file" on stderr as each file is done (default: only when stderr is a
+        terminal, where the line is rewritten in place).
     -q, --quiet
-        No summary line on stderr.
+        No progress and no summary line on stderr.
     --list-rules
         Print every rule: id, severity, title.
     --parse-only
@@ -225,16 +268,20 @@ SEE ALSO
 struct Cli {
   std::string buildPath, checks, configPath, targetKernel, format = "text", sarifRoot;
   std::string baseline, writeBaselinePath, exportFixesPath, docsUrl, lineFilter, diffFrom;
-  std::string runtimeEvidence;
+  std::string runtimeEvidence, cacheDir;
   std::string failOn = "warning", color = "auto";
   std::optional<std::string> headerFilter, excludeHeaderFilter;
   std::vector<std::string> excludes;
   std::optional<bool> showSource;
   bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
        version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
-       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, noServiceFiles = false;
+       noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, timings = false,
+       noCache = false, fullParse = false, noServiceFiles = false;
   std::vector<std::string> serviceFiles;
-  unsigned jobs = 1;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool link = false;
+  std::optional<bool> progress;
+  std::string shard, shardDir;
   std::vector<std::string> files, compilerArgs;
   bool haveDashDash = false;
 };
@@ -295,6 +342,13 @@ const std::vector<OptionSpec> &optionTable() {
       {"--dump-facts", false, [](Cli &c, const std::string &) { c.dumpFacts = true; }},
       {"--service-files", true, [](Cli &c, const std::string &v) { c.serviceFiles.push_back(v); }},
       {"--no-service-files", false, [](Cli &c, const std::string &) { c.noServiceFiles = true; }},
+      {"--timings", false, [](Cli &c, const std::string &) { c.timings = true; }},
+      {"--cache-dir", true, [](Cli &c, const std::string &v) { c.cacheDir = v; }},
+      {"--no-cache", false, [](Cli &c, const std::string &) { c.noCache = true; }},
+      {"--full-parse", false, [](Cli &c, const std::string &) { c.fullParse = true; }},
+      {"--shard", true, [](Cli &c, const std::string &v) { c.shard = v; }},
+      {"--shard-dir", true, [](Cli &c, const std::string &v) { c.shardDir = v; }},
+      {"--progress", false, [](Cli &c, const std::string &) { c.progress = true; }},
       {"--version", false, [](Cli &c, const std::string &) { c.version = true; }},
       {"--help", false, [](Cli &c, const std::string &) { c.help = true; }},
   };
@@ -329,7 +383,12 @@ std::string unknownOption(const std::string &arg) {
 // Parses argv; returns an exit code when the run must stop here.
 std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
   std::optional<std::string> jobsText;
-  for (int i = 1; i < argc; ++i) {
+  int first = 1;
+  if (argc > 1 && std::string(argv[1]) == "link") {
+    cli.link = true; // `afunix-check link DIR...`: the shard directories are its operands
+    first = 2;
+  }
+  for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--") {
       cli.haveDashDash = true;
@@ -424,6 +483,54 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
   }
   if (!cli.lineFilter.empty() && !cli.diffFrom.empty())
     return usage("--line-filter and --diff-from both choose lines; give one");
+  if (!cli.cacheDir.empty() && cli.noCache)
+    return usage("--cache-dir and --no-cache contradict each other; give one");
+  if (cli.link) {
+    if (cli.files.empty())
+      return usage("link needs the shard directories to link (afunix-check link DIR...)");
+    for (const char *what : {"-p", "--shard", "--single-tu", "--parse-only", "--print-commands",
+                             "--", "--cache-dir", "--no-cache", "--full-parse"}) {
+      bool given = (what == std::string("-p") && !cli.buildPath.empty()) ||
+                   (what == std::string("--shard") && !cli.shard.empty()) ||
+                   (what == std::string("--single-tu") && cli.singleTu) ||
+                   (what == std::string("--parse-only") && cli.parseOnly) ||
+                   (what == std::string("--print-commands") && cli.printCommands) ||
+                   (what == std::string("--") && cli.haveDashDash) ||
+                   (what == std::string("--cache-dir") && !cli.cacheDir.empty()) ||
+                   (what == std::string("--no-cache") && cli.noCache) ||
+                   (what == std::string("--full-parse") && cli.fullParse);
+      if (given)
+        return usage(std::string("link judges the facts its shards hold; ") + what +
+                     " belongs to the runs that extract them");
+    }
+  }
+  if (!cli.shard.empty()) {
+    unsigned long k = 0, n = 0;
+    char *end = nullptr;
+    llvm::StringRef text(cli.shard);
+    auto [left, right] = text.split('/');
+    bool ok = text.contains('/') && !left.empty() && !right.empty() &&
+              !left.getAsInteger(10, k) && !right.getAsInteger(10, n) && k >= 1 && n >= 1 &&
+              k <= n && n <= 100000;
+    (void)end;
+    if (!ok)
+      return usage("--shard expects K/N with 1 <= K <= N (slice K of N), not '" + cli.shard + "'");
+    if (cli.buildPath.empty() || !cli.files.empty())
+      return usage("--shard slices a compile database: give -p BUILD_DIR and no FILE");
+    for (const auto &[given, what] :
+         std::initializer_list<std::pair<bool, const char *>>{
+             {cli.singleTu, "--single-tu"}, {cli.parseOnly, "--parse-only"},
+             {cli.dumpFacts, "--dump-facts"}, {cli.fix, "--fix"},
+             {!cli.exportFixesPath.empty(), "--export-fixes"},
+             {!cli.writeBaselinePath.empty(), "--write-baseline"},
+             {!cli.baseline.empty(), "--baseline"}, {!cli.diffFrom.empty(), "--diff-from"},
+             {!cli.runtimeEvidence.empty(), "--runtime-evidence"}})
+      if (given)
+        return usage(std::string("--shard only extracts facts; ") + what +
+                     " goes with the link (afunix-check link)");
+  } else if (!cli.shardDir.empty()) {
+    return usage("--shard-dir goes with --shard=K/N");
+  }
   return std::nullopt;
 }
 
@@ -577,19 +684,20 @@ int run(int argc, char **argv) {
   if (!cli.runtimeEvidence.empty() && !loadRuntimeEvidence(cli.runtimeEvidence, evidence, error))
     return inputError(error);
 
-  CompileRequest request;
-  request.buildPath = cli.buildPath;
-  request.files = cli.files;
-  request.extraArgs = cli.compilerArgs;
-  request.haveDashDash = cli.haveDashDash;
+  // The jobs (none for link: its shards hold the units).
   std::vector<CompileJob> jobs;
-  if (!collectJobs(request, jobs, error))
-    return inputError(error);
-
-  // --exclude'd units are not checked; with --diff-from and a whole database, only what the
-  // diff can affect is.
   unsigned excludedUnits = 0;
-  {
+  if (!cli.link) {
+    CompileRequest request;
+    request.buildPath = cli.buildPath;
+    request.files = cli.files;
+    request.extraArgs = cli.compilerArgs;
+    request.haveDashDash = cli.haveDashDash;
+    if (!collectJobs(request, jobs, error))
+      return inputError(error);
+
+    // --exclude'd units are not checked; with --diff-from and a whole database, only what the
+    // diff can affect is.
     std::vector<CompileJob> kept;
     bool diffTouchesHeader = false;
     if (!cli.diffFrom.empty())
@@ -608,7 +716,7 @@ int run(int argc, char **argv) {
     jobs = std::move(kept);
   }
 
-  if (cli.printCommands) {
+  if (cli.printCommands && !cli.link) {
     llvm::json::OStream json(llvm::outs(), 2);
     json.array([&] {
       for (const CompileJob &job : jobs)
@@ -663,7 +771,54 @@ int run(int argc, char **argv) {
     return unitSettings[file] = settingsFrom(config ? *config : Config{}, cli, glob.value_or("-*"));
   };
   options.wholeProgram = !cli.singleTu;
-  if (options.wholeProgram && !cli.buildPath.empty()) {
+  options.fullParse = cli.fullParse;
+  options.disableFree = true; // afunix-check exits right after the run
+  if (options.wholeProgram && !cli.parseOnly && !cli.noCache && !cli.link) {
+    if (!cli.cacheDir.empty()) {
+      options.cacheDir = absolutePath(cli.cacheDir);
+    } else if (!cli.buildPath.empty()) {
+      llvm::SmallString<256> dir(absolutePath(cli.buildPath));
+      if (llvm::StringRef(dir).ends_with(".json"))
+        llvm::sys::path::remove_filename(dir);
+      llvm::sys::path::append(dir, "afunix-cache");
+      options.cacheDir = std::string(dir);
+    }
+  }
+  std::string shardError;
+  if (!cli.shard.empty()) {
+    llvm::StringRef k, n;
+    std::tie(k, n) = llvm::StringRef(cli.shard).split('/');
+    k.getAsInteger(10, options.shard.index);
+    n.getAsInteger(10, options.shard.count);
+    options.shard.directory = absolutePath(
+        !cli.shardDir.empty() ? cli.shardDir
+                              : "afunix-shard-" + k.str() + "-of-" + n.str());
+    options.shard.error = &shardError;
+  }
+  // Progress on a terminal, rewritten in place; forced elsewhere, one line per file.
+  bool progress = !cli.quiet && cli.progress.value_or(llvm::sys::Process::StandardErrIsDisplayed());
+  bool inPlace = llvm::sys::Process::StandardErrIsDisplayed();
+  std::size_t progressWidth = 0; // of the line on the terminal, to blank it out (no escapes)
+  if (progress && options.wholeProgram)
+    options.progress = [&](std::size_t done, std::size_t total, const std::string &file, bool) {
+      std::string shown = file;
+      if (llvm::StringRef(file).starts_with(cwd + "/"))
+        shown = file.substr(cwd.size() + 1);
+      std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
+                         printable(shown);
+      if (!inPlace) {
+        llvm::errs() << line << "\n";
+      } else {
+        std::size_t width = line.size();
+        line.resize(std::max(width, progressWidth), ' ');
+        llvm::errs() << "\r" << line;
+        progressWidth = width;
+        if (done == total)
+          llvm::errs() << "\r" << std::string(line.size(), ' ') << "\r";
+      }
+      llvm::errs().flush();
+    };
+  if (options.wholeProgram && !cli.buildPath.empty() && cli.shard.empty()) {
     // The facts live next to the compile database: written by a run over all of it, read for the
     // units a partial run (FILEs, --diff-from, --exclude) leaves out.
     std::string database = absolutePath(cli.buildPath);
@@ -677,20 +832,25 @@ int run(int argc, char **argv) {
     else if (!whole && llvm::sys::fs::is_regular_file(stored))
       options.readFacts = std::string(stored);
   }
-  if (options.wholeProgram) {
-    // Sockets a service manager hands over are configured in unit and .rc files, not in C.
-    ServiceFileSearch search;
-    search.base = cwd;
-    search.globs = cli.serviceFiles;
-    if (!cli.noServiceFiles && !cli.buildPath.empty())
-      if (std::string tree = sourceTreeOf(jobs); !tree.empty())
-        search.roots.push_back(tree);
-    std::vector<std::string> warnings;
-    for (std::string &path : findServiceFiles(search, warnings))
-      if (!matchesExclude(excludes, path))
-        options.serviceFiles.push_back(std::move(path));
-    for (const std::string &warning : warnings)
-      llvm::errs() << "afunix-check: warning: " << printable(warning) << "\n";
+  if (options.wholeProgram && cli.shard.empty()) {
+    // Sockets a service manager hands over are configured in unit and .rc files, not in C: those
+    // of the source tree of the program's files (a database's, or the shards' of a link).
+    bool searchTree = !cli.noServiceFiles && (!cli.buildPath.empty() || cli.link);
+    options.serviceFiles = [&cli, &cwd, &excludes, searchTree](const std::vector<std::string> &mainFiles) {
+      ServiceFileSearch search;
+      search.base = cwd;
+      search.globs = cli.serviceFiles;
+      if (searchTree)
+        if (std::string tree = sourceTreeOf(mainFiles); !tree.empty())
+          search.roots.push_back(tree);
+      std::vector<std::string> warnings, found;
+      for (std::string &path : findServiceFiles(search, warnings))
+        if (!matchesExclude(excludes, path))
+          found.push_back(std::move(path));
+      for (const std::string &warning : warnings)
+        llvm::errs() << "afunix-check: warning: " << printable(warning) << "\n";
+      return found;
+    };
   } else if (!cli.serviceFiles.empty()) {
     return usage("--service-files needs the whole program; it does not go with --single-tu");
   }
@@ -700,10 +860,35 @@ int run(int argc, char **argv) {
       return usage("--dump-facts shows the linked program; it does not go with --single-tu");
     options.dumpFacts = &dumped;
   }
-  RunResult result = runChecks(jobs, options);
+  RunStats stats; // always gathered: the summary says how many files came from the cache
+  options.stats = &stats;
+  RunResult result;
+  if (cli.link) {
+    if (!runLink(cli.files, options, result, error))
+      return inputError(error);
+  } else {
+    result = runChecks(jobs, options);
+  }
+  if (cli.timings) {
+    stats.peakRssKiB = peakRssKiB();
+    llvm::errs() << "afunix-check: timings: " << stats.describe() << "\n";
+  }
   if (cli.dumpFacts) {
     llvm::outs() << dumped;
     return finish(countParseErrors(result) ? kParseError : kClean);
+  }
+  if (!cli.shard.empty()) {
+    // A slice: its facts are written (or not); the link reports findings and parse errors.
+    if (!shardError.empty()) {
+      llvm::errs() << "afunix-check: error: " << printable(shardError) << "\n";
+      return kOutputError;
+    }
+    if (!cli.quiet)
+      llvm::errs() << "afunix-check: shard " << cli.shard << ": facts of " << result.files.size()
+                   << " file" << (result.files.size() == 1 ? "" : "s") << " in "
+                   << printable(options.shard.directory) << "; "
+                   << countParseErrors(result) << " not parsed (the link reports them)\n";
+    return kClean;
   }
 
   // What the program did at run time, joined to the findings before anything is filtered.
@@ -796,6 +981,18 @@ int run(int argc, char **argv) {
                  << " file" << (result.files.size() == 1 ? "" : "s");
     if (excludedUnits)
       llvm::errs() << " (" << excludedUnits << " excluded)";
+    // By rule, the most frequent first: "3 afunix-fd-flood, 1 afunix-creds-without-passcred".
+    std::map<std::string, unsigned> byRule;
+    for (const Finding &f : result.findings)
+      ++byRule[f.rule];
+    std::vector<std::pair<std::string, unsigned>> rules(byRule.begin(), byRule.end());
+    std::stable_sort(rules.begin(), rules.end(),
+                     [](const auto &a, const auto &b) { return a.second > b.second; });
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      llvm::errs() << (i ? ", " : ": ") << rules[i].second << " " << rules[i].first;
+    if (stats.cached)
+      llvm::errs() << "; " << stats.cached << " of " << result.files.size()
+                   << " from the facts cache";
     if (std::string dropped = describeDropped(result.dropped); !dropped.empty())
       llvm::errs() << "; " << dropped;
     if (unparsed)

@@ -23,6 +23,8 @@
 #include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <map>
+#include <mutex>
 #include <set>
 
 namespace afunix::check {
@@ -181,6 +183,62 @@ CommandLineArguments dropRefusedOptions(CommandLineArguments args) {
   return args;
 }
 
+// Adjusting runs clang's driver (dropRefusedOptions), which probes the system (GCC
+// installations, the distribution): most of what reading a database of small files costs, and all
+// of it again for every file. No step depends on the input's name, only on the options and the
+// input's language, so a command is adjusted once with the input standing in as a placeholder of
+// the same extension, and the result reused for every file with the same command.
+std::vector<std::string> adjustOnce(const std::vector<std::string> &argv, llvm::StringRef file,
+                                    std::vector<std::string> (*adjust)(std::vector<std::string>,
+                                                                       const std::string &)) {
+  std::string placeholder = "\1afunix-input" + llvm::sys::path::extension(file).str();
+  // The input as the command spells it: the file itself, or a relative path it ends with.
+  auto isInput = [&](llvm::StringRef a) {
+    return a == file || (!a.empty() && a[0] != '-' && !llvm::sys::path::is_absolute(a) &&
+                         file.ends_with(a) && file.drop_back(a.size()).ends_with("/"));
+  };
+  std::vector<std::string> key = argv;
+  std::string spelled;
+  for (std::string &a : key)
+    if (isInput(a)) {
+      spelled = a;
+      a = placeholder;
+    }
+  if (spelled.empty())
+    return adjust(argv, file.str());
+  static std::mutex lock;
+  static std::map<std::vector<std::string>, std::vector<std::string>> memo;
+  std::vector<std::string> result;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    auto it = memo.find(key);
+    if (it != memo.end())
+      result = it->second;
+  }
+  if (result.empty()) {
+    result = adjust(key, placeholder);
+    std::lock_guard<std::mutex> guard(lock);
+    memo.emplace(key, result);
+  }
+  for (std::string &a : result)
+    if (a == placeholder)
+      a = spelled;
+  return result;
+}
+
+// The steps that cost: clang's option table and driver.
+std::vector<std::string> adjustOptions(std::vector<std::string> argv, const std::string &) {
+  argv = dropUnknownOptions(argv);
+  argv = dropWarningOptions(argv);
+  argv = dropRefusedOptions(argv);
+  // -resource-dir right after the compiler: stddef.h and friends from the clang we link.
+  argv.insert(argv.begin() + 1, "-resource-dir=" AFUNIX_CLANG_RESOURCE_DIR);
+  // Before the `--` that may separate the input files, or at the end.
+  auto end = std::find(argv.begin(), argv.end(), "--");
+  argv.insert(end, {"-Wno-unknown-warning-option", "-w", "-fno-caret-diagnostics"});
+  return argv;
+}
+
 } // namespace
 
 std::string outputTarget(const std::vector<std::string> &argv, const std::string &output) {
@@ -211,19 +269,13 @@ std::vector<std::string> adjustCommand(std::vector<std::string> argv, const std:
     argv.erase(argv.begin());
   if (argv.empty())
     argv.push_back("clang");
+  // Output and dependency files differ from file to file; without them, files compiled alike
+  // have one command but for the input.
   for (const ArgumentsAdjuster &adjust :
        {getClangStripOutputAdjuster(), getClangSyntaxOnlyAdjuster(),
         getClangStripDependencyFileAdjuster(), getStripPluginsAdjuster()})
     argv = adjust(argv, file);
-  argv = dropUnknownOptions(argv);
-  argv = dropWarningOptions(argv);
-  argv = dropRefusedOptions(argv);
-  // -resource-dir right after the compiler: stddef.h and friends from the clang we link.
-  argv.insert(argv.begin() + 1, "-resource-dir=" AFUNIX_CLANG_RESOURCE_DIR);
-  // Before the `--` that may separate the input files, or at the end.
-  auto end = std::find(argv.begin(), argv.end(), "--");
-  argv.insert(end, {"-Wno-unknown-warning-option", "-w", "-fno-caret-diagnostics"});
-  return argv;
+  return adjustOnce(argv, file, adjustOptions);
 }
 
 namespace {
@@ -337,8 +389,16 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
   }
   // One job per file, however many names it is given under (a symlink alias is the same file:
   // two parses could only disagree, and --fix would edit it twice).
+  // Identity by device and inode (one stat, not realpath's walk of every path component: a
+  // tenth of a warm run over a database of small files); by real path when stat fails.
   std::set<std::string> seen;
-  auto firstTime = [&](const std::string &file) { return seen.insert(realPathOf(file)).second; };
+  std::set<llvm::sys::fs::UniqueID> seenIds;
+  auto firstTime = [&](const std::string &file) {
+    llvm::sys::fs::UniqueID id;
+    if (!llvm::sys::fs::getUniqueID(file, id))
+      return seenIds.insert(id).second;
+    return seen.insert(realPathOf(file)).second;
+  };
 
   if (request.buildPath.empty()) {
     if (files.empty()) {

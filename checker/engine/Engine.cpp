@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 #include <mutex>
 #include <thread>
@@ -449,12 +450,18 @@ std::vector<std::string> registeredChecks() {
 }
 
 std::vector<std::string> enabledChecks(const std::string &glob) {
-  clang::tidy::CachedGlobList filter(glob);
-  std::vector<std::string> names;
-  for (const std::string &name : registeredChecks())
-    if (filter.contains(name))
-      names.push_back(name);
-  return names;
+  // Asked once per unit with one of a few globs: the regular expressions are built once each.
+  static std::mutex lock;
+  static std::map<std::string, std::vector<std::string>> known;
+  std::lock_guard<std::mutex> guard(lock);
+  auto [it, fresh] = known.try_emplace(glob);
+  if (fresh) {
+    clang::tidy::CachedGlobList filter(glob);
+    for (const std::string &name : registeredChecks())
+      if (filter.contains(name))
+        it->second.push_back(name);
+  }
+  return it->second;
 }
 
 } // namespace afunix::check

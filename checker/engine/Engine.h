@@ -5,6 +5,7 @@
 
 #include "CompileDb.h"
 #include "Finding.h"
+#include "RunStats.h"
 
 #include <functional>
 #include <map>
@@ -17,6 +18,13 @@ namespace afunix::check {
 struct UnitSettings {
   std::string checks;                              // clang-tidy glob over check names
   std::map<std::string, std::string> checkOptions; // clang-tidy check options (global names)
+};
+
+// One slice of a database, for a sharded run (ShardFiles.h): files K of N (1 <= K <= N).
+struct ShardSpec {
+  unsigned index = 0, count = 0; // count 0: not sharded
+  std::string directory;         // where the slice's facts are written
+  std::string *error = nullptr;  // receives why they could not be
 };
 
 struct EngineOptions {
@@ -33,7 +41,17 @@ struct EngineOptions {
   std::string storeFacts;           // write the units' facts here (afunix-facts.json); "" = don't
   std::string readFacts;            // take the units not checked now from these stored facts
   std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
-  std::vector<std::string> serviceFiles; // systemd socket units and Android .rc files to read
+  // The systemd socket units and Android .rc files to read with the program whose units have
+  // these main files (ServiceDiscovery.h finds them); unset: none.
+  std::function<std::vector<std::string>(const std::vector<std::string> &mainFiles)> serviceFiles;
+  RunStats *stats = nullptr;        // receives what each phase cost (whole program only)
+  // Whole program only:
+  std::string cacheDir;             // the facts cache (FactsCache.h); "" = none
+  bool fullParse = false;           // parse everything, none of the skips (Extraction.h)
+  ShardSpec shard;                  // extract one slice and write its facts, judge nothing
+  bool disableFree = false;         // the process exits after the run: leave the program unfreed
+  // Called as each unit is done (under a lock): units done, total, its main file, from the cache.
+  std::function<void(std::size_t, std::size_t, const std::string &, bool)> progress;
 };
 
 // Checks every job. Never throws. Findings are reported wherever they are, main files and every
@@ -46,6 +64,11 @@ RunResult runChecks(const std::vector<CompileJob> &jobs, const EngineOptions &op
 // The whole-program run (runChecks calls it when options.wholeProgram is set): the same
 // guarantees, with findings and notes anywhere in the program (WholeProgram.cpp).
 RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options);
+// The link of sharded runs (`afunix-check link`): the facts of every slice in `paths` (shard
+// directories or files) judged as one run over the whole database would judge them. False and
+// `error` when the slices are damaged, incomplete or do not belong together.
+bool runLink(const std::vector<std::string> &paths, const EngineOptions &options, RunResult &result,
+             std::string &error);
 
 // Installs LLVM's crash recovery signal handlers; front ends call it once at start-up.
 void enableCrashRecovery();

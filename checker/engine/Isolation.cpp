@@ -8,6 +8,7 @@
 #include <mutex>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <vector>
 
 namespace afunix::check {
 
@@ -72,25 +73,74 @@ void runRecovered(Task &task) {
   }
 }
 
+// An alternate signal stack for the calling thread, for as long as it lives.
+class AltStack {
+public:
+  AltStack() {
+    Memory = mmap(nullptr, kAltStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                  -1, 0);
+    if (Memory != MAP_FAILED) {
+      stack_t stack{};
+      stack.ss_sp = Memory;
+      stack.ss_size = kAltStackBytes;
+      Installed = sigaltstack(&stack, nullptr) == 0;
+    }
+  }
+  ~AltStack() {
+    if (Installed) {
+      stack_t off{};
+      off.ss_flags = SS_DISABLE;
+      sigaltstack(&off, nullptr);
+    }
+    if (Memory != MAP_FAILED)
+      munmap(Memory, kAltStackBytes);
+  }
+
+private:
+  void *Memory = MAP_FAILED;
+  bool Installed = false;
+};
+
 void *threadMain(void *arg) {
-  Task &task = *static_cast<Task *>(arg);
-  void *alt = mmap(nullptr, kAltStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-  bool haveAlt = false;
-  if (alt != MAP_FAILED) {
-    stack_t stack{};
-    stack.ss_sp = alt;
-    stack.ss_size = kAltStackBytes;
-    haveAlt = sigaltstack(&stack, nullptr) == 0;
+  AltStack alt;
+  runRecovered(*static_cast<Task *>(arg));
+  return nullptr;
+}
+
+// Starts `main(arg)` on a thread with a stack of `stackBytes` (or less, down to 8 MiB, when the
+// system refuses) behind a guard region. False when no thread could be had.
+bool startIsolatedThread(pthread_t &thread, void *(*main)(void *), void *arg,
+                         std::size_t stackBytes) {
+  for (std::size_t size = std::max(stackBytes, kSmallestStack);; size /= 4) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+      return false;
+    bool started = pthread_attr_setstacksize(&attr, size) == 0 &&
+                   pthread_attr_setguardsize(&attr, kGuardBytes) == 0 &&
+                   pthread_create(&thread, &attr, main, arg) == 0;
+    pthread_attr_destroy(&attr);
+    if (started)
+      return true;
+    if (size <= kSmallestStack)
+      return false;
   }
+}
+
+struct WorkerArgs {
+  unsigned index;
+  const std::function<void(unsigned, Isolate)> *body;
+};
+
+IsolationOutcome recoverHere(llvm::function_ref<void()> work) {
+  Task task{work, {}};
   runRecovered(task);
-  if (haveAlt) {
-    stack_t off{};
-    off.ss_flags = SS_DISABLE;
-    sigaltstack(&off, nullptr);
-  }
-  if (alt != MAP_FAILED)
-    munmap(alt, kAltStackBytes);
+  return task.outcome;
+}
+
+void *workerMain(void *arg) {
+  auto &args = *static_cast<WorkerArgs *>(arg);
+  AltStack alt;
+  (*args.body)(args.index, recoverHere);
   return nullptr;
 }
 
@@ -99,25 +149,31 @@ void *threadMain(void *arg) {
 IsolationOutcome runIsolated(llvm::function_ref<void()> work, std::size_t stackBytes) {
   setUpRecovery();
   Task task{work, {}};
-  for (std::size_t size = std::max(stackBytes, kSmallestStack);; size /= 4) {
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0)
-      break;
-    pthread_t thread;
-    bool started = pthread_attr_setstacksize(&attr, size) == 0 &&
-                   pthread_attr_setguardsize(&attr, kGuardBytes) == 0 &&
-                   pthread_create(&thread, &attr, threadMain, &task) == 0;
-    pthread_attr_destroy(&attr);
-    if (started) {
-      pthread_join(thread, nullptr);
-      return task.outcome;
-    }
-    if (size <= kSmallestStack)
-      break;
+  pthread_t thread;
+  if (startIsolatedThread(thread, threadMain, &task, stackBytes)) {
+    pthread_join(thread, nullptr);
+    return task.outcome;
   }
   // No thread to be had: the caller's stack, still under crash recovery.
   runRecovered(task);
   return task.outcome;
+}
+
+void runIsolatedWorkers(unsigned count, const std::function<void(unsigned, Isolate)> &body,
+                        std::size_t stackBytes) {
+  setUpRecovery();
+  std::vector<WorkerArgs> args(std::max(1u, count));
+  std::vector<pthread_t> threads;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    args[i] = {i, &body};
+    pthread_t thread;
+    if (startIsolatedThread(thread, workerMain, &args[i], stackBytes))
+      threads.push_back(thread);
+    else if (threads.empty())
+      body(i, recoverHere); // no thread at all: the caller's stack, still under crash recovery
+  }
+  for (pthread_t thread : threads)
+    pthread_join(thread, nullptr);
 }
 
 } // namespace afunix::check

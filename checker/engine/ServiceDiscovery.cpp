@@ -30,10 +30,10 @@ bool skippedDirectory(const std::string &dir) {
   return false;
 }
 
-std::string commonDirectory(const std::vector<CompileJob> &jobs) {
+std::string commonDirectory(const std::vector<std::string> &files) {
   std::string common;
-  for (const CompileJob &job : jobs) {
-    llvm::SmallString<256> dir(job.file);
+  for (const std::string &file : files) {
+    llvm::SmallString<256> dir(file);
     llvm::sys::path::remove_filename(dir);
     std::string d(dir);
     if (common.empty()) {
@@ -74,8 +74,8 @@ bool hasWildcard(llvm::StringRef text) { return text.find_first_of("*?[") != llv
 
 } // namespace
 
-std::string sourceTreeOf(const std::vector<CompileJob> &jobs) {
-  std::string common = commonDirectory(jobs);
+std::string sourceTreeOf(const std::vector<std::string> &files) {
+  std::string common = commonDirectory(files);
   for (std::string dir = common; !dir.empty();) {
     for (const char *vcs : {".git", ".hg", ".svn"})
       if (exists(dir + "/" + vcs))

@@ -12,7 +12,7 @@ namespace afunix::check {
 
 // The source tree of a compile database's files: the version-control work tree (.git, .hg, .svn)
 // around the directory they share, else that directory itself. "" when there are no jobs.
-std::string sourceTreeOf(const std::vector<CompileJob> &jobs);
+std::string sourceTreeOf(const std::vector<std::string> &files);
 
 struct ServiceFileSearch {
   std::vector<std::string> roots; // searched recursively (version-control and build directories skipped)

@@ -2,8 +2,12 @@
 // one clang instance per worker), link every unit's facts into one program, evaluate the rules
 // over it, and turn the reports into Findings. Findings and notes may point into any file of the
 // program. NOLINT is read from the source here, as clang-tidy reads it.
+#include "WholeProgram.h"
+
 #include "Engine.h"
-#include "Isolation.h"
+#include "Extraction.h"
+#include "FactsCache.h"
+#include "ShardFiles.h"
 #include "Nolint.h"
 #include "SourceCache.h"
 
@@ -26,6 +30,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -40,112 +45,6 @@ namespace {
 namespace facts = ::afunix::facts;
 namespace analysis = ::afunix::analysis;
 
-// Compiler errors as "file:line:col: error: message": the file was not parsed as written.
-class ErrorCollector : public clang::DiagnosticConsumer {
-public:
-  explicit ErrorCollector(std::vector<std::string> &errors) : Errors(errors) {}
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
-    clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error)
-      return;
-    llvm::SmallString<256> message;
-    info.FormatDiagnostic(message);
-    std::string where;
-    if (info.hasSourceManager() && info.getLocation().isValid()) {
-      const clang::SourceManager &sm = info.getSourceManager();
-      clang::PresumedLoc loc = sm.getPresumedLoc(sm.getExpansionLoc(info.getLocation()));
-      if (loc.isValid())
-        where = std::string(loc.getFilename()) + ":" + std::to_string(loc.getLine()) + ":" +
-                std::to_string(loc.getColumn()) + ": ";
-    }
-    Errors.push_back(where + "error: " + std::string(message));
-  }
-
-private:
-  std::vector<std::string> &Errors;
-};
-
-// Hands the extractor the program's own declarations only (system headers stay reachable from
-// the code that uses them), as the clang-tidy path's UserCodeScope does.
-class ExtractConsumer : public clang::ASTConsumer {
-public:
-  ExtractConsumer(clang::SourceManager &sources, const analysis::ProjectOptions &options,
-                  facts::Unit &out, bool extract)
-      : Sources(sources), Options(options), Out(out), Extract(extract) {}
-  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
-    for (clang::Decl *decl : group)
-      if (!Sources.isInSystemHeader(decl->getLocation()))
-        UserDecls.push_back(decl);
-    return true;
-  }
-  void HandleTranslationUnit(clang::ASTContext &context) override {
-    // A file with errors still has an AST (clang recovers): its facts count, and the file is
-    // reported as not parsed.
-    if (!Extract)
-      return;
-    context.setTraversalScope(UserDecls);
-    Out = analysis::extractFacts(context, Options);
-  }
-
-private:
-  clang::SourceManager &Sources;
-  const analysis::ProjectOptions &Options;
-  facts::Unit &Out;
-  bool Extract;
-  std::vector<clang::Decl *> UserDecls;
-};
-
-class ExtractAction : public clang::ASTFrontendAction {
-public:
-  ExtractAction(const analysis::ProjectOptions &options, facts::Unit &out, bool extract)
-      : Options(options), Out(out), Extract(extract) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler,
-                                                        llvm::StringRef) override {
-    return std::make_unique<ExtractConsumer>(compiler.getSourceManager(), Options, Out, Extract);
-  }
-
-private:
-  const analysis::ProjectOptions &Options;
-  facts::Unit &Out;
-  bool Extract;
-};
-
-struct Extracted {
-  facts::Unit unit;
-  FileOutcome outcome;
-};
-
-Extracted extractJob(const CompileJob &job, const analysis::ProjectOptions &options, bool extract) {
-  Extracted result;
-  result.outcome.file = job.file;
-  bool ran = false;
-  // Isolated: a unit that crashes clang (or overflows its stack) costs that unit only.
-  IsolationOutcome isolated = runIsolated([&] {
-    ErrorCollector collector(result.outcome.errors);
-    // A file system of our own: its working directory is the command's, so workers never chdir.
-    llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs(llvm::vfs::createPhysicalFileSystem().release());
-    fs->setCurrentWorkingDirectory(job.directory);
-    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), fs);
-    clang::tooling::ToolInvocation invocation(
-        job.argv, std::make_unique<ExtractAction>(options, result.unit, extract), files.get(),
-        std::make_shared<clang::PCHContainerOperations>());
-    invocation.setDiagnosticConsumer(&collector);
-    ran = invocation.run();
-  });
-  if (!isolated.completed) {
-    result.outcome.parsed = false;
-    result.outcome.errors.push_back(job.file + ": error: clang " + isolated.what +
-                                    " while checking this file");
-    result.unit = facts::Unit(); // what a crashed extraction left is not trusted
-  } else if (!result.outcome.errors.empty()) {
-    result.outcome.parsed = false;
-  } else if (!ran) {
-    result.outcome.parsed = false;
-    result.outcome.errors.push_back(job.file + ": error: clang could not process this file");
-  }
-  return result;
-}
-
 // The configured severity of the rule, else the catalog's for this variant.
 std::string severityOf(const EngineOptions &options, const analysis::Report &report) {
   if (auto it = options.severity.find(report.rule); it != options.severity.end())
@@ -159,12 +58,15 @@ std::string severityOf(const EngineOptions &options, const analysis::Report &rep
 
 namespace {
 
-// What decides a unit's facts and its findings, from its settings (the nearest configuration).
-struct UnitConfig {
-  analysis::ProjectOptions project;
-  std::vector<std::string> rules; // enabled rule ids
-  std::string evaluation;         // rules, pedantic, target kernel: what evaluating depends on
-};
+// The spans clang would underline: the fact's expression on its line.
+std::vector<SourceSpan> spanOf(const std::string &file, unsigned line, unsigned column,
+                               unsigned length) {
+  if (length == 0)
+    return {};
+  return {{{file, line, column}, {file, line, column + length}}};
+}
+
+} // namespace
 
 UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
   UnitSettings settings = options.settingsFor ? options.settingsFor(file)
@@ -187,17 +89,26 @@ UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
   return config;
 }
 
-// The spans clang would underline: the fact's expression on its line.
-std::vector<SourceSpan> spanOf(const std::string &file, unsigned line, unsigned column,
-                               unsigned length) {
-  if (length == 0)
-    return {};
-  return {{{file, line, column}, {file, line, column + length}}};
+std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs) {
+  // One fingerprint when every unit is read with the same options.
+  std::string fingerprint;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    std::string f = configs[i].project.extractionFingerprint();
+    fingerprint = i == 0 ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
+  }
+  return fingerprint;
 }
 
-} // namespace
-
-RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptions &options) {
+RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOptions &options) {
+  // A shard extracts its slice of the database (ShardFiles.h says which).
+  std::vector<ShardJob> shardJobs;
+  std::vector<CompileJob> sliced;
+  if (options.shard.count) {
+    shardJobs = sliceOf(allJobs, options.shard);
+    for (const ShardJob &job : shardJobs)
+      sliced.push_back(allJobs[job.job]);
+  }
+  const std::vector<CompileJob> &jobs = options.shard.count ? sliced : allJobs;
   std::vector<UnitConfig> configs;
   configs.reserve(jobs.size());
   bool anyRule = false;
@@ -206,40 +117,76 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     anyRule |= !configs.back().rules.empty();
   }
 
-  // Extract, in parallel; the result does not depend on the number of workers.
-  std::vector<Extracted> extracted(jobs.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();)
-      extracted[i] = extractJob(jobs[i], configs[i].project, anyRule);
-  };
-  unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, jobs.size()));
-  if (threads == 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-      pool.emplace_back(work);
-    for (std::thread &t : pool)
-      t.join();
+  // Extract, in parallel (Extraction.h); the result does not depend on the number of workers.
+  PhaseTimer extractTimer(options.stats, "extract");
+  std::unique_ptr<FactsCache> cache;
+  if (!options.cacheDir.empty() && anyRule) {
+    std::string error;
+    cache = FactsCache::open(options.cacheDir, error);
+    if (!cache)
+      llvm::errs() << "afunix-check: warning: " << error << "; every file is parsed\n";
   }
+  std::vector<const analysis::ProjectOptions *> project;
+  for (const UnitConfig &config : configs)
+    project.push_back(&config.project);
+  ExtractionSettings settings;
+  settings.extract = anyRule;
+  settings.fullParse = options.fullParse;
+  settings.jobs = options.jobs;
+  settings.cache = cache.get();
+  settings.progress = options.progress;
+  settings.stats = options.stats;
+  std::vector<ExtractedUnit> extracted = extractUnits(jobs, project, settings);
+  // What each file is built into comes from its command, not its source: never cached with it.
+  for (std::size_t i = 0; i < extracted.size(); ++i)
+    extracted[i].unit.target = jobs[i].target;
+  if (cache) {
+    cache->finish();
+    if (options.stats)
+      options.stats->cacheRejected += cache->damagedPacks();
+  }
+  extractTimer.stop();
 
+  if (options.shard.count) {
+    // One slice of a sharded run: its facts go to the shard directory; the link judges them.
+    RunResult run;
+    std::string error;
+    if (!writeShard(options.shard, allJobs, shardJobs, extracted, extractionFingerprintOf(configs),
+                    error) &&
+        options.shard.error)
+      *options.shard.error = error;
+    for (ExtractedUnit &unit : extracted)
+      run.files.push_back(std::move(unit.outcome));
+    return run;
+  }
+  std::vector<std::string> mainFiles;
+  for (const CompileJob &job : jobs)
+    mainFiles.push_back(job.file);
+  return judgeUnits(extracted, mainFiles, configs, anyRule, options);
+}
+
+RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
+                     const std::vector<UnitConfig> &configs, bool anyRule,
+                     const EngineOptions &options) {
   RunResult run;
   std::vector<const facts::Unit *> units;
   std::map<std::string, std::size_t> unitOfFile; // main file -> job index
   std::vector<std::string> unparsed;
   for (std::size_t i = 0; i < extracted.size(); ++i) {
-    extracted[i].unit.target = jobs[i].target;
     units.push_back(&extracted[i].unit);
-    unitOfFile[jobs[i].file] = i;
+    unitOfFile[mainFiles[i]] = i;
     if (!extracted[i].outcome.parsed)
-      unparsed.push_back(jobs[i].file);
+      unparsed.push_back(mainFiles[i]);
     run.files.push_back(std::move(extracted[i].outcome));
   }
-  // Service files: read fresh each run (they are small), stored with the units for the editor.
+  // Service files (ServiceFiles.h): read fresh each run, they are few and small; stored with the
+  // units for the editor.
+  std::vector<std::string> servicePaths;
+  if (options.serviceFiles)
+    servicePaths = options.serviceFiles(mainFiles);
   std::vector<facts::Unit> services;
-  services.reserve(options.serviceFiles.size());
-  for (const std::string &path : options.serviceFiles) {
+  services.reserve(servicePaths.size());
+  for (const std::string &path : servicePaths) {
     facts::Unit unit;
     std::string error;
     if (!analysis::readServiceFile(path, unit, error)) {
@@ -248,16 +195,12 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     }
     services.push_back(std::move(unit));
   }
-  std::set<std::string> serviceFiles(options.serviceFiles.begin(), options.serviceFiles.end());
-  // One fingerprint for the stored facts when every unit was read with the same options.
-  std::string fingerprint;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    std::string f = configs[i].project.extractionFingerprint();
-    fingerprint = i == 0 ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
-  }
+  std::set<std::string> serviceFiles(servicePaths.begin(), servicePaths.end());
+  std::string fingerprint = extractionFingerprintOf(configs);
   // The units not checked now, from an earlier run over the whole database.
   std::shared_ptr<const analysis::StoredFacts> stored;
   if (!options.readFacts.empty()) {
+    PhaseTimer timer(options.stats, "read stored facts");
     std::string error;
     stored = analysis::StoredFacts::read(options.readFacts, error);
     if (!stored)
@@ -270,22 +213,44 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
         if (!unitOfFile.count(unit->mainFile) && !serviceFiles.count(unit->mainFile))
           units.push_back(unit);
   }
+  if (options.stats)
+    options.stats->stored += units.size() - extracted.size();
   if (!options.storeFacts.empty() && anyRule) {
+    PhaseTimer timer(options.stats, "store facts");
     std::string error;
     std::vector<const facts::Unit *> own(units.begin(), units.begin() + extracted.size());
-    for (const facts::Unit &unit : services)
+    // What would be written, as one digest, when the facts cache knows every unit's facts: a
+    // warm run that changed nothing leaves the file as it is.
+    std::string content = "afunix-facts\n" + fingerprint;
+    bool known = true;
+    for (std::size_t i = 0; i < extracted.size() && known; ++i) {
+      known = !extracted[i].digest.empty();
+      content += '\0' + mainFiles[i] + '\0' + extracted[i].digest + '\0' + extracted[i].unit.target;
+    }
+    for (const facts::Unit &unit : services) {
       own.push_back(&unit);
-    if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error))
+      for (std::size_t f = 0; f < unit.files.size(); ++f)
+        content += '\0' + unit.files[f] + '\0' + unit.digests[f];
+    }
+    content = known ? fileDigest(content) : std::string();
+    if (analysis::StoredFacts::upToDate(options.storeFacts, content))
+      ; // nothing to write
+    else if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error, content))
       llvm::errs() << "afunix-check: warning: " << error << "\n";
+    else if (options.stats)
+      if (uint64_t size; !llvm::sys::fs::file_size(options.storeFacts, size))
+        options.stats->factsBytes = size;
   }
   if (!anyRule) {
     sortFindings(run.findings, unparsed);
     return run;
   }
 
+  PhaseTimer linkTimer(options.stats, "link");
   for (const facts::Unit &unit : services)
     units.push_back(&unit);
   std::unique_ptr<analysis::Program> program = analysis::Program::link(units);
+  linkTimer.stop();
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();
 
@@ -306,6 +271,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     return it->second;
   };
 
+  PhaseTimer rulesTimer(options.stats, "rules");
   SourceCache sources;
   for (const auto &[evaluation, index] : groups) {
     const UnitConfig &config = configs[index];
@@ -350,6 +316,13 @@ RunResult runWholeProgram(const std::vector<CompileJob> &jobs, const EngineOptio
     }
   }
   sortFindings(run.findings, unparsed);
+  if (options.disableFree) {
+    // As clang's -disable-free: the process ends right after the run, and freeing the linked
+    // program's and the units' millions of small objects one by one would cost a fifth of a
+    // large link.
+    (void)program.release();
+    new std::vector<ExtractedUnit>(std::move(extracted));
+  }
   return run;
 }
 

@@ -8,7 +8,11 @@
   with a finding and lets a clean one through; with a .afunix-check.yaml that makes the rule a
   note, the hook and the workflow's own afunix-check step (run as written) both pass: they read
   the same configuration;
-- the pre-commit framework config parses.
+- the pre-commit framework config parses;
+- the sharded recipes (a GitHub Actions matrix, a GitLab `parallel:` job) parse, hold the parts
+  that matter, and their afunix-check steps, run here once per slice with the values the matrix or
+  `parallel:` would give and with the artifacts handed on as the runners would, produce the SARIF
+  results of the one-run workflow step.
 
 usage: ci_recipes_test.py --checker BIN POS_FILE NEG_FILE
 """
@@ -56,7 +60,7 @@ def main():
     args = parser.parse_args()
     checker = os.path.abspath(args.checker)
 
-    github, gitlab, precommit = (yaml.safe_load(b) for b in blocks("yaml"))
+    github, gitlab, precommit = (yaml.safe_load(b) for b in blocks("yaml")[:3])
     job = github["jobs"]["afunix-check"]
     assert github["permissions"]["security-events"] == "write"
     upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith(
@@ -157,6 +161,81 @@ def main():
         assert results and all(r["level"] == "note" for r in results), results
         print("hook and CI step agree: with the rule configured as a note both pass, and the "
               "SARIF still carries the findings as notes")
+
+        sharded_recipes(repo, env_path, conv)
+
+
+def sarif_results(path):
+    return json.load(open(path))["runs"][0]["results"]
+
+
+def sharded_recipes(repo, env_path, converter):
+    """The sharded GitHub and GitLab recipes: their shape, then their afunix-check steps run here."""
+    os.remove(os.path.join(repo, ".afunix-check.yaml"))  # back to findings at warning level
+    one = subprocess.run(["afunix-check", "-p", "build", "--format=sarif", f"--sarif-root={repo}"],
+                         cwd=repo, capture_output=True, text=True, env=dict(os.environ, PATH=env_path))
+    assert one.returncode == 1, one.stderr
+    open(os.path.join(repo, "one.sarif"), "w").write(one.stdout)
+    expected = sarif_results(os.path.join(repo, "one.sarif"))
+    assert expected
+
+    gh = yaml.safe_load(recipe("github-sharded"))
+    shards = int(gh["env"]["SHARDS"])
+    facts, link = gh["jobs"]["facts"], gh["jobs"]["link"]
+    assert facts["strategy"]["matrix"]["shard"] == list(range(1, shards + 1)), facts["strategy"]
+    assert set(link["needs"]) >= {"facts", "tool"} and facts["needs"] == "tool"
+    assert gh["permissions"]["security-events"] == "write"
+    step = lambda job, name: next(s for s in job["steps"] if s.get("name") == name)
+    uploads = [s for s in facts["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert uploads and uploads[0]["with"]["path"] == "afunix-shard", facts["steps"]
+    download = [s for s in link["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@")
+                and s["with"].get("pattern")]
+    assert download and download[0]["with"]["merge-multiple"] is True
+    assert any(str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@") for s in link["steps"])
+    env = dict(os.environ, PATH=env_path, GITHUB_WORKSPACE=repo)
+    artifacts = os.path.join(repo, "gh-artifacts")
+    for k in range(1, shards + 1):
+        command = step(facts, "Facts of one slice")["run"]
+        command = command.replace("${{ matrix.shard }}", str(k)).replace("${{ env.SHARDS }}", str(shards))
+        assert "${{" not in command, command
+        done = subprocess.run(["bash", "-e", "-c", command], cwd=repo, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done
+        # upload-artifact, then download-artifact with merge-multiple: one directory for all.
+        os.makedirs(artifacts, exist_ok=True)
+        for f in os.listdir(os.path.join(repo, "afunix-shard")):
+            shutil.move(os.path.join(repo, "afunix-shard", f), os.path.join(artifacts, f))
+        shutil.rmtree(os.path.join(repo, "afunix-shard"))
+    os.rename(artifacts, os.path.join(repo, "afunix-shards"))
+    done = subprocess.run(["bash", "-e", "-c", step(link, "Link")["run"]], cwd=repo, capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0 and "exit status: 1" in done.stdout, done
+    assert sarif_results(os.path.join(repo, "afunix-check.sarif")) == expected
+    print(f"GitHub matrix: {shards} slices extracted as the matrix would, linked: the SARIF results "
+          f"of one run")
+
+    gl = yaml.safe_load(recipe("gitlab-sharded"))
+    gl_facts, gl_link = gl["afunix-facts"], gl["afunix-link"]
+    parallel = int(gl_facts["parallel"])
+    assert set(gl_link["needs"]) >= {"afunix-facts", "afunix-tool"}
+    assert gl_link["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
+    ours = lambda lines: [l for l in lines if "afunix-check" in l and not l.startswith(("apt-get", "tar "))]
+    for k in range(1, parallel + 1):
+        for line in ours(gl_facts["script"]):
+            done = subprocess.run(["bash", "-e", "-c", line], cwd=repo, capture_output=True, text=True,
+                                  env=dict(env, CI_NODE_INDEX=str(k), CI_NODE_TOTAL=str(parallel),
+                                           CI_PROJECT_DIR=repo))
+            assert done.returncode == 0, done
+    os.makedirs(os.path.join(repo, "ci"), exist_ok=True)
+    shutil.copy(converter, os.path.join(repo, "ci", "sarif2codequality.py"))
+    script = "\n".join(l for l in gl_link["script"] if not l.startswith(("apt-get", "tar ")))
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=repo, capture_output=True, text=True,
+                          env=dict(env, CI_PROJECT_DIR=repo))
+    assert done.returncode == 0, done
+    assert sarif_results(os.path.join(repo, "afunix-check.sarif")) == expected
+    issues = json.load(open(os.path.join(repo, "gl-code-quality-report.json")))
+    assert len(issues) == len(expected), issues
+    print(f"GitLab parallel: {parallel} jobs' slices linked: the SARIF results of one run, and the "
+          f"Code Quality report")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# What a whole-database afunix-check run costs, in CPU (user + sys of every process involved),
+# measured side by side in one invocation with the same -j on the same databases:
+#
+#   cold     afunix-check -p DB with an empty facts cache, vs run-clang-tidy-19 with the afunix
+#            checks loaded from libafunix-tidy.so over the same files and commands (the adjusted
+#            commands afunix-check --print-commands shows, so both parse the same thing).
+#            Targets (issue 11): >= 10x cheaper on C databases, >= 4x on C++ databases where every
+#            file uses sockets.
+#   warm     afunix-check -p DB after one file was edited (one line appended to it), with the facts
+#            cache the previous run left, vs the cold run. Target: >= 50x cheaper.
+#
+#   bench/scan-cost.sh [--repeat R] [-j J] DATABASE...
+#
+# DATABASE: a directory holding compile_commands.json (or the file), `runtime-probe`: the C++
+# files of this project's runtime-probe/ from build/compile_commands.json (they all use sockets),
+# or `synthetic:N`: a C project of N files made by bench/synthetic_db.py.
+# Each database's commands are copied into a scratch build directory (the project's own directory
+# gets no cache and no stored facts). Rounds alternate the order of the tools; medians are printed.
+# Also AFUNIX_CHECK (default build/bin/afunix-check), AFUNIX_TIDY_PLUGIN (default
+# build/lib/libafunix-tidy.so), RUN_CLANG_TIDY (default run-clang-tidy-19).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checker="$(realpath "${AFUNIX_CHECK:-build/bin/afunix-check}")"
+plugin="$(realpath "${AFUNIX_TIDY_PLUGIN:-build/lib/libafunix-tidy.so}")"
+runner="${RUN_CLANG_TIDY:-run-clang-tidy-19}"
+repeat=3
+jobs="$(nproc)"
+databases=()
+while (($#)); do
+  case "$1" in
+    --repeat) repeat="$2"; shift 2 ;;
+    -j) jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -*) echo "scan-cost: unknown option $1" >&2; exit 2 ;;
+    *) databases+=("$1"); shift ;;
+  esac
+done
+((${#databases[@]})) || { echo "scan-cost: name at least one DATABASE (see --help)" >&2; exit 2; }
+[ -x "$checker" ] || { echo "scan-cost: $checker not built (scripts/build.sh afunix-check)" >&2; exit 2; }
+[ -f "$plugin" ] || { echo "scan-cost: $plugin not built (scripts/build.sh afunix-tidy)" >&2; exit 2; }
+command -v "$runner" >/dev/null || { echo "scan-cost: $runner not found (Debian: clang-tidy-19)" >&2; exit 2; }
+
+exec python3 - "$checker" "$plugin" "$runner" "$repeat" "$jobs" "${databases[@]}" <<'PY'
+import json, os, resource, shutil, statistics, subprocess, sys, tempfile
+
+checker, plugin, runner = sys.argv[1:4]
+repeat, jobs = int(sys.argv[4]), int(sys.argv[5])
+databases = sys.argv[6:]
+scratch = tempfile.mkdtemp(prefix="scan-cost-")
+med = statistics.median
+
+def load():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+def cpu(argv, cwd=None, ok=(0, 1, 3)):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if ok is not None and proc.returncode not in ok:
+        sys.exit(f"scan-cost: {' '.join(argv[:6])} ... exited {proc.returncode}:\n{proc.stderr[-3000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+def prepare(database):
+    """(name, build dir with the original commands, build dir with the adjusted ones, files)."""
+    if database == "runtime-probe":
+        name, source = "runtime-probe (C++)", os.path.join("build", "compile_commands.json")
+        entries = [e for e in json.load(open(source)) if "/runtime-probe/" in e["file"]]
+    elif database.startswith("synthetic:"):
+        count = int(database.split(":", 1)[1])
+        name = f"synthetic {count}"
+        root = os.path.join(scratch, f"synthetic-{count}")
+        subprocess.run([sys.executable, os.path.join("bench", "synthetic_db.py"), root, "--tus",
+                        str(count)], check=True, stdout=subprocess.DEVNULL)
+        entries = json.load(open(os.path.join(root, "compile_commands.json")))
+    else:
+        source = database if database.endswith(".json") else os.path.join(database, "compile_commands.json")
+        name = os.path.basename(os.path.dirname(os.path.abspath(source)))
+        entries = json.load(open(source))
+    build = os.path.join(scratch, f"{len(os.listdir(scratch))}-{name.split()[0]}")
+    os.makedirs(build)
+    with open(os.path.join(build, "compile_commands.json"), "w") as f:
+        json.dump(entries, f)
+    adjusted = json.loads(subprocess.run([checker, "--print-commands", "-p", build],
+                                         capture_output=True, text=True, check=True).stdout)
+    tidy = os.path.join(build, "tidy")
+    os.makedirs(tidy)
+    with open(os.path.join(tidy, "compile_commands.json"), "w") as f:
+        json.dump(adjusted, f)
+    return name, build, tidy, [j["file"] for j in adjusted]
+
+def clear(build):
+    for entry in ("afunix-cache", "afunix-facts.json"):
+        path = os.path.join(build, entry)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.remove(path)
+
+print(f"scan-cost: {checker}; {runner} --load {plugin}; -j{jobs}; {os.cpu_count()} CPUs,"
+      f" load average {load()}", flush=True)
+rows = []
+for database in databases:
+    name, build, tidy, files = prepare(database)
+    # The file a user edits: the first of the database; restored after each round.
+    edited = files[0]
+    original = open(edited, "rb").read()
+    cold_t, tidy_t, warm_t = [], [], []
+    try:
+        for round in range(repeat):
+            def run_tidy():
+                tidy_t.append(cpu([runner, "-p", tidy, "-load", plugin, "-checks=-*,afunix-*",
+                                   "-j", str(jobs), "-quiet"], ok=None))
+            def run_cold():
+                clear(build)
+                cold_t.append(cpu([checker, "-p", build, f"-j{jobs}", "--quiet", "--format=json"]))
+            for step in ((run_tidy, run_cold) if round % 2 else (run_cold, run_tidy)):
+                step()
+            # Warm: the cache the cold run left, one file edited since.
+            with open(edited, "ab") as f:
+                f.write(b"\n/* edited by bench/scan-cost.sh */\n")
+            warm_t.append(cpu([checker, "-p", build, f"-j{jobs}", "--quiet", "--format=json"]))
+            with open(edited, "wb") as f:
+                f.write(original)
+    finally:
+        with open(edited, "wb") as f:
+            f.write(original)
+    cold, tidy_cost, warm = med(cold_t), med(tidy_t), med(warm_t)
+    rows.append((name, len(files), tidy_cost, cold, warm))
+    print(f"{name:<22} {len(files):>5} TUs  run-clang-tidy {tidy_cost:7.2f} s  afunix-check cold"
+          f" {cold:6.2f} s ({tidy_cost / cold:5.1f}x cheaper)  warm after editing one file"
+          f" {warm * 1000:6.0f} ms ({cold / warm:5.1f}x cheaper than cold); CPU, median of {repeat}",
+          flush=True)
+print(f"load average {load()} at end")
+for name, n, tidy_cost, cold, warm in rows:
+    cxx = "C++" in name
+    target = 4 if cxx else 10
+    print(f"{name:<22} cold vs run-clang-tidy: {tidy_cost / cold:5.1f}x (target >= {target}x:"
+          f" {'met' if tidy_cost / cold >= target else 'NOT met'}); warm vs cold: {cold / warm:5.1f}x"
+          f" (target >= 50x: {'met' if cold / warm >= 50 else 'NOT met'})")
+shutil.rmtree(scratch, ignore_errors=True)
+PY

@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""afunix-check at scale (issue 11): the facts cache, the scan's shortcuts, shards and their link,
+progress and the summary.
+
+Each test works on a copy of the multi-file testdata projects (testdata/checker/projects, every
+project's sources in one compile database) and a small synthetic project (bench/synthetic_db.py),
+made in a scratch directory, so files can be edited and caches damaged freely.
+
+Run one test: scale_test.py --checker PATH TestName.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+PROJECTS = os.path.join(REPO, "testdata", "checker", "projects")
+CHECKER = os.path.join(REPO, "build", "bin", "afunix-check")
+FORMATS = ("json", "sarif", "text")
+
+
+def run(*args, cwd=None, check_status=(0, 1)):
+    proc = subprocess.run([CHECKER, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    if check_status is not None and proc.returncode not in check_status:
+        raise AssertionError(f"afunix-check {' '.join(args)} exited {proc.returncode}:\n"
+                             f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+def timings(stderr):
+    """(extracted, from the cache) from a --timings line."""
+    m = re.search(r"units: (\d+) extracted, (\d+) from the cache", stderr)
+    assert m, f"no --timings line in:\n{stderr}"
+    return int(m[1]), int(m[2])
+
+
+class Workspace:
+    """A scratch copy of the testdata projects and a synthetic project, one compile database."""
+
+    def __init__(self, synthetic_units=40):
+        self.root = tempfile.mkdtemp(prefix="afunix-scale-")
+        self.src = os.path.join(self.root, "src")
+        self.build = os.path.join(self.root, "build")
+        os.makedirs(self.build)
+        shutil.copytree(PROJECTS, os.path.join(self.src, "projects"))
+        subprocess.run([sys.executable, os.path.join(REPO, "bench", "synthetic_db.py"),
+                        os.path.join(self.src, "synthetic"), "--tus", str(synthetic_units)],
+                       check=True, stdout=subprocess.DEVNULL)
+        entries = []
+        projects = os.path.join(self.src, "projects")
+        for name in sorted(os.listdir(projects)):
+            directory = os.path.join(projects, name)
+            for f in sorted(os.listdir(directory)):
+                if f.endswith((".c", ".cc")):
+                    std = "-std=gnu11" if f.endswith(".c") else "-std=c++17"
+                    src = os.path.join(directory, f)
+                    entries.append({"directory": directory, "file": src,
+                                    "arguments": ["cc", std, f"-I{directory}", "-c", src]})
+        with open(os.path.join(self.src, "synthetic", "compile_commands.json")) as f:
+            entries += json.load(f)
+        with open(os.path.join(self.build, "compile_commands.json"), "w") as f:
+            json.dump(entries, f, indent=1)
+        self.units = len(entries)
+
+    def path(self, *parts):
+        return os.path.join(self.src, *parts)
+
+    def outputs(self, *args, cwd=None):
+        """{format: stdout} of one run per format, with `args` (a subcommand first)."""
+        head = [args[0]] if args and args[0] == "link" else []
+        rest = list(args[len(head):])
+        return {fmt: run(*head, f"--format={fmt}", *rest, cwd=cwd or self.root).stdout
+                for fmt in FORMATS}
+
+    def cold(self):
+        """What a first run prints: a fresh cache, no stored facts."""
+        fresh = tempfile.mkdtemp(dir=self.root, prefix="cold-cache-")
+        return self.outputs("-p", self.build, f"--cache-dir={fresh}", "--no-store-facts")
+
+    def cleanup(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ScaleTest(unittest.TestCase):
+    def setUp(self):
+        self.ws = Workspace()
+        self.addCleanup(self.ws.cleanup)
+
+    def warm(self, *extra):
+        return run("-p", self.ws.build, "--format=json", "--timings", *extra, cwd=self.ws.root)
+
+    def assertSameOutputs(self, expected, actual, what):
+        for fmt in FORMATS:
+            self.assertEqual(expected[fmt], actual[fmt], f"{what}: --format={fmt} differs")
+
+    # --- the facts cache ------------------------------------------------------------------------
+
+    def test_warm_run_equals_cold_run(self):
+        cold = self.ws.cold()
+        self.assertIn('"findings": [', cold["json"])
+        self.assertGreater(len(json.loads(cold["json"])["findings"]), 5)
+        first = self.warm()
+        self.assertEqual(timings(first.stderr), (self.ws.units, 0))
+        second = self.warm()
+        self.assertEqual(timings(second.stderr), (0, self.ws.units))
+        self.assertEqual(first.stdout, second.stdout)
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "warm run")
+
+    def test_touching_one_file_reextracts_it_alone(self):
+        self.warm()
+        # A touch that changes nothing: no file is parsed again (contents are compared, not times).
+        target = self.ws.path("synthetic", "src", "unit_3.c")
+        os.utime(target, (time.time() + 5, time.time() + 5))
+        self.assertEqual(timings(self.warm().stderr), (0, self.ws.units))
+        # An edit: that unit alone; the findings are those of a cold run over the edited tree.
+        with open(target, "a") as f:
+            f.write("\nint added_by_the_test(int fd) { return fd; }\n")
+        self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
+        self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build), "after an edit")
+
+    def test_a_file_restored_to_earlier_bytes_is_not_parsed_again(self):
+        # Switching a branch back: the entry for the old bytes is still there.
+        self.warm()
+        target = self.ws.path("synthetic", "src", "unit_9.c")
+        original = open(target).read()
+        with open(target, "a") as f:
+            f.write("\nint on_a_branch(int fd) { return fd; }\n")
+        self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
+        with open(target, "w") as f:
+            f.write(original)
+        self.assertEqual(timings(self.warm().stderr), (0, self.ws.units))
+        self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build), "restored")
+
+    def test_editing_a_header_reextracts_the_units_that_include_it(self):
+        self.warm()
+        # unit_5.h is included by unit_5.c and by the unit that calls into unit 5 (unit_4.c).
+        header = self.ws.path("synthetic", "include", "unit_5.h")
+        with open(header, "a") as f:
+            f.write("\nint declared_by_the_test(int fd);\n")
+        self.assertEqual(timings(self.warm().stderr), (2, self.ws.units - 2))
+        self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build), "after a header edit")
+
+    def test_other_project_options_do_not_reuse_the_cache(self):
+        self.warm()
+        config = os.path.join(self.ws.root, "options.yaml")
+        with open(config, "w") as f:
+            f.write("socket_producers: [open_listener]\n")
+        self.assertEqual(timings(self.warm(f"--config={config}").stderr), (self.ws.units, 0))
+
+    def cache_packs(self):
+        cache = os.path.join(self.ws.build, "afunix-cache")
+        return sorted(os.path.join(cache, f) for f in os.listdir(cache) if f.endswith(".pack"))
+
+    def test_damaged_cache_entry_is_detected_and_rebuilt(self):
+        cold = self.ws.cold()
+        self.warm()
+        packs = self.cache_packs()
+        self.assertTrue(packs)
+        # One byte in the middle of the facts of some entry (past the pack's header).
+        with open(packs[0], "r+b") as f:
+            data = bytearray(f.read())
+            where = len(data) * 2 // 3
+            data[where] ^= 0x5a
+            f.seek(0)
+            f.write(data)
+        rerun = self.warm()
+        self.assertIn("facts cache", rerun.stderr)
+        self.assertRegex(rerun.stderr, r"damaged|checksum")
+        extracted, cached = timings(rerun.stderr)
+        self.assertGreaterEqual(extracted, 1)
+        self.assertEqual(extracted + cached, self.ws.units)
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "after damage")
+        # Rebuilt: the next run trusts the cache again, with no warning.
+        again = self.warm()
+        self.assertEqual(timings(again.stderr), (0, self.ws.units))
+        self.assertNotIn("damaged", again.stderr)
+
+    def test_truncated_pack_is_detected_and_rebuilt(self):
+        cold = self.ws.cold()
+        self.warm()
+        for pack in self.cache_packs():
+            with open(pack, "r+b") as f:
+                size = os.path.getsize(pack)
+                f.truncate(size // 2)
+        rerun = self.warm()
+        self.assertIn("damaged", rerun.stderr)
+        self.assertGreaterEqual(timings(rerun.stderr)[0], 1)
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "after truncation")
+
+    def test_foreign_version_pack_is_never_read(self):
+        cold = self.ws.cold()
+        self.warm()
+        # The cache layout version is the byte after the 8-byte magic: another afunix-check's pack.
+        for pack in self.cache_packs():
+            with open(pack, "r+b") as f:
+                f.seek(8)
+                f.write(bytes([0x7f]))
+        rerun = self.warm()
+        self.assertEqual(timings(rerun.stderr), (self.ws.units, 0))
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "with a foreign pack")
+
+    def test_concurrent_runs_share_one_cache(self):
+        cold = self.ws.cold()
+        procs = [subprocess.Popen([CHECKER, "-p", self.ws.build, "--format=json", "-j1"],
+                                  cwd=self.ws.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(3)]
+        outs = [p.communicate(timeout=600) for p in procs]
+        for p, (out, err) in zip(procs, outs):
+            self.assertIn(p.returncode, (0, 1), err)
+            self.assertEqual(out, cold["json"])
+            self.assertNotIn("damaged", err)
+        after = self.warm()
+        self.assertEqual(timings(after.stderr), (0, self.ws.units))
+        self.assertEqual(after.stdout, cold["json"])
+
+    def test_interrupted_run_leaves_a_usable_cache(self):
+        cold = self.ws.cold()
+        proc = subprocess.Popen([CHECKER, "-p", self.ws.build, "--format=json", "-j1"],
+                                cwd=self.ws.root, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        rerun = self.warm()
+        self.assertNotIn("damaged", rerun.stderr)
+        self.assertEqual(sum(timings(rerun.stderr)), self.ws.units)
+        self.assertEqual(rerun.stdout, cold["json"])
+
+    def test_many_packs_are_merged(self):
+        # One pack per run of edits; past eight packs a run merges them into one.
+        self.warm()
+        target = self.ws.path("synthetic", "src", "unit_7.c")
+        for i in range(10):
+            with open(target, "a") as f:
+                f.write(f"\nint edit_{i}(int fd) {{ return fd + {i}; }}\n")
+            self.warm()
+        self.assertLessEqual(len(self.cache_packs()), 8)
+        self.assertEqual(timings(self.warm().stderr), (0, self.ws.units))
+
+    # --- what a scan skips ----------------------------------------------------------------------
+
+    def shared_prefix_project(self):
+        """C++ files that begin with the same lines (skip 4 parses them once), with findings that
+        need the link: the accepted socket reaches a reader of credentials in another file."""
+        root = os.path.join(self.ws.root, "prefix")
+        os.makedirs(root)
+        prefix = ("// one licence for every file\n#include <map>\n#include <memory>\n#include <string>\n"
+                  "#include <vector>\n#include <sys/socket.h>\n#include <sys/un.h>\n#include <unistd.h>\n"
+                  "#include \"common.h\"\n\n")
+        with open(os.path.join(root, "common.h"), "w") as f:
+            f.write("#pragma once\nint common_limit(int fd);\n")
+        entries = []
+        for i in range(6):
+            nxt = (i + 1) % 6
+            code = prefix + f"""int read_peer_{nxt}(int fd);
+struct Client{i} {{ int fd; std::string name; }};
+std::map<int, std::unique_ptr<Client{i}>> clients{i};
+int serve_{i}(const std::vector<std::string> &names) {{
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  listen(listener, 8);
+  int fd = accept(listener, nullptr, nullptr);
+  clients{i}[fd] = std::make_unique<Client{i}>(Client{i}{{fd, names.empty() ? "" : names[0]}});
+  return read_peer_{nxt}(fd);
+}}
+int read_peer_{i}(int fd) {{
+  char data[64], control[CMSG_SPACE(sizeof(struct ucred))];
+  struct iovec iov = {{data, sizeof data}};
+  struct msghdr msg = {{}};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, 0) < 0)
+    return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  return c && c->cmsg_type == SCM_CREDENTIALS ? ((struct ucred *)CMSG_DATA(c))->uid : -1;
+}}
+"""
+            path = os.path.join(root, f"part_{i}.cc")
+            with open(path, "w") as f:
+                f.write(code)
+            entries.append({"directory": root, "file": path,
+                            "arguments": ["c++", "-std=c++17", "-D_GNU_SOURCE", "-c", path]})
+        build = os.path.join(root, "build")
+        os.makedirs(build)
+        with open(os.path.join(build, "compile_commands.json"), "w") as f:
+            json.dump(entries, f)
+        return build
+
+    def test_skips_change_no_fact_and_no_finding(self):
+        # Function bodies in system headers, the driver per command, file reads per job: none of
+        # them may change what is extracted. The linked program's facts and the findings of the
+        # whole workspace (C and C++, system headers with inline bodies, templates) are compared
+        # with a --full-parse run.
+        testdata = os.path.join(REPO, "testdata", "checker")
+        single = lambda ext: sorted(os.path.join(testdata, rule, f) for rule in os.listdir(testdata)
+                                    if rule.startswith("afunix-")
+                                    for f in os.listdir(os.path.join(testdata, rule)) if f.endswith(ext))
+        prefix = self.shared_prefix_project()
+        shared = run("-p", prefix, "--no-cache", "--timings", "--format=json", cwd=self.ws.root)
+        self.assertRegex(shared.stderr, r"1 shared preambles, 6 units parsed from one")
+        self.assertEqual(len(json.loads(shared.stdout)["findings"]), 6)
+        for args in (["-p", self.ws.build], ["-p", prefix], [*single(".c"), "--", "-std=gnu11"],
+                     [*single(".cc"), "--", "-std=c++17"]):
+            skipped = run("--no-cache", "--dump-facts", *args, cwd=self.ws.root, check_status=(0, 1, 3))
+            full = run("--no-cache", "--dump-facts", "--full-parse", *args, cwd=self.ws.root,
+                       check_status=(0, 1, 3))
+            self.assertEqual(skipped.stdout, full.stdout, f"facts differ for {args[:3]}...")
+            self.assertGreater(len(skipped.stdout), 1000)
+            a = run("--no-cache", "--format=json", *args, cwd=self.ws.root, check_status=(0, 1, 3))
+            b = run("--no-cache", "--format=json", "--full-parse", *args, cwd=self.ws.root,
+                    check_status=(0, 1, 3))
+            self.assertEqual(a.stdout, b.stdout, f"findings differ for {args[:3]}...")
+
+    def test_a_header_in_a_shared_preamble_invalidates_the_cache(self):
+        # The files parsed from a preamble read its headers through it: an edit of one of them
+        # must still make every file that includes it parse again.
+        prefix = self.shared_prefix_project()
+        args = ("-p", prefix, "--timings", "--format=json")
+        cold = run(*args, cwd=self.ws.root)
+        self.assertEqual(timings(cold.stderr), (6, 0))
+        self.assertEqual(timings(run(*args, cwd=self.ws.root).stderr), (0, 6))
+        with open(os.path.join(os.path.dirname(prefix), "common.h"), "a") as f:
+            f.write("int common_other(int fd);\n")
+        after = run(*args, cwd=self.ws.root)
+        self.assertEqual(timings(after.stderr), (6, 0))
+        self.assertEqual(after.stdout, cold.stdout)
+
+    # --- shards and the link --------------------------------------------------------------------
+
+    def shards(self, count, *extra):
+        dirs = []
+        for k in range(1, count + 1):
+            d = os.path.join(self.ws.root, "shards", f"{count}", f"{k}")
+            proc = run("-p", self.ws.build, f"--shard={k}/{count}", f"--shard-dir={d}", *extra,
+                       cwd=self.ws.root, check_status=(0,))
+            self.assertIn(f"shard {k}/{count}", proc.stderr)
+            dirs.append(d)
+        return dirs
+
+    def test_shards_linked_equal_one_run(self):
+        one = self.ws.cold()
+        for count in (1, 2, 3, 7):
+            dirs = self.shards(count)
+            self.assertSameOutputs(one, self.ws.outputs("link", *dirs), f"{count} shards")
+            # In any order, and all slices' files in one directory (as CI artifacts download).
+            merged = os.path.join(self.ws.root, "shards", f"all-{count}")
+            os.makedirs(merged)
+            for d in dirs:
+                for f in os.listdir(d):
+                    shutil.copy(os.path.join(d, f), merged)
+            self.assertEqual(one["json"], run("link", "--format=json", merged, cwd=self.ws.root).stdout)
+            self.assertEqual(one["json"], run("link", "--format=json", *reversed(dirs), cwd=self.ws.root).stdout)
+
+    def test_link_reports_as_a_run_does(self):
+        # Exit status, the summary and the filters work on linked shards as on one run.
+        dirs = self.shards(2)
+        one = run("-p", self.ws.build, "--no-cache", "--fail-on=error", "--exclude=synthetic", cwd=self.ws.root)
+        linked = run("link", *dirs, "--fail-on=error", "--exclude=synthetic", cwd=self.ws.root)
+        self.assertEqual(one.returncode, linked.returncode)
+        self.assertEqual(one.stdout, linked.stdout)
+        summary = [l for l in linked.stderr.splitlines() if l.startswith("afunix-check: ")]
+        self.assertRegex(summary[-1], r"findings in \d+ files: \d+ afunix-")
+
+    def test_link_refuses_slices_that_do_not_belong_together(self):
+        dirs = self.shards(3)
+        missing = run("link", dirs[0], dirs[2], cwd=self.ws.root, check_status=(2,))
+        self.assertIn("slice 2 of 3 missing", missing.stderr)
+        twice = run("link", dirs[0], dirs[0], dirs[1], dirs[2], cwd=self.ws.root, check_status=(2,))
+        self.assertIn("given twice", twice.stderr)
+        other = self.shards(2)
+        mixed = run("link", dirs[0], dirs[1], other[1], cwd=self.ws.root, check_status=(2,))
+        self.assertIn("another number of slices", mixed.stderr)
+        # Another database: one file fewer.
+        with open(os.path.join(self.ws.build, "compile_commands.json")) as f:
+            entries = json.load(f)
+        smaller = os.path.join(self.ws.root, "smaller")
+        os.makedirs(smaller)
+        with open(os.path.join(smaller, "compile_commands.json"), "w") as f:
+            json.dump(entries[1:], f)
+        d = os.path.join(self.ws.root, "shards", "smaller")
+        run("-p", smaller, "--shard=2/3", f"--shard-dir={d}", cwd=self.ws.root, check_status=(0,))
+        foreign = run("link", dirs[0], d, dirs[2], cwd=self.ws.root, check_status=(2,))
+        self.assertIn("another database", foreign.stderr)
+        empty = os.path.join(self.ws.root, "empty")
+        os.makedirs(empty)
+        self.assertIn("no shard files", run("link", empty, cwd=self.ws.root, check_status=(2,)).stderr)
+
+    def test_damaged_shard_is_refused(self):
+        dirs = self.shards(2)
+        shard = os.path.join(dirs[1], os.listdir(dirs[1])[0])
+        with open(shard, "r+b") as f:
+            data = bytearray(f.read())
+            data[len(data) // 2] ^= 0x01
+            f.seek(0)
+            f.write(data)
+        proc = run("link", *dirs, cwd=self.ws.root, check_status=(2,))
+        self.assertIn("damaged shard file", proc.stderr)
+        with open(shard, "r+b") as f:
+            f.truncate(100)
+        self.assertIn("damaged shard file", run("link", *dirs, cwd=self.ws.root, check_status=(2,)).stderr)
+
+    def test_shard_and_link_usage_errors(self):
+        for args, message in (
+                (["--shard=0/3"], "--shard expects K/N"),
+                (["--shard=4/3"], "--shard expects K/N"),
+                (["--shard=a/b"], "--shard expects K/N"),
+                (["--shard=1/2", "--fix"], "--shard only extracts facts"),
+                (["--shard-dir=x"], "--shard-dir goes with --shard")):
+            proc = run("-p", self.ws.build, *args, cwd=self.ws.root, check_status=(2,))
+            self.assertIn(message, proc.stderr)
+        self.assertIn("--shard slices a compile database",
+                      run("--shard=1/2", self.ws.path("synthetic", "src", "unit_1.c"),
+                          cwd=self.ws.root, check_status=(2,)).stderr)
+        self.assertIn("link needs the shard directories", run("link", cwd=self.ws.root, check_status=(2,)).stderr)
+        self.assertIn("belongs to the runs that extract them",
+                      run("link", "x", "-p", self.ws.build, cwd=self.ws.root, check_status=(2,)).stderr)
+
+    # --- progress and the summary ---------------------------------------------------------------
+
+    def test_progress_summary_and_quiet(self):
+        proc = run("-p", self.ws.build, "--progress", "--no-cache", cwd=self.ws.root)
+        lines = [l for l in proc.stderr.splitlines() if l.startswith("[")]
+        self.assertEqual(len(lines), self.ws.units)
+        self.assertEqual(lines[-1].split(" ", 1)[0], f"[{self.ws.units}/{self.ws.units}]")
+        self.assertTrue(all(re.match(r"\[\d+/\d+\] \S+\.cc?$", l) for l in lines), lines[:3])
+        report = json.loads(run("-p", self.ws.build, "--format=json", cwd=self.ws.root).stdout)
+        counts = {}
+        for f in report["findings"]:
+            counts[f["rule"]] = counts.get(f["rule"], 0) + 1
+        summary = proc.stderr.splitlines()[-1]
+        for rule, n in counts.items():
+            self.assertIn(f"{n} {rule}", summary)
+        # Not a terminal, not asked: no progress. --quiet: nothing at all.
+        self.assertNotIn("[1/", run("-p", self.ws.build, cwd=self.ws.root).stderr)
+        self.assertEqual("", run("-p", self.ws.build, "--progress", "--quiet", cwd=self.ws.root).stderr)
+        warm = run("-p", self.ws.build, cwd=self.ws.root).stderr
+        self.assertIn(f"{self.ws.units} of {self.ws.units} from the facts cache", warm)
+
+
+def main():
+    global CHECKER
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--checker":
+        CHECKER = os.path.abspath(args[1])
+        args = args[2:]
+    unittest.main(argv=[sys.argv[0], *[f"ScaleTest.{a}" if not a.startswith("-") else a for a in args]])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,580 @@
+#include "FactsCache.h"
+
+#include "FactsBinary.h"
+
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Basic/Version.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <cstring>
+#include <elf.h>
+#include <link.h>
+#include <set>
+#include <unistd.h>
+
+namespace afunix::check {
+
+namespace {
+
+using facts::getString;
+using facts::getVarint;
+using facts::putString;
+using facts::putVarint;
+
+// The layout of a pack; bumped when it changes (the facts inside have their own versions).
+constexpr int kCacheVersion = 1;
+constexpr char kPackMagic[8] = {'A', 'F', 'X', 'C', 'A', 'C', 'H', 'E'};
+constexpr std::size_t kChecksumBytes = 16;
+// Packs older than this are merged (so live entries never age out) or, when not ours, removed.
+constexpr auto kMergeAge = std::chrono::hours(24 * 7);
+constexpr auto kRemoveAge = std::chrono::hours(24 * 14);
+
+std::string hex128(llvm::XXH128_hash_t hash) {
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(hash.high64),
+                static_cast<unsigned long long>(hash.low64));
+  return text;
+}
+
+std::string checksum(llvm::StringRef bytes) {
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  std::string raw(kChecksumBytes, '\0');
+  std::memcpy(raw.data(), &hash.high64, 8);
+  std::memcpy(raw.data() + 8, &hash.low64, 8);
+  return raw;
+}
+
+// The GNU build-id of the running executable, as hex; "" when it has none.
+std::string ownBuildId() {
+  std::string id;
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *data) -> int {
+        auto &out = *static_cast<std::string *>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &header = info->dlpi_phdr[i];
+          if (header.p_type != PT_NOTE)
+            continue;
+          const char *note = reinterpret_cast<const char *>(info->dlpi_addr + header.p_vaddr);
+          const char *end = note + header.p_memsz;
+          while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *n = reinterpret_cast<const ElfW(Nhdr) *>(note);
+            const char *name = note + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+              for (unsigned b = 0; b < n->n_descsz; ++b) {
+                char pair[3];
+                std::snprintf(pair, sizeof pair, "%02x", static_cast<unsigned char>(desc[b]));
+                out += pair;
+              }
+              return 1;
+            }
+            note = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1; // the first object is the executable itself
+      },
+      &id);
+  return id;
+}
+
+std::chrono::system_clock::time_point modified(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status))
+    return std::chrono::system_clock::now();
+  return status.getLastModificationTime();
+}
+
+// The inside of one entry, decoded.
+struct Body {
+  bool parsed = true;
+  std::vector<std::string> errors;
+  std::vector<std::uint32_t> pairs;
+  llvm::StringRef facts;
+};
+
+bool decodeBody(llvm::StringRef in, Body &body) {
+  std::uint64_t parsed = 0, count = 0;
+  if (!getVarint(in, parsed) || parsed > 1 || !getVarint(in, count) || count > in.size())
+    return false;
+  body.parsed = parsed == 1;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    llvm::StringRef error;
+    if (!getString(in, error))
+      return false;
+    body.errors.push_back(error.str());
+  }
+  if (!getVarint(in, count) || count > in.size())
+    return false;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t pair = 0;
+    if (!getVarint(in, pair) || pair > UINT32_MAX)
+      return false;
+    body.pairs.push_back(static_cast<std::uint32_t>(pair));
+  }
+  return getString(in, body.facts) && in.empty();
+}
+
+void encodeBody(std::string &out, bool parsed, const std::vector<std::string> &errors,
+                const std::vector<std::uint32_t> &pairs, llvm::StringRef facts) {
+  putVarint(out, parsed ? 1 : 0);
+  putVarint(out, errors.size());
+  for (const std::string &e : errors)
+    putString(out, e);
+  putVarint(out, pairs.size());
+  for (std::uint32_t p : pairs)
+    putVarint(out, p);
+  putString(out, facts);
+}
+
+// A pack's bytes from its pairs and its entries (key, body).
+std::string encodePack(const std::vector<std::pair<std::string, std::string>> &pairs,
+                       const std::vector<std::pair<std::string, std::string>> &entries) {
+  std::string out(kPackMagic, sizeof kPackMagic);
+  putVarint(out, kCacheVersion);
+  putString(out, checkerIdentity());
+  putVarint(out, pairs.size());
+  for (const auto &[path, digest] : pairs) {
+    putString(out, path);
+    putString(out, digest);
+  }
+  out += checksum(out);
+  putVarint(out, entries.size());
+  for (const auto &[key, body] : entries) {
+    std::size_t begin = out.size();
+    putString(out, key);
+    putString(out, body);
+    out += checksum(llvm::StringRef(out).substr(begin));
+  }
+  return out;
+}
+
+bool writeFileAtomically(const std::string &directory, const std::string &name,
+                         llvm::StringRef bytes, std::string &error) {
+  llvm::SmallString<256> temporary, final(directory);
+  llvm::sys::path::append(final, name);
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          llvm::Twine(directory) + "/pack-%%%%%%%%.tmp", fd, temporary)) {
+    error = directory + ": " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << bytes;
+    out.flush();
+    if (out.has_error()) {
+      error = std::string(temporary) + ": " + out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, final)) {
+    error = std::string(final) + ": " + ec.message();
+    llvm::sys::fs::remove(temporary);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+struct FactsCache::Pack {
+  std::string path;
+  std::unique_ptr<llvm::MemoryBuffer> bytes;
+  std::vector<std::pair<std::string, std::string>> pairs; // path, digest
+  std::vector<std::uint8_t> pairState;                    // 0 unknown, 1 unchanged, 2 changed
+  struct Item {
+    std::string key;
+    std::size_t begin, size; // body within bytes
+    std::string sum;         // its checksum as stored
+    std::size_t sumBegin;    // the bytes the checksum covers start here
+  };
+  std::vector<Item> items;
+  std::chrono::system_clock::time_point mtime;
+};
+
+std::string fileDigest(llvm::StringRef bytes) {
+  return hex128(llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size())));
+}
+
+std::string factsDigest(llvm::StringRef encoded) { return fileDigest(encoded); }
+
+const std::string &checkerIdentity() {
+  static const std::string identity = [] {
+    std::string build = ownBuildId();
+    if (build.empty()) {
+      // No build-id (a linker told not to write one): the executable's size and time stand in.
+      llvm::sys::fs::file_status status;
+      if (!llvm::sys::fs::status("/proc/self/exe", status))
+        build = std::to_string(status.getSize()) + "@" +
+                std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   status.getLastModificationTime().time_since_epoch())
+                                   .count());
+    }
+    return std::string("afunix-check ") + AFUNIX_VERSION + " build " + build + "; " +
+           clang::getClangFullVersion() + "; facts format " +
+           std::to_string(facts::kFormatVersion) + ", binary layout " +
+           std::to_string(facts::kBinaryLayoutVersion) + ", cache format " +
+           std::to_string(kCacheVersion);
+  }();
+  return identity;
+}
+
+CacheInputs inputsOf(const clang::SourceManager &sources) {
+  CacheInputs inputs;
+  clang::FileManager &files = sources.getFileManager();
+  for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it) {
+    llvm::SmallString<256> path(it->first.getName());
+    files.makeAbsolutePath(path);
+    // Not `..`: the path must open the same file later, and /lib/gcc/../../.. may cross a
+    // symlink (/lib -> usr/lib) that a lexical `..` would not follow.
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/false);
+    // A file whose bytes were never read (only looked up) still decided the parse by existing.
+    std::optional<llvm::MemoryBufferRef> buffer = it->second->getBufferIfLoaded();
+    inputs.emplace_back(std::string(path), buffer ? fileDigest(buffer->getBuffer()) : "exists");
+  }
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  return inputs;
+}
+
+FactsCache::FactsCache(std::string directory)
+    : Directory(std::move(directory)), LastFlush(std::chrono::steady_clock::now()) {}
+
+FactsCache::~FactsCache() { finish(); }
+
+std::unique_ptr<FactsCache> FactsCache::open(const std::string &directory, std::string &error) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory)) {
+    error = "facts cache " + directory + ": " + ec.message();
+    return nullptr;
+  }
+  if (!llvm::sys::fs::is_directory(directory)) {
+    error = "facts cache " + directory + ": not a directory";
+    return nullptr;
+  }
+  llvm::SmallString<256> tag(directory);
+  llvm::sys::path::append(tag, "CACHEDIR.TAG");
+  if (!llvm::sys::fs::exists(tag)) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(tag, ec, llvm::sys::fs::OF_Text);
+    if (!ec)
+      out << "Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by afunix-check (facts cache).\n"
+             "# For information about cache directory tags see https://bford.info/cachedir/\n";
+  }
+  std::unique_ptr<FactsCache> cache(new FactsCache(directory));
+  cache->readPacks();
+  return cache;
+}
+
+void FactsCache::readPacks() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec))
+    if (llvm::StringRef name = llvm::sys::path::filename(it->path());
+        name.starts_with("pack-") && name.ends_with(".pack"))
+      names.push_back(it->path());
+  std::sort(names.begin(), names.end()); // names start with the time they were written
+  std::set<std::string> loaded;
+  for (const auto &pack : Packs)
+    loaded.insert(pack->path);
+  for (const std::string &path : names) {
+    if (loaded.count(path))
+      continue;
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!file)
+      continue; // merged away by another run since it was listed: its entries are misses
+    auto pack = std::make_unique<Pack>();
+    pack->path = path;
+    pack->bytes = std::move(*file);
+    pack->mtime = modified(path);
+    llvm::StringRef all = pack->bytes->getBuffer(), in = all;
+    std::uint64_t version = 0, count = 0;
+    llvm::StringRef identity;
+    if (!in.consume_front(llvm::StringRef(kPackMagic, sizeof kPackMagic)) || !getVarint(in, version) ||
+        version != kCacheVersion || !getString(in, identity) || identity != checkerIdentity()) {
+      ++Foreign; // another cache format or another afunix-check: not ours to read
+      continue;
+    }
+    bool damaged = !getVarint(in, count) || count > in.size();
+    for (std::uint64_t i = 0; i < count && !damaged; ++i) {
+      llvm::StringRef path, digest;
+      damaged = !getString(in, path) || !getString(in, digest);
+      pack->pairs.emplace_back(path.str(), digest.str());
+    }
+    std::size_t headerEnd = all.size() - in.size();
+    damaged = damaged || in.size() < kChecksumBytes ||
+              in.take_front(kChecksumBytes) != checksum(all.take_front(headerEnd));
+    if (!damaged) {
+      in = in.drop_front(kChecksumBytes);
+      damaged = !getVarint(in, count) || count > in.size();
+    }
+    for (std::uint64_t i = 0; i < count && !damaged; ++i) {
+      std::size_t begin = all.size() - in.size();
+      llvm::StringRef key, body;
+      damaged = !getString(in, key) || !getString(in, body) || in.size() < kChecksumBytes;
+      if (damaged)
+        break;
+      Pack::Item item{key.str(), static_cast<std::size_t>(body.data() - all.data()), body.size(),
+                      in.take_front(kChecksumBytes).str(), begin};
+      in = in.drop_front(kChecksumBytes);
+      pack->items.push_back(std::move(item));
+    }
+    if (damaged) {
+      // What could be read before the damage is still checked entry by entry on lookup; the
+      // pack goes at the next merge.
+      ++Damaged;
+      llvm::errs() << "afunix-check: warning: facts cache " << path
+                   << " is damaged; the files it held are parsed again\n";
+    }
+    pack->pairState.assign(pack->pairs.size(), 0);
+    for (std::size_t i = 0; i < pack->items.size(); ++i) {
+      // Newest first; a few older ones kept for a file restored to bytes it had before.
+      std::vector<Located> &slots = Index[pack->items[i].key];
+      Located at{pack.get(), i};
+      auto newer = [&](const Located &a) { return a.pack->path > pack->path; };
+      slots.insert(std::find_if_not(slots.begin(), slots.end(), newer), at);
+      if (slots.size() > kEntriesPerKey)
+        slots.pop_back();
+    }
+    Packs.push_back(std::move(pack));
+  }
+}
+
+std::string FactsCache::keyOf(const CompileJob &job, const std::string &fingerprint) const {
+  // Fields separated by a byte no path or argument holds, so no two jobs hash the same text.
+  std::string text = checkerIdentity();
+  auto add = [&](llvm::StringRef part) {
+    text += '\0';
+    text += part;
+  };
+  add(fingerprint);
+  add(job.directory);
+  add(job.file);
+  add(std::to_string(job.argv.size()));
+  for (const std::string &arg : job.argv)
+    add(arg);
+  return fileDigest(text);
+}
+
+std::string FactsCache::currentDigest(const std::string &path) {
+  {
+    std::lock_guard<std::mutex> guard(Digests.lock);
+    auto it = Digests.digests.find(path);
+    if (it != Digests.digests.end())
+      return it->second;
+  }
+  std::string digest;
+  if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+          llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
+    digest = fileDigest((*buffer)->getBuffer());
+  std::lock_guard<std::mutex> guard(Digests.lock);
+  return Digests.digests.try_emplace(path, digest).first->second;
+}
+
+bool FactsCache::pairValid(Pack &pack, std::size_t pair) {
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    if (pack.pairState[pair])
+      return pack.pairState[pair] == 1;
+  }
+  const auto &[path, digest] = pack.pairs[pair];
+  bool valid = digest == "exists" ? llvm::sys::fs::exists(path) : currentDigest(path) == digest;
+  std::lock_guard<std::mutex> guard(Lock);
+  pack.pairState[pair] = valid ? 1 : 2;
+  return valid;
+}
+
+FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::string &why) {
+  std::vector<Located> candidates;
+  {
+    std::lock_guard<std::mutex> guard(Lock);
+    auto it = Index.find(key);
+    if (it == Index.end())
+      return Lookup::Miss;
+    candidates = it->second;
+  }
+  // The newest entry whose inputs are the files as they are now.
+  Lookup result = Lookup::Stale;
+  for (const Located &at : candidates) {
+    Lookup found = lookupAt(at, out, why);
+    if (found == Lookup::Hit)
+      return found;
+    if (found == Lookup::Rejected) {
+      result = found;
+      std::lock_guard<std::mutex> guard(Lock);
+      auto &slots = Index[key];
+      llvm::erase_if(slots, [&](const Located &l) { return l.pack == at.pack && l.item == at.item; });
+    }
+  }
+  return result;
+}
+
+FactsCache::Lookup FactsCache::lookupAt(const Located &at, Entry &out, std::string &why) {
+  Pack &pack = *at.pack;
+  llvm::StringRef all = pack.bytes->getBuffer();
+  const Pack::Item &item = pack.items[at.item];
+  if (checksum(all.slice(item.sumBegin, item.begin + item.size)) != item.sum) {
+    why = pack.path + ": an entry's checksum does not match (damaged)";
+    return Lookup::Rejected;
+  }
+  Body body;
+  if (!decodeBody(all.substr(item.begin, item.size), body)) {
+    why = pack.path + ": an entry is malformed";
+    return Lookup::Rejected;
+  }
+  for (std::uint32_t pair : body.pairs) {
+    if (pair >= pack.pairs.size()) {
+      why = pack.path + ": an entry names an input the pack does not have";
+      return Lookup::Rejected;
+    }
+    if (!pairValid(pack, pair))
+      return Lookup::Stale;
+  }
+  llvm::Expected<facts::Unit> unit = facts::decodeUnit(body.facts);
+  if (!unit) {
+    why = pack.path + ": " + llvm::toString(unit.takeError());
+    return Lookup::Rejected;
+  }
+  out.unit = std::move(*unit);
+  out.digest = factsDigest(body.facts);
+  out.parsed = body.parsed;
+  out.errors = std::move(body.errors);
+  return Lookup::Hit;
+}
+
+bool FactsCache::store(const std::string &key, const CacheInputs &inputs, const facts::Unit &unit,
+                       bool parsed, const std::vector<std::string> &errors, std::string &digest,
+                       std::string &error) {
+  std::string facts = facts::encodeUnit(unit);
+  digest = factsDigest(facts);
+  std::lock_guard<std::mutex> guard(Lock);
+  if (Finished)
+    return true;
+  std::vector<std::uint32_t> pairs;
+  pairs.reserve(inputs.size());
+  for (const auto &[path, digest] : inputs) {
+    std::string pairKey = path + '\0' + digest;
+    auto [it, fresh] = PendingPairIds.try_emplace(pairKey, PendingPairs.size());
+    if (fresh)
+      PendingPairs.emplace_back(path, digest);
+    pairs.push_back(it->second);
+  }
+  std::string body;
+  encodeBody(body, parsed, errors, pairs, facts);
+  Pending.emplace_back(key, std::move(body));
+  if (Pending.size() >= entriesPerPack ||
+      std::chrono::steady_clock::now() - LastFlush >= secondsPerPack)
+    return flushLocked(error);
+  return true;
+}
+
+bool FactsCache::flushLocked(std::string &error) {
+  LastFlush = std::chrono::steady_clock::now();
+  if (Pending.empty())
+    return true;
+  std::string bytes = encodePack(PendingPairs, Pending);
+  Pending.clear();
+  PendingPairs.clear();
+  PendingPairIds.clear();
+  char name[96];
+  auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  std::snprintf(name, sizeof name, "pack-%020lld-%d-%u.pack", static_cast<long long>(now),
+                static_cast<int>(getpid()), Written++);
+  if (!writeFileAtomically(Directory, name, bytes, error))
+    return false;
+  return true;
+}
+
+void FactsCache::finish() {
+  std::lock_guard<std::mutex> guard(Lock);
+  if (Finished)
+    return;
+  Finished = true;
+  std::string error;
+  if (!flushLocked(error))
+    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+
+  auto now = std::chrono::system_clock::now();
+  // Temporary files of interrupted runs, and packs nobody here can read once they are old.
+  std::error_code ec;
+  std::set<std::string> known;
+  for (const auto &pack : Packs)
+    known.insert(pack->path);
+  for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    bool temporary = name.starts_with("pack-") && name.ends_with(".tmp");
+    bool foreign = name.starts_with("pack-") && name.ends_with(".pack") && !known.count(it->path());
+    auto age = now - modified(it->path());
+    if ((temporary && age > std::chrono::hours(1)) || (foreign && age > kRemoveAge &&
+                                                       Foreign > 0))
+      llvm::sys::fs::remove(it->path());
+  }
+
+  // Merge this run's view of the cache into one pack when it has grown into many packs, holds
+  // damage, or has packs old enough to age out: the newest entry per key, unless found stale.
+  bool old = std::any_of(Packs.begin(), Packs.end(),
+                         [&](const auto &p) { return now - p->mtime > kMergeAge; });
+  if (Packs.size() + Written <= maxPacks && !Damaged && !old)
+    return;
+  // This run's own packs (and any another run wrote meanwhile) join the merge.
+  readPacks();
+  std::vector<std::pair<std::string, std::string>> pairs, entries;
+  llvm::StringMap<std::uint32_t> pairIds;
+  for (const auto &[key, slots] : Index)
+    for (const Located &at : llvm::ArrayRef(slots).take_front(kEntriesPerKey - 1)) {
+      Pack &pack = *at.pack;
+      llvm::StringRef all = pack.bytes->getBuffer();
+      const Pack::Item &item = pack.items[at.item];
+      Body body;
+      if (checksum(all.slice(item.sumBegin, item.begin + item.size)) != item.sum ||
+          !decodeBody(all.substr(item.begin, item.size), body))
+        continue; // damaged: rebuilt when next needed
+      bool stalePair = false;
+      std::vector<std::uint32_t> remapped;
+      for (std::uint32_t pair : body.pairs) {
+        if (pair >= pack.pairs.size() || pack.pairState[pair] == 2) {
+          stalePair = true; // known changed this run: the entry is dead
+          break;
+        }
+        const auto &[path, digest] = pack.pairs[pair];
+        auto [it, fresh] = pairIds.try_emplace(path + '\0' + digest, pairs.size());
+        if (fresh)
+          pairs.emplace_back(path, digest);
+        remapped.push_back(it->second);
+      }
+      if (stalePair)
+        continue;
+      std::string rewritten;
+      encodeBody(rewritten, body.parsed, body.errors, remapped, body.facts);
+      entries.emplace_back(key.str(), std::move(rewritten));
+    }
+  // Older entries first, as they were: the newest of a key stays the newest.
+  std::reverse(entries.begin(), entries.end());
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  char name[96];
+  auto stamp = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  std::snprintf(name, sizeof name, "pack-%020lld-%d-%u.pack", static_cast<long long>(stamp),
+                static_cast<int>(getpid()), Written++);
+  if (!writeFileAtomically(Directory, name, encodePack(pairs, entries), error)) {
+    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+    return;
+  }
+  // Only the packs merged: another run may have written one since, which stays.
+  for (const auto &pack : Packs)
+    llvm::sys::fs::remove(pack->path);
+}
+
+} // namespace afunix::check

@@ -1,0 +1,57 @@
+// What a whole-program run did and what each phase cost: `afunix-check --timings` prints it, the
+// benches read it, and the summary line takes the cache counts from it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace afunix::check {
+
+struct PhaseCost {
+  std::string name;
+  double wall = 0; // seconds
+  double cpu = 0;  // seconds of the whole process (user + sys, every thread) during the phase
+  std::size_t rssKiB = 0; // resident memory when the phase ended
+};
+
+struct RunStats {
+  std::vector<PhaseCost> phases; // in the order they ran
+  std::size_t extracted = 0;     // units parsed now
+  std::size_t cached = 0;        // units whose facts came from the facts cache
+  std::size_t cacheRejected = 0; // cache entries found damaged or foreign, rebuilt
+  std::size_t stored = 0;        // units taken from stored facts or shards
+  std::size_t preambles = 0;     // shared preambles planned
+  std::size_t fromPreamble = 0;  // units parsed from a shared preamble
+  std::size_t factsBytes = 0;    // facts of the units of this run, as written (JSON)
+  std::size_t peakRssKiB = 0;    // the process's peak resident memory at the end of the run
+
+  // "extract 1.234 s (CPU 2.345 s), link 0.012 s (CPU 0.012 s), ..."
+  std::string describe() const;
+};
+
+// Measures one phase into a RunStats (or nothing, when given none): construct at the start,
+// stop() (or destroy) at the end.
+class PhaseTimer {
+public:
+  PhaseTimer(RunStats *stats, std::string name);
+  ~PhaseTimer() { stop(); }
+  void stop();
+
+private:
+  RunStats *Stats;
+  std::string Name;
+  std::chrono::steady_clock::time_point Wall;
+  double Cpu = 0;
+  bool Running = true;
+};
+
+// CPU seconds (user + sys) the process has used so far, every thread included.
+double processCpuSeconds();
+// The process's peak resident set, KiB.
+std::size_t peakRssKiB();
+// The process's resident set now, KiB.
+std::size_t currentRssKiB();
+
+} // namespace afunix::check

@@ -1,0 +1,318 @@
+#include "ShardFiles.h"
+
+#include "FactsCache.h"
+#include "WholeProgram.h"
+
+#include "FactsBinary.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace afunix::check {
+
+namespace {
+
+using facts::getString;
+using facts::getVarint;
+using facts::putString;
+using facts::putVarint;
+
+constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
+// The layout of a shard file; bumped when it changes (the facts inside have their own versions).
+constexpr int kShardVersion = 1;
+constexpr std::size_t kChecksumHex = 32;
+
+// Which database a slice was cut from: its files in database order.
+std::string databaseDigest(const std::vector<CompileJob> &jobs) {
+  std::string files;
+  for (const CompileJob &job : jobs) {
+    files += job.file;
+    files += '\0';
+  }
+  return fileDigest(files);
+}
+
+std::string shardName(const ShardSpec &spec) {
+  return "shard-" + std::to_string(spec.index) + "-of-" + std::to_string(spec.count) +
+         kShardExtension;
+}
+
+struct ShardUnit {
+  std::size_t job = 0;
+  std::string mainFile;
+  FileOutcome outcome;
+  facts::Unit unit;
+};
+
+struct Shard {
+  std::string path, identity, fingerprint, database;
+  std::uint64_t index = 0, count = 0, total = 0;
+  std::vector<ShardUnit> units;
+};
+
+bool readShard(const std::string &path, Shard &shard, std::string &error) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error = path + ": " + file.getError().message();
+    return false;
+  }
+  llvm::StringRef all = (*file)->getBuffer(), in = all;
+  auto damaged = [&](const std::string &why) {
+    error = path + ": damaged shard file (" + why + ")";
+    return false;
+  };
+  std::uint64_t version = 0;
+  if (!in.consume_front(llvm::StringRef(kShardMagic, sizeof kShardMagic)))
+    return damaged("not a shard file");
+  if (!getVarint(in, version))
+    return damaged("truncated");
+  if (version != kShardVersion) {
+    error = path + ": a shard file of layout " + std::to_string(version) +
+            "; this afunix-check reads layout " + std::to_string(kShardVersion);
+    return false;
+  }
+  // The checksum first (the last 32 bytes: the digest of all before): nothing of a damaged
+  // file is used.
+  if (all.size() < sizeof kShardMagic + kChecksumHex)
+    return damaged("truncated");
+  if (fileDigest(all.drop_back(kChecksumHex)) != all.take_back(kChecksumHex))
+    return damaged("its checksum does not match");
+  in = in.drop_back(kChecksumHex);
+  llvm::StringRef identity, fingerprint, database;
+  std::uint64_t units = 0;
+  shard.path = path;
+  if (!getString(in, identity) || !getString(in, fingerprint) || !getVarint(in, shard.index) ||
+      !getVarint(in, shard.count) || !getVarint(in, shard.total) || !getString(in, database) ||
+      !getVarint(in, units) || units > in.size())
+    return damaged("truncated header");
+  shard.identity = identity.str();
+  shard.fingerprint = fingerprint.str();
+  shard.database = database.str();
+  if (shard.count == 0 || shard.index == 0 || shard.index > shard.count)
+    return damaged("slice " + std::to_string(shard.index) + " of " + std::to_string(shard.count));
+  for (std::uint64_t i = 0; i < units; ++i) {
+    ShardUnit unit;
+    llvm::StringRef mainFile, facts;
+    std::uint64_t job = 0, parsed = 0, errors = 0;
+    if (!getVarint(in, job) || job >= shard.total || !getString(in, mainFile) ||
+        !getVarint(in, parsed) || parsed > 1 || !getVarint(in, errors) || errors > in.size())
+      return damaged("unit " + std::to_string(i + 1));
+    unit.job = job;
+    unit.mainFile = mainFile.str();
+    unit.outcome.file = unit.mainFile;
+    unit.outcome.parsed = parsed == 1;
+    for (std::uint64_t e = 0; e < errors; ++e) {
+      llvm::StringRef text;
+      if (!getString(in, text))
+        return damaged("unit " + std::to_string(i + 1));
+      unit.outcome.errors.push_back(text.str());
+    }
+    if (!getString(in, facts))
+      return damaged("unit " + std::to_string(i + 1));
+    llvm::Expected<facts::Unit> decoded = facts::decodeUnit(facts);
+    if (!decoded) {
+      error = path + ": " + unit.mainFile + ": " + llvm::toString(decoded.takeError());
+      return false;
+    }
+    unit.unit = std::move(*decoded);
+    shard.units.push_back(std::move(unit));
+  }
+  if (!in.empty())
+    return damaged("bytes after the last unit");
+  return true;
+}
+
+} // namespace
+
+std::vector<ShardJob> sliceOf(const std::vector<CompileJob> &jobs, const ShardSpec &spec) {
+  std::vector<std::size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return jobs[a].file < jobs[b].file; });
+  std::vector<ShardJob> slice;
+  for (std::size_t position = 0; position < order.size(); ++position)
+    if (position % spec.count == spec.index - 1)
+      slice.push_back({order[position]});
+  std::sort(slice.begin(), slice.end(),
+            [](const ShardJob &a, const ShardJob &b) { return a.job < b.job; });
+  return slice;
+}
+
+bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
+                const std::vector<ShardJob> &slice, const std::vector<ExtractedUnit> &units,
+                const std::string &fingerprint, std::string &error) {
+  std::string out(kShardMagic, sizeof kShardMagic);
+  putVarint(out, kShardVersion);
+  putString(out, checkerIdentity());
+  putString(out, fingerprint);
+  putVarint(out, spec.index);
+  putVarint(out, spec.count);
+  putVarint(out, allJobs.size());
+  putString(out, databaseDigest(allJobs));
+  putVarint(out, units.size());
+  std::string facts;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    putVarint(out, slice[i].job);
+    putString(out, allJobs[slice[i].job].file);
+    putVarint(out, units[i].outcome.parsed ? 1 : 0);
+    putVarint(out, units[i].outcome.errors.size());
+    for (const std::string &e : units[i].outcome.errors)
+      putString(out, e);
+    facts.clear();
+    facts::encodeUnit(units[i].unit, facts);
+    putString(out, facts);
+  }
+  out += fileDigest(out);
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(spec.directory)) {
+    error = spec.directory + ": " + ec.message();
+    return false;
+  }
+  llvm::SmallString<256> final(spec.directory), temporary;
+  llvm::sys::path::append(final, shardName(spec));
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(final + ".%%%%%%.tmp", fd, temporary)) {
+    error = std::string(final) + ": " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream file(fd, /*shouldClose=*/true);
+    file << out;
+    file.flush();
+    if (file.has_error()) {
+      error = std::string(final) + ": " + file.error().message();
+      file.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, final)) {
+    error = std::string(final) + ": " + ec.message();
+    llvm::sys::fs::remove(temporary);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> shardFilesIn(const std::string &path) {
+  std::vector<std::string> files;
+  if (!llvm::sys::fs::is_directory(path)) {
+    files.push_back(path);
+    return files;
+  }
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(kShardExtension))
+      files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool runLink(const std::vector<std::string> &paths, const EngineOptions &options, RunResult &result,
+             std::string &error) {
+  PhaseTimer readTimer(options.stats, "read shards");
+  std::vector<Shard> shards;
+  for (const std::string &path : paths) {
+    std::vector<std::string> files = shardFilesIn(path);
+    if (files.empty()) {
+      error = path + ": no shard files (*" + kShardExtension + ") in this directory";
+      return false;
+    }
+    for (const std::string &file : files) {
+      Shard shard;
+      if (!readShard(file, shard, error))
+        return false;
+      shards.push_back(std::move(shard));
+    }
+  }
+  if (shards.empty()) {
+    error = "no shard directories given";
+    return false;
+  }
+  // The slices must be the N slices of one database, cut by one checker with one configuration.
+  const Shard &first = shards.front();
+  std::vector<const Shard *> byIndex(first.count + 1, nullptr);
+  for (const Shard &shard : shards) {
+    if (shard.identity != checkerIdentity()) {
+      error = shard.path + ": written by another afunix-check build (" + shard.identity +
+              "); run the shards and the link with one build";
+      return false;
+    }
+    if (shard.count != first.count || shard.total != first.total ||
+        shard.database != first.database) {
+      error = shard.path + ": cut from another database or into another number of slices than " +
+              first.path;
+      return false;
+    }
+    if (shard.fingerprint != first.fingerprint) {
+      error = shard.path + ": extracted with other project options than " + first.path;
+      return false;
+    }
+    if (byIndex[shard.index]) {
+      error = shard.path + ": slice " + std::to_string(shard.index) + " of " +
+              std::to_string(shard.count) + " given twice (also " + byIndex[shard.index]->path + ")";
+      return false;
+    }
+    byIndex[shard.index] = &shard;
+  }
+  std::string missing;
+  for (std::uint64_t k = 1; k <= first.count; ++k)
+    if (!byIndex[k])
+      missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+  if (!missing.empty()) {
+    error = "slice" + std::string(missing.find(',') == std::string::npos ? " " : "s ") + missing +
+            " of " + std::to_string(first.count) + " missing: link every shard of the run";
+    return false;
+  }
+
+  // The units in database order, as one run has them.
+  std::vector<ShardUnit *> units;
+  for (Shard &shard : shards)
+    for (ShardUnit &unit : shard.units)
+      units.push_back(&unit);
+  std::sort(units.begin(), units.end(),
+            [](const ShardUnit *a, const ShardUnit *b) { return a->job < b->job; });
+  for (std::size_t i = 0; i < units.size(); ++i)
+    if (units[i]->job != i) {
+      error = "the shards do not hold every file of their database exactly once";
+      return false;
+    }
+  if (units.size() != first.total) {
+    error = "the shards do not hold every file of their database exactly once";
+    return false;
+  }
+  std::vector<ExtractedUnit> extracted(units.size());
+  std::vector<std::string> mainFiles;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    extracted[i].unit = std::move(units[i]->unit);
+    extracted[i].outcome = std::move(units[i]->outcome);
+    mainFiles.push_back(units[i]->mainFile);
+  }
+  readTimer.stop();
+  if (options.stats)
+    options.stats->stored += units.size();
+
+  std::vector<UnitConfig> configs;
+  bool anyRule = false;
+  for (const std::string &file : mainFiles) {
+    configs.push_back(unitConfig(options, file));
+    anyRule |= !configs.back().rules.empty();
+  }
+  if (std::string here = extractionFingerprintOf(configs); here != first.fingerprint) {
+    error = "the shards were extracted with other project options (" + first.fingerprint +
+            ") than the configuration here gives (" + here + ")";
+    return false;
+  }
+  result = judgeUnits(extracted, mainFiles, configs, anyRule, options);
+  if (options.disableFree)
+    new std::vector<Shard>(std::move(shards)); // see EngineOptions::disableFree
+  return true;
+}
+
+} // namespace afunix::check

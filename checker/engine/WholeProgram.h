@@ -1,0 +1,33 @@
+// The parts of the whole-program run (WholeProgram.cpp) that the link of shards (ShardFiles.cpp)
+// shares: each unit's configuration and the judging of extracted units.
+#pragma once
+
+#include "Engine.h"
+#include "Extraction.h"
+
+#include "ProjectOptions.h"
+
+#include <string>
+#include <vector>
+
+namespace afunix::check {
+
+// What decides a unit's facts and its findings, from its settings (the nearest configuration).
+struct UnitConfig {
+  analysis::ProjectOptions project;
+  std::vector<std::string> rules; // enabled rule ids
+  std::string evaluation;         // rules, pedantic, target kernel: what evaluating depends on
+};
+
+UnitConfig unitConfig(const EngineOptions &options, const std::string &file);
+
+// The extraction fingerprint of a run: the units' own when they all agree.
+std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs);
+
+// Everything after extraction: stored facts read and written, the link, the rules, Findings.
+// `extracted[i]` is the unit of `mainFiles[i]` with configuration `configs[i]`, in database order.
+RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
+                     const std::vector<UnitConfig> &configs, bool anyRule,
+                     const EngineOptions &options);
+
+} // namespace afunix::check
