@@ -1018,6 +1018,8 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   Id statement = kNone;
   bool guarded = false;
   bool lifecycle = api && (name == "bind" || name == "listen" || name == "connect");
+  if (api && name == "socketpair" && call->getNumArgs() >= 4)
+    statement = statementOf(call, call->getArg(3));
   static const llvm::StringRef optionNames[] = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
   bool option = wrapper || (api && name == "setsockopt");
   if (!option)
@@ -1397,6 +1399,17 @@ Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
   info.text = Lexer::getSourceText(range, SM, Lang).str();
   info.indentation = indentationAt(stmt->getBeginLoc(), Ctx);
   info.plainSocket = isPlainSocketExpr(socketArg);
+  auto ends = [](const Stmt *branch) {
+    if (const auto *compound = dyn_cast_or_null<CompoundStmt>(branch))
+      return !compound->body_empty() && leaves(compound->body_back());
+    return leaves(branch);
+  };
+  if (isa<Expr>(stmt) || isa<DeclStmt>(stmt))
+    info.followsCall = true;
+  else if (const auto *ifStmt = dyn_cast<IfStmt>(stmt); ifStmt && !ifStmt->getElse() && ends(ifStmt->getThen()))
+    for (std::size_t i = Stack.size(); i-- > base;)
+      if (Stack[i] == ifStmt->getCond()) // the call is in the condition, not the branch
+        info.followsCall = true;
   auto [it, fresh] = Compounds.try_emplace(compound, Compounds.size());
   info.block = it->second;
   // The latest local declaration the statement uses: it can only move above later statements.
@@ -2017,6 +2030,7 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
       create.peer = ends[1 - i];
     }
     create.origin = name.str() + "()" + where;
+    create.statement = event.statement;
     U.creates.push_back(std::move(create));
   }
 }

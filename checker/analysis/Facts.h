@@ -77,6 +77,9 @@ struct Statement {
   std::string text;                          // its source
   std::string indentation;                   // the whitespace that starts its line
   bool plainSocket = false;                  // the socket argument is a variable/field/element
+  // Code inserted after the statement runs right after its call: the statement is the call (an
+  // expression or declaration), or an `if` testing it whose only branch leaves.
+  bool followsCall = false;
 };
 
 struct Loop {
@@ -142,6 +145,7 @@ struct Create {
   Id peer = kNone;        // Socketpair: the other end's place
   Id listener = kNone;    // Accept: the listening socket's place
   int end = -1;           // Socketpair/pipe: which end
+  Id statement = kNone;   // Socketpair: the statement of the call (for fix-its after it)
   std::string creator;    // the call: "socket", "accept4", "pipe2", "sd_listen_fds"
   std::string origin;     // for messages: "socket() in main()", "socket activation, SD_LISTEN_FDS_START"
   // External: how the program asks for the socket, which says which configured socket it is:

@@ -172,6 +172,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.text(s.text);
     io.text(s.indentation);
     io.flag(s.plainSocket);
+    io.flag(s.followsCall);
   });
   io.list(u.loops, [&](Loop &l) {
     io.id(l.function);
@@ -211,6 +212,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(c.peer);
     io.id(c.listener);
     io.i32(c.end);
+    io.id(c.statement);
     io.text(c.creator);
     io.text(c.origin);
     io.text(c.handover);
@@ -456,6 +458,7 @@ std::string checkUnit(const Unit &u) {
     ref(c.site, sites, "creates: site");
     ref(c.peer, places, "creates: peer");
     ref(c.listener, places, "creates: listener");
+    ref(c.statement, statements, "creates: statement");
   }
   for (const OptionSet &o : u.options) {
     ref(o.place, places, "options: place", true);

@@ -193,6 +193,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       j.attribute("text", s.text);
       w.text("indentation", s.indentation);
       w.flag("plain_socket", s.plainSocket);
+      w.flag("follows_call", s.followsCall);
     });
     w.array("loops", u.loops, [&](const Loop &l) {
       w.id("function", l.function);
@@ -213,6 +214,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("peer", c.peer);
       w.id("listener", c.listener);
       w.integer("end", c.end, -1);
+      w.id("statement", c.statement);
       w.text("creator", c.creator);
       w.text("origin", c.origin);
       w.text("handover", c.handover);
@@ -608,6 +610,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     s.text = r.text(o, "text");
     s.indentation = r.text(o, "indentation");
     s.plainSocket = r.flag(o, "plain_socket");
+    s.followsCall = r.flag(o, "follows_call");
     if (s.end < s.begin || s.removeEnd < s.removeBegin)
       r.fail("statements: a range ends before it begins");
     u.statements.push_back(std::move(s));
@@ -633,6 +636,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     c.peer = r.ref(o, "peer", nPlaces, "creates");
     c.listener = r.ref(o, "listener", nPlaces, "creates");
     c.end = static_cast<int>(r.integer(o, "end", -1, "creates"));
+    c.statement = r.ref(o, "statement", nStatements, "creates");
     c.creator = r.text(o, "creator");
     c.origin = r.text(o, "origin");
     c.handover = r.text(o, "handover");

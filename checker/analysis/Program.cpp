@@ -248,6 +248,7 @@ void Program::mergeUnit(const facts::Unit &u) {
     copy.site = mapped(siteMap, c.site);
     copy.peer = mapped(placeMap, c.peer);
     copy.listener = mapped(placeMap, c.listener);
+    copy.statement = mapped(statementMap, c.statement);
     creates.push_back(std::move(copy));
   }
   for (const facts::OptionSet &o : u.options) {

@@ -202,6 +202,8 @@ void credsWithoutPasscred(RuleContext &ctx) {
           if (!reportedCalls.insert(at).second)
             continue;
           Report &r = ctx.report(at, *chosen, {{"socket", site.text}, {"origin", create.origin}});
+          if (std::optional<ReportEdit> fix = enablePasscredEarly(P, queries, origin))
+            r.fixes.push_back(*fix);
           ctx.note(r, read.site, "credentials are read here");
           if (create.how != facts::CreateHow::Accept)
             ctx.note(r, create.site, "socket created here");
@@ -222,6 +224,9 @@ void credsWithoutPasscred(RuleContext &ctx) {
     if (!chosen)
       continue;
     Report &r = ctx.report(read.site, *chosen, {{"socket", site.text}});
+    if (missing.size() == 1)
+      if (std::optional<ReportEdit> fix = enablePasscredEarly(P, queries, missing.front()))
+        r.fixes.push_back(*fix);
     ctx.note(r, evidence, evidenceNote(P, evidence));
     for (std::size_t i = 0; i < missing.size(); ++i) {
       if (i == kMaxOriginNotes) {

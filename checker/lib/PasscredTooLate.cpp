@@ -100,16 +100,9 @@ private:
     return any;
   }
 
-  // The fix that enables SO_PASSCRED right before `event` (a listen() or bind() statement on a
-  // plain socket expression), wherever it is.
   void insertBefore(Report &r, const facts::LifecycleEvent &event) {
-    if (event.statement == kNone || !P.statements[event.statement].plainSocket)
-      return;
-    const facts::Statement &at = P.statements[event.statement];
-    r.fixes.push_back({at.file, at.begin, 0,
-                       "{ int afunix_on = 1; setsockopt(" + P.sites[event.site].text +
-                           ", SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }\n" +
-                           at.indentation});
+    if (std::optional<ReportEdit> edit = enableBefore(P, event))
+      r.fixes.push_back(*edit);
   }
 
   void noteClient(Report &r, const Paired &paired) {

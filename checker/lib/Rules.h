@@ -2,6 +2,9 @@
 // that reports through a RuleContext. AfunixChecks.cpp registers them, once, for every front end.
 #pragma once
 
+#include <optional>
+
+#include "Queries.h"
 #include "Report.h"
 
 namespace afunix::rules {
@@ -29,5 +32,17 @@ void noteListener(analysis::RuleContext &context, analysis::Report &report,
 // fix-it in that file when one edit enables SO_PASSCRED for all of them.
 void noteServiceFiles(analysis::RuleContext &context, analysis::Report &report,
                       const std::vector<facts::Id> &handedOver);
+
+// Fix-its that enable SO_PASSCRED (PasscredFixes.cpp): the block they insert, the edit that
+// inserts it right before a bind()/listen()/connect() statement on a plain socket expression,
+// and the one edit that enables it on `origin` before anything can be queued to it (before its
+// listener's only listen(), its only bind() or connect(), right after its socketpair()); nothing
+// when that is not one clear edit.
+std::string enablePasscredBlock(const std::string &socket);
+std::optional<analysis::ReportEdit> enableBefore(const analysis::Program &program,
+                                                 const facts::LifecycleEvent &event);
+std::optional<analysis::ReportEdit> enablePasscredEarly(const analysis::Program &program,
+                                                        const analysis::CredentialQueries &queries,
+                                                        facts::Id origin);
 
 } // namespace afunix::rules

@@ -38,3 +38,8 @@ int serve(const char *path) {
     }
   }
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0); // EXPECT-NOTE: socket created here
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0)

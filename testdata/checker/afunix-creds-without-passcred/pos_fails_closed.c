@@ -21,3 +21,8 @@ int authenticate(void) {
   return ((struct ucred *)CMSG_DATA(c))->uid == 0 ? 0 : -EPERM;
 }
 
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: return -1;
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: char byte;

@@ -25,3 +25,8 @@ int read_request(pid_t *pid) {
   return 0;
 }
 
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv);
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: char byte;

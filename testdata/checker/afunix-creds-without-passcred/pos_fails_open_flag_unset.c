@@ -22,3 +22,8 @@ int is_privileged(void) {
   return uid == 0;
 }
 
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: return -1;
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: char byte;

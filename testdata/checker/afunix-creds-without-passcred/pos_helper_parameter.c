@@ -50,3 +50,8 @@ int admin_loop(void) {
   uid_t uid;
   return read_peer_uid(conn, &uid); // EXPECT: afunix-creds-without-passcred
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: int admin = socket(AF_UNIX, SOCK_STREAM, 0); // EXPECT-NOTE: socket created here
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(admin, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: listen(admin, 4);

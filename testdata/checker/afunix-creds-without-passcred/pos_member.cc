@@ -48,3 +48,8 @@ bool check_channel() {
   Channel channel;
   return channel.open() && channel.authenticated();
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: return false;
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: this->fd_ = sv[0];

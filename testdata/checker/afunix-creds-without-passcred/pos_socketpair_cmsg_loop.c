@@ -38,3 +38,8 @@ int main(void) {
   write(sv[1], "x", 1);
   return peer_is_root(sv[0]) ? 0 : 1; // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (socketpair() in main())
 }
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: return 1;
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);

@@ -22,3 +22,8 @@ int main(void) {
     close(fd);
   }
 }
+
+// The fix-it (on the listener, in this file; the credentials are read in another), as --fix
+// applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(listener, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (listen(listener, 16) < 0)

@@ -13,3 +13,8 @@ int run(void) {
       loop_watch(fd, &client_ops, NULL); // EXPECT: afunix-creds-without-passcred:7
   }
 }
+
+// The fix-it (on the listener, in this file; the credentials are read in another), as --fix
+// applies it:
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(listener, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: listen(listener, 8);
