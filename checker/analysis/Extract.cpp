@@ -634,6 +634,24 @@ private:
                   fn->getNameAsString() + "()", function);
   }
 
+  // A write through a pointer parameter (p[0] = fd, *p = fd, socketpair(..., p)) lands in the
+  // element's out place: what the callee hands back to its callers, kept apart from what each
+  // caller hands in (or every caller of safe_close_pair(int p[2]) would get every other's
+  // sockets). Reads in the callee see both.
+  Id writeTarget(Id place) {
+    const facts::Place &p = U.places[place];
+    if (p.kind != facts::PlaceKind::Element || p.base == kNone ||
+        U.places[p.base].kind != facts::PlaceKind::Param)
+      return place;
+    std::string key = facts::outKey(p.key);
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    facts::Place copy = p;
+    Id out = intern(key, facts::PlaceKind::Element, copy.name, copy.function, copy.index, copy.base);
+    if (fresh)
+      addFlow(out, place, facts::FlowKind::Assign);
+    return out;
+  }
+
   Id element(Id base, int index) {
     const facts::Place &b = U.places[base];
     std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
@@ -1830,7 +1848,16 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
       return intern(box.key, facts::PlaceKind::Field, box.name);
   if (!holdsFd(call->getType()) && !holdsFd(callee->getReturnType()))
     return std::nullopt;
-  return returnPlace(callee);
+  // The value of this call, fed by the callee's return: a place of its own, so that the link can
+  // give a function that only hands back an fd it was given (fd_move_above_stdio(fd)) each
+  // caller's own fd instead of every caller's.
+  Id ret = returnPlace(callee);
+  SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
+  Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, normalisedPath(SM.getFilename(loc)),
+                                 SM.getFileOffset(loc)),
+                    facts::PlaceKind::Value, callee->getNameAsString() + "()", functionId(fn));
+  addFlow(ret, value, facts::FlowKind::Return);
+  return value;
 }
 
 void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact) {
@@ -1919,8 +1946,8 @@ void Extractor::process(const Event &event) {
     std::optional<Id> place;
     if (const auto *ref = dyn_cast<DeclRefExpr>(lhs); ref && isa<VarDecl>(ref->getDecl()))
       place = definitionTarget(cast<VarDecl>(ref->getDecl()), op);
-    else
-      place = placeOf(lhs);
+    else if ((place = placeOf(lhs)))
+      place = writeTarget(*place);
     auto named = Current->namedAssignments.find(op);
     if (place && Current->listenFdNames && named != Current->namedAssignments.end()) {
       addFlow(namedListenFd(named->second, op), *place, facts::FlowKind::Assign);
@@ -2011,7 +2038,7 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
   llvm::StringRef name = calleeName(call);
   const FunctionDecl *fn = currentFunction();
   std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
-  Id ends[2] = {element(*array, 0), element(*array, 1)};
+  Id ends[2] = {writeTarget(element(*array, 0)), writeTarget(element(*array, 1))};
   Id site = makeSite(call, arrayArg, event.loop);
   for (int i = 0; i < 2; ++i) {
     facts::Create create;

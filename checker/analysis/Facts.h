@@ -37,9 +37,11 @@ enum class PlaceKind : std::uint8_t {
   Param,   // p:<function>#<index>
   Field,   // f:<record>::<field>
   Global,  // g:<variable USR>
-  Element, // <base key>[<index>] or <base key>[*] (an index known only at run time)
+  Element, // <base key>[<index>] or <base key>[*] (an index known only at run time); o:<that key>
+           // for what a callee writes into an element of a pointer parameter (outKey)
   Return,  // r:<function>
-  Value,   // v:<callee>@<file>:<offset> (the fd one call creates) or c:<constant> (inherited fd)
+  Value,   // v:<callee>@<file>:<offset> (the fd one call creates), v:r:<function>@<file>:<offset>
+           // (what one call of a program function returns: callValueKey), or c:<constant> (inherited fd)
 };
 
 struct Place {
@@ -339,6 +341,13 @@ struct Unit {
   // ("foo" for meson's foo.p/ and CMake's foo.dir/); "" when the command does not say.
   std::string target;
 };
+
+// Keys both the extractor and the link make: the out side of a pointer parameter's element (what
+// the callee writes there for its callers), and the value of one call of a program function.
+inline std::string outKey(const std::string &elementKey) { return "o:" + elementKey; }
+inline std::string callValueKey(const std::string &callee, const std::string &file, std::uint32_t offset) {
+  return "v:r:" + callee + "@" + file + ":" + std::to_string(offset);
+}
 
 // Names for messages and the facts format.
 const char *name(PlaceKind kind);

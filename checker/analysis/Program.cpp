@@ -60,6 +60,7 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   }
   program->deriveFlows();
   program->dropFallbacks();
+  program->specializePassThrough();
   program->index();
   program->addRoots();
   program->propagate();
@@ -358,6 +359,21 @@ Id Program::paramPlace(Id function, unsigned index) {
                      "parameter " + std::to_string(index + 1), function, static_cast<int>(index), kNone);
 }
 
+Id Program::writeTarget(Id place) {
+  // As the extractor's: a write into an element of a pointer parameter is the callee's out place,
+  // which flows on to its own callers and into the element its body reads.
+  const facts::Place &p = places[place];
+  if (p.kind != facts::PlaceKind::Element || p.base == kNone || places[p.base].kind != facts::PlaceKind::Param)
+    return place;
+  std::string key = facts::outKey(p.key);
+  bool fresh = placeByKey(key) == kNone;
+  facts::Place copy = p;
+  Id out = internPlace(key, facts::PlaceKind::Element, copy.name, copy.function, copy.index, copy.base);
+  if (fresh)
+    addDerived(out, place, facts::FlowKind::Assign, kNone, true);
+  return out;
+}
+
 Id Program::elementPlace(Id base, int index) {
   std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
   facts::Place b = places[base];
@@ -393,19 +409,21 @@ void Program::deriveFlows() {
           addDerived(a.place, param, facts::FlowKind::Argument, c.site, true);
         break;
       case facts::ArgMode::Address: {
-        // f(&fd) into int *p: the callee's *p and the caller's fd are one place, written on
-        // either side.
+        // f(&fd) into int *p: the caller's fd is the callee's *p, and what the callee writes
+        // into *p (its out place, if it writes one) comes back into the caller's fd.
         Id deref = elementPlace(param, 0);
         addDerived(a.place, deref, facts::FlowKind::Argument, c.site, true);
-        addDerived(deref, a.place, facts::FlowKind::Argument, c.site, true);
+        if (Id out = placeByKey(facts::outKey(places[deref].key)); out != kNone)
+          addDerived(out, writeTarget(a.place), facts::FlowKind::Argument, c.site, true);
         break;
       }
       case facts::ArgMode::Array:
-        // An array passed on: its first two elements, the socketpair() ends.
+        // An array passed on: its first two elements, the socketpair() ends, in and back out.
         for (int k = 0; k < 2; ++k) {
           Id mine = elementPlace(a.place, k), theirs = elementPlace(param, k);
           addDerived(mine, theirs, facts::FlowKind::Argument, c.site, true);
-          addDerived(theirs, mine, facts::FlowKind::Argument, c.site, true);
+          if (Id out = placeByKey(facts::outKey(places[theirs].key)); out != kNone)
+            addDerived(out, writeTarget(mine), facts::FlowKind::Argument, c.site, true);
         }
         break;
       case facts::ArgMode::None:
@@ -473,6 +491,82 @@ void Program::dropFallbacks() {
   for (const facts::Flow &f : flows)
     if (f.kind != facts::FlowKind::Fallback || !registered.count(f.to))
       kept.push_back(f);
+  flows = std::move(kept);
+}
+
+void Program::specializePassThrough() {
+  // A function whose return value can only be one of its parameters (through its locals, dup(),
+  // fcntl(F_DUPFD)) hands each caller back what that caller passed: each call's value gets the
+  // call's arguments, not the function's return place, which holds every caller's sockets.
+  std::vector<std::vector<Id>> incoming(places.size());
+  for (Id f = 0; f < flows.size(); ++f)
+    incoming[flows[f].to].push_back(f);
+  std::set<Id> removed; // flows from a return place into a call's value, replaced
+  for (Id fn = 0; fn < functions.size(); ++fn) {
+    if (!functions[fn].defined)
+      continue;
+    Id ret = placeByKey("r:" + functions[fn].key);
+    if (ret == kNone || CreatedPlaces.count(ret) || Untracked.count(ret))
+      continue;
+    std::set<int> params;
+    bool other = false;
+    std::set<Id> seen{ret};
+    std::vector<Id> work{ret};
+    while (!work.empty() && !other) {
+      Id at = work.back();
+      work.pop_back();
+      for (Id f : incoming[at]) {
+        Id from = flows[f].from;
+        const facts::Place &p = places[from];
+        if (p.kind == facts::PlaceKind::Param && p.function == fn) {
+          params.insert(p.index);
+          continue;
+        }
+        // Anything but the function's own locals and values (a field, a global, another
+        // function's result, a socket it makes, a value it cannot follow) is not a parameter.
+        if (p.function != fn || p.kind == facts::PlaceKind::Field || p.kind == facts::PlaceKind::Global ||
+            p.kind == facts::PlaceKind::Return || CreatedPlaces.count(from) || Untracked.count(from) ||
+            (p.kind == facts::PlaceKind::Value && llvm::StringRef(p.key).starts_with("v:r:"))) {
+          other = true;
+          break;
+        }
+        if (seen.insert(from).second)
+          work.push_back(from);
+      }
+    }
+    if (other || params.empty())
+      continue;
+    for (Id c = 0; c < calls.size(); ++c) {
+      const facts::Call &call = calls[c];
+      if (call.callee != fn)
+        continue;
+      const facts::Site &site = sites[call.site];
+      Id value = placeByKey(facts::callValueKey(functions[fn].key, files[site.file], site.offset));
+      if (value == kNone)
+        continue;
+      for (Id f : incoming[value])
+        if (flows[f].from == ret)
+          removed.insert(f);
+      for (int i : params) {
+        if (i < 0 || static_cast<std::size_t>(i) >= call.args.size())
+          continue;
+        const facts::Argument &arg = call.args[i];
+        if (arg.mode != facts::ArgMode::Value)
+          continue;
+        if (arg.place == kNone)
+          Untracked.insert(value);
+        else
+          addDerived(arg.place, value, facts::FlowKind::Return, call.site, true);
+      }
+    }
+  }
+  if (removed.empty())
+    return;
+  std::vector<facts::Flow> kept;
+  kept.reserve(flows.size());
+  for (Id f = 0; f < flows.size(); ++f)
+    if (!removed.count(f))
+      kept.push_back(flows[f]);
   flows = std::move(kept);
 }
 

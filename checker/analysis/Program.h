@@ -132,6 +132,8 @@ private:
   Id paramPlace(Id function, unsigned index);
   Id elementPlace(Id base, int index);
   void addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact);
+  Id writeTarget(Id place);
+  void specializePassThrough();
 
   llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
   std::map<std::tuple<Id, std::uint32_t, std::string>, Id> SiteIds;

@@ -244,7 +244,8 @@ TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
                  "static void use(int fd) { listen(fd, 1); }"
                  "void f(void) { int fd = make(); use(fd); }");
   EXPECT_TRUE(f.has("-> ret:make")) << f.dump;
-  EXPECT_TRUE(f.has("flow ret:make -> local:f:fd")) << f.dump;
+  EXPECT_TRUE(f.has("flow ret:make -> value:make() return")) << f.dump; // this call's value
+  EXPECT_TRUE(f.has("flow value:make() -> local:f:fd")) << f.dump;
   EXPECT_TRUE(f.has("-> param:use#0 argument")) << f.dump;
   EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"});
 }
@@ -900,4 +901,39 @@ TEST(Extract, AddressesOfBindConnectAndSendto) {
   EXPECT_TRUE(f.has("call fmt line 18 value:local:caller:fd -\"/run/g\"")) << f.dump;
   // Two ways to fill it in: not known.
   EXPECT_TRUE(f.has("bind param:two#0 line 17\n")) << f.dump;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context: what one caller hands a function does not come back to another
+
+TEST(Link, PassThroughFunctionGivesEachCallerItsOwnSocket) {
+  Linked f = one("#include <fcntl.h>\n"
+                 "static int above_stdio(int fd) { if (fd > 2) return fd; int copy = fcntl(fd, F_DUPFD, 3); return copy; }"
+                 "void a(void) { int s = above_stdio(socket(AF_UNIX, SOCK_STREAM, 0)); listen(s, 1); }"
+                 "void b(void) { int p[2]; pipe(p); int r = above_stdio(p[0]); listen(r, 1); }");
+  ASSERT_EQ(f.p().lifecycle.size(), 2u) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[1].place), std::vector<std::string>{"not-socket:pipe"}) << f.dump;
+}
+
+TEST(Link, FunctionReturningItsOwnSocketStillReachesEveryCaller) {
+  // Not a pass-through: it may also return a socket it makes.
+  Linked f = one("static int get(int fd) { if (fd >= 0) return fd; return socket(AF_UNIX, SOCK_STREAM, 0); }"
+                 "void a(int x) { listen(get(x), 1); }");
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place),
+            (std::vector<std::string>{"socket:socket", "parameter:"})) << f.dump;
+}
+
+TEST(Link, WritesThroughAPointerParameterReachOnlyTheCallersItWritesFor) {
+  Linked f = one("static void make_pair(int p[2]) { socketpair(AF_UNIX, SOCK_STREAM, 0, p); }"
+                 "static void forget_pair(int p[2]) { p[0] = p[1] = -1; }"
+                 "static void keep(int *p, int fd) { *p = fd; }"
+                 "void a(void) { int x[2]; make_pair(x); listen(x[0], 1); forget_pair(x); }"
+                 "void b(void) { int y[2]; pipe(y); forget_pair(y); listen(y[0], 1); }"
+                 "void c(void) { int z; keep(&z, socket(AF_UNIX, SOCK_DGRAM, 0)); listen(z, 1); }");
+  ASSERT_EQ(f.p().lifecycle.size(), 3u) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socketpair:socketpair"}) << f.dump;
+  // forget_pair() reads what a() passed it, but writes back only -1: b()'s array keeps its pipe.
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[1].place), std::vector<std::string>{"not-socket:pipe"}) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[2].place), std::vector<std::string>{"socket:socket"}) << f.dump;
 }
