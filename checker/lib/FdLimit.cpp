@@ -7,6 +7,25 @@ namespace afunix::rules {
 
 using namespace analysis;
 
+namespace {
+
+// Whether `function` receives on some socket: recv()/recvmsg()/read() itself, or through a
+// function that receives on an argument it is given (recvmsg_safe(fd, &mh, ...)).
+bool receivesIn(const Program &P, Id function) {
+  for (const facts::Receive &r : P.receives)
+    if (P.sites[r.site].function == function)
+      return true;
+  for (Id c : P.callsIn(function)) {
+    const facts::Call &call = P.calls[c];
+    for (unsigned i = 0; i < call.args.size(); ++i)
+      if (call.args[i].mode != facts::ArgMode::None && P.receivesOnParam(call.callee, i))
+        return true;
+  }
+  return false;
+}
+
+} // namespace
+
 void fdLimit(RuleContext &ctx) {
   const Program &P = ctx.P;
   const auto *chosen = ctx.variant("default");
@@ -26,12 +45,21 @@ void fdLimit(RuleContext &ctx) {
     return std::make_tuple(static_cast<int>(a->where), P.sites[a->site].file, P.sites[a->site].line, a->site) <
            std::make_tuple(static_cast<int>(b->where), P.sites[b->site].file, P.sites[b->site].line, b->site);
   });
+  std::set<Id> sending; // functions a sendmsg() is reached through, at any level
+  for (const SendSite &send : expandSends(P))
+    for (const SendLevel &level : send.levels)
+      sending.insert(level.function);
   std::set<std::pair<Id, Id>> done; // (function, file)
   for (const facts::Limit *l : limits) {
     const facts::Site &site = P.sites[l->site];
     // Conservative: a count outside a function that names SCM_RIGHTS may size other control data.
     bool rights = site.function != kNone ? P.functions[site.function].buildsScmRights
                                          : buildingFiles.count(site.file) != 0;
+    // A control buffer in a function that receives and sends nothing is a recvmsg() buffer: it
+    // only has to be big enough, the 253-fd limit is the sender's.
+    if (rights && l->where == facts::LimitWhere::BufferSize && site.function != kNone &&
+        !sending.count(site.function) && receivesIn(P, site.function))
+      continue;
     if (!rights || !done.insert({site.function, site.file}).second)
       continue;
     Report &r = ctx.report(l->site, *chosen, {{"count", std::to_string(l->count)}});
