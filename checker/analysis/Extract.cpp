@@ -311,6 +311,8 @@ private:
     llvm::DenseMap<const Stmt *, std::pair<unsigned, unsigned>> positions;
     std::vector<Definition> defs;
     llvm::DenseMap<const VarDecl *, llvm::SmallVector<unsigned, 4>> defsOf;
+    // A variable's definitions inside one block, in element order (entry values excluded).
+    llvm::DenseMap<std::pair<const VarDecl *, unsigned>, llvm::SmallVector<unsigned, 2>> defsInBlock;
     llvm::DenseMap<const Stmt *, unsigned> defAt;      // assignment or DeclStmt -> definition
     llvm::DenseMap<const VarDecl *, unsigned> initDef; // initialised declaration -> definition
     std::vector<llvm::BitVector> in;                   // per block
@@ -888,6 +890,12 @@ private:
       U.functions[functionId(fn)].buildsScmCredentials = true;
   }
   facts::Address socketAddress(const Expr *arg);
+  struct SunPathWrite {
+    const Expr *source = nullptr; // what is copied there; null: a format we do not follow
+    bool abstract = false;
+  };
+  std::map<const FunctionDecl *, std::map<const VarDecl *, std::vector<SunPathWrite>>> SunPathWritesByFunction;
+  std::map<const VarDecl *, std::vector<SunPathWrite>> &sunPathWrites(const FunctionDecl *fn);
   void recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event);
   void scmRightsNamed() {
     if (const FunctionDecl *fn = currentFunction())
@@ -1518,6 +1526,8 @@ void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
     unsigned index = flow.defs.size();
     flow.defs.push_back({var, block, element, place});
     flow.defsOf[var].push_back(index);
+    if (element >= 0)
+      flow.defsInBlock[{var, block}].push_back(index); // blocks are walked element by element
     return index;
   };
   for (const ParmVarDecl *param : s.fn->parameters())
@@ -1565,16 +1575,12 @@ void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
   unsigned blocks = cfg.getNumBlockIDs();
   std::size_t count = flow.defs.size();
   std::vector<llvm::BitVector> gen(blocks, llvm::BitVector(count)), kill(blocks, llvm::BitVector(count));
-  for (unsigned d = 0; d < count; ++d) {
-    const Definition &def = flow.defs[d];
-    if (def.element < 0)
-      continue;
-    // Later definitions of the same variable in the block win (definitions are in order).
-    for (unsigned other : flow.defsOf[def.var]) {
-      gen[def.block].reset(other);
-      kill[def.block].set(other);
-    }
-    gen[def.block].set(d);
+  // A block that defines a variable kills all its definitions and generates its last one there:
+  // once per (variable, block), so thousands of reassignments in one block stay linear.
+  for (const auto &[at, inBlock] : flow.defsInBlock) {
+    for (unsigned other : flow.defsOf[at.first])
+      kill[at.second].set(other);
+    gen[at.second].set(inBlock.back());
   }
   flow.in.assign(blocks, llvm::BitVector(count));
   std::vector<llvm::BitVector> out(blocks, llvm::BitVector(count));
@@ -1626,11 +1632,14 @@ Id Extractor::useOf(const VarDecl *var, const DeclRefExpr *use) {
     const llvm::SmallVector<unsigned, 4> &defs = Flow->defsOf[var];
     // The last definition of the variable earlier in the same block, else those reaching its start.
     int best = -1;
-    for (unsigned d : defs)
-      if (Flow->defs[d].block == block && Flow->defs[d].element >= 0 &&
-          Flow->defs[d].element < static_cast<int>(element) &&
-          (best < 0 || Flow->defs[d].element > Flow->defs[best].element))
-        best = static_cast<int>(d);
+    if (auto inBlock = Flow->defsInBlock.find({var, block}); inBlock != Flow->defsInBlock.end()) {
+      const llvm::SmallVector<unsigned, 2> &ordered = inBlock->second;
+      auto after = std::partition_point(ordered.begin(), ordered.end(), [&](unsigned d) {
+        return Flow->defs[d].element < static_cast<int>(element);
+      });
+      if (after != ordered.begin())
+        best = static_cast<int>(*std::prev(after));
+    }
     if (best >= 0)
       reaching.push_back(best);
     else
@@ -2068,6 +2077,73 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
 // snprintf with "%s" or a constant format), from a constant or from a parameter. Writing into
 // sun_path + 1 (or &sun_path[1]) makes an abstract name. When the function fills it in more
 // than one way, it is not known.
+// Every write into some variable's sun_path in `fn` (strcpy() and the like, snprintf()), found in
+// one walk of its body: a function that binds thousands of sockets must not walk it per bind().
+std::map<const VarDecl *, std::vector<Extractor::SunPathWrite>> &Extractor::sunPathWrites(const FunctionDecl *fn) {
+  auto [it, fresh] = SunPathWritesByFunction.try_emplace(fn);
+  if (!fresh || !fn->getBody())
+    return it->second;
+  auto &writes = it->second;
+  // The variable whose `x.sun_path` (or `x.un.sun_path`) `dest` is, and whether the expression
+  // writes past its first byte (an abstract name).
+  auto sunPathOf = [&](const Expr *dest, bool &abstract) -> const VarDecl * {
+    dest = dest->IgnoreParenCasts();
+    abstract = false;
+    if (const auto *plus = dyn_cast<BinaryOperator>(dest); plus && plus->getOpcode() == BO_Add) {
+      std::optional<std::int64_t> offset = evalInt(plus->getRHS(), Ctx);
+      abstract = offset && *offset == 1;
+      dest = plus->getLHS()->IgnoreParenCasts();
+    } else if (const auto *address = dyn_cast<UnaryOperator>(dest); address && address->getOpcode() == UO_AddrOf) {
+      if (const auto *element = dyn_cast<ArraySubscriptExpr>(address->getSubExpr()->IgnoreParenCasts())) {
+        std::optional<std::int64_t> index = evalInt(element->getIdx(), Ctx);
+        abstract = index && *index == 1;
+        dest = element->getBase()->IgnoreParenCasts();
+      }
+    }
+    const auto *member = dyn_cast<MemberExpr>(dest);
+    if (!member || !member->getMemberDecl()->getIdentifier() || member->getMemberDecl()->getName() != "sun_path")
+      return nullptr;
+    const Expr *base = member->getBase()->IgnoreParenCasts();
+    while (const auto *m = dyn_cast<MemberExpr>(base))
+      base = m->getBase()->IgnoreParenCasts();
+    const auto *baseRef = dyn_cast<DeclRefExpr>(base);
+    return baseRef ? dyn_cast<VarDecl>(baseRef->getDecl()) : nullptr;
+  };
+  llvm::SmallVector<const Stmt *, 64> work{fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *st = work.pop_back_val();
+    if (!st)
+      continue;
+    if (const auto *call = dyn_cast<CallExpr>(st))
+      if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->getIdentifier() && call->getNumArgs() >= 2) {
+        llvm::StringRef name = callee->getName();
+        bool abstract = false;
+        if (name == "strcpy" || name == "strncpy" || name == "strlcpy" || name == "memcpy" ||
+            name == "stpcpy" || name == "stpncpy" || name == "__builtin_strncpy" || name == "__builtin_memcpy" ||
+            name == "__builtin_strcpy") {
+          if (const VarDecl *var = sunPathOf(call->getArg(0), abstract))
+            writes[var].push_back({call->getArg(1), abstract});
+        } else if (name == "snprintf" || name == "sprintf") {
+          if (const VarDecl *var = sunPathOf(call->getArg(0), abstract)) {
+            unsigned format = name == "snprintf" ? 2 : 1;
+            if (call->getNumArgs() > format)
+              if (std::optional<std::string> f = constantString(call->getArg(format))) {
+                if (*f == "%s" && call->getNumArgs() > format + 1)
+                  writes[var].push_back({call->getArg(format + 1), abstract});
+                else if (!llvm::StringRef(*f).contains('%'))
+                  writes[var].push_back({call->getArg(format), abstract});
+                else
+                  writes[var].push_back({nullptr, abstract});
+              }
+          }
+        }
+      }
+    for (const Stmt *child : st->children())
+      work.push_back(child);
+  }
+  return writes;
+}
+
 facts::Address Extractor::socketAddress(const Expr *arg) {
   facts::Address out;
   const Expr *e = arg->IgnoreParenCasts();
@@ -2084,34 +2160,13 @@ facts::Address Extractor::socketAddress(const Expr *arg) {
   const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   if (!var || !Current || !Current->fn || !Current->fn->getBody())
     return out;
-  // The member expression `x.sun_path` (or `x.un.sun_path`) of this variable, and whether the
-  // expression writes past its first byte (an abstract name).
-  auto sunPathOf = [&](const Expr *dest, bool &abstract) -> bool {
-    dest = dest->IgnoreParenCasts();
-    abstract = false;
-    if (const auto *plus = dyn_cast<BinaryOperator>(dest); plus && plus->getOpcode() == BO_Add) {
-      std::optional<std::int64_t> offset = evalInt(plus->getRHS(), Ctx);
-      abstract = offset && *offset == 1;
-      dest = plus->getLHS()->IgnoreParenCasts();
-    } else if (const auto *address = dyn_cast<UnaryOperator>(dest); address && address->getOpcode() == UO_AddrOf) {
-      if (const auto *element = dyn_cast<ArraySubscriptExpr>(address->getSubExpr()->IgnoreParenCasts())) {
-        std::optional<std::int64_t> index = evalInt(element->getIdx(), Ctx);
-        abstract = index && *index == 1;
-        dest = element->getBase()->IgnoreParenCasts();
-      }
-    }
-    const auto *member = dyn_cast<MemberExpr>(dest);
-    if (!member || !member->getMemberDecl()->getIdentifier() || member->getMemberDecl()->getName() != "sun_path")
-      return false;
-    const Expr *base = member->getBase()->IgnoreParenCasts();
-    while (const auto *m = dyn_cast<MemberExpr>(base))
-      base = m->getBase()->IgnoreParenCasts();
-    const auto *baseRef = dyn_cast<DeclRefExpr>(base);
-    return baseRef && baseRef->getDecl() == var;
-  };
   std::set<std::string> paths;
   std::set<int> params;
   auto take = [&](const Expr *source, bool abstract) {
+    if (!source) {
+      paths.insert(""); // a format we do not follow: not known
+      return;
+    }
     source = source->IgnoreParenImpCasts();
     if (std::optional<std::string> text = constantString(source)) {
       paths.insert(abstract ? "@" + *text : unixPath(*text));
@@ -2131,34 +2186,8 @@ facts::Address Extractor::socketAddress(const Expr *arg) {
           if (const auto *literal = dyn_cast<StringLiteral>(init->getInit(field->getFieldIndex())->IgnoreParenImpCasts()))
             paths.insert(unixPath(literal->getString()));
   }
-  std::function<void(const Stmt *)> look = [&](const Stmt *st) {
-    if (!st)
-      return;
-    if (const auto *call = dyn_cast<CallExpr>(st))
-      if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->getIdentifier() && call->getNumArgs() >= 2) {
-        llvm::StringRef name = callee->getName();
-        bool abstract = false;
-        if ((name == "strcpy" || name == "strncpy" || name == "strlcpy" || name == "memcpy" ||
-             name == "stpcpy" || name == "stpncpy" || name == "__builtin_strncpy" || name == "__builtin_memcpy" ||
-             name == "__builtin_strcpy") && sunPathOf(call->getArg(0), abstract))
-          take(call->getArg(1), abstract);
-        else if ((name == "snprintf" || name == "sprintf") && sunPathOf(call->getArg(0), abstract)) {
-          unsigned format = name == "snprintf" ? 2 : 1;
-          if (call->getNumArgs() > format)
-            if (std::optional<std::string> f = constantString(call->getArg(format))) {
-              if (*f == "%s" && call->getNumArgs() > format + 1)
-                take(call->getArg(format + 1), abstract);
-              else if (!llvm::StringRef(*f).contains('%'))
-                take(call->getArg(format), abstract);
-              else
-                paths.insert("");
-            }
-        }
-      }
-    for (const Stmt *child : st->children())
-      look(child);
-  };
-  look(Current->fn->getBody());
+  for (const SunPathWrite &w : sunPathWrites(Current->fn)[var])
+    take(w.source, w.abstract);
   if (paths.size() + params.size() != 1 || paths.count(""))
     return out;
   if (!paths.empty())

@@ -6,6 +6,7 @@
 #include "Filters.h"
 #include "Fixes.h"
 #include "Isolation.h"
+#include "Nolint.h"
 #include "Output.h"
 #include "ServiceDiscovery.h"
 
@@ -614,6 +615,77 @@ TEST(ServiceDiscovery, FindsUnitsAndRcFilesSkipsBuildTreesAndAddsGlobs) {
   findServiceFiles(search, warnings);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("stopped looking for service files"), std::string::npos);
+}
+
+} // namespace afunix::check
+
+namespace afunix::check {
+
+namespace {
+std::string scratchFile(const std::string &text) {
+  llvm::SmallString<128> path;
+  llvm::sys::fs::createTemporaryFile("afunix-source", "c", path);
+  std::ofstream(path.str().str(), std::ios::binary) << text;
+  return path.str().str();
+}
+} // namespace
+
+// Lines and columns from the line index agree with counting from the start, also on the last
+// line without a newline, past the end, and in UTF-16 units (SARIF) for multi-byte text.
+TEST(SourceCache, LocatesOffsetsThroughItsLineIndex) {
+  std::string file = scratchFile("int a;\n// \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80 x\n\nend");
+  SourceCache sources;
+  SourceCache::Position p = sources.locate(file, 0);
+  EXPECT_EQ(p.line, 1u);
+  EXPECT_EQ(p.column, 1u);
+  EXPECT_EQ(p.lineText, "int a;");
+  p = sources.locate(file, 7); // start of line 2
+  EXPECT_EQ(p.line, 2u);
+  EXPECT_EQ(p.column, 1u);
+  unsigned x = static_cast<unsigned>(std::string("int a;\n// \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80 ").size());
+  p = sources.locate(file, x);
+  EXPECT_EQ(p.line, 2u);
+  EXPECT_EQ(p.column, x - 7 + 1);
+  p = sources.locate(file, 1000); // past the end: the last line
+  EXPECT_EQ(p.line, 4u);
+  EXPECT_EQ(p.lineText, "end");
+  EXPECT_EQ(sources.lineStart(file, 3), static_cast<long>(x + 2));
+  EXPECT_EQ(sources.lineStart(file, 5), -1);
+  EXPECT_EQ(sources.line(file, 2).str(), "// \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80 x");
+  // "// été 😀 " is 10 UTF-16 units (the emoji is a surrogate pair) and 14 bytes.
+  EXPECT_EQ(sources.utf16Offset(file, x), 7u + 10u);
+  EXPECT_EQ(sources.utf16Offset(file, x), sources.utf16Units(file, 0, x));
+  EXPECT_EQ(sources.utf16Column(file, 2, x - 7 + 1), 11u);
+  EXPECT_EQ(sources.linesMentioning(file, "\xc3\xa9"), std::vector<unsigned>{2});
+  EXPECT_TRUE(sources.linesMentioning(file, "NOLINT").empty());
+  EXPECT_EQ(sources.locate("/nonexistent/afunix", 3).line, 0u);
+  llvm::sys::fs::remove(file);
+}
+
+// Only lines that mention NOLINT are read, and each marker still means what clang-tidy's does.
+TEST(Nolint, MarkersOnTheLineTheLineAboveAndAroundIt) {
+  std::string file = scratchFile("f(); // NOLINT(afunix-fd-flood)\n"         // 1
+                                 "// NOLINTNEXTLINE(afunix-fd-*)\n"          // 2
+                                 "g();\n"                                    // 3
+                                 "// NOLINTBEGIN(afunix-passcred-too-late)\n" // 4
+                                 "h();\n"                                    // 5
+                                 "// NOLINTEND(afunix-passcred-too-late)\n"   // 6
+                                 "i();\n"                                    // 7
+                                 "j(); // NOLINT\n"                          // 8
+                                 "// NOLINTBEGIN\n"                          // 9
+                                 "k();\n");                                  // 10
+  SourceCache sources;
+  EXPECT_TRUE(suppressedByNolint(sources, file, 1, "afunix-fd-flood"));
+  EXPECT_FALSE(suppressedByNolint(sources, file, 1, "afunix-fd-limit"));
+  EXPECT_TRUE(suppressedByNolint(sources, file, 3, "afunix-fd-limit"));
+  EXPECT_FALSE(suppressedByNolint(sources, file, 3, "afunix-passcred-too-late"));
+  EXPECT_TRUE(suppressedByNolint(sources, file, 5, "afunix-passcred-too-late"));
+  EXPECT_FALSE(suppressedByNolint(sources, file, 5, "afunix-fd-flood"));
+  EXPECT_FALSE(suppressedByNolint(sources, file, 7, "afunix-passcred-too-late"));
+  EXPECT_TRUE(suppressedByNolint(sources, file, 8, "afunix-fd-cycle"));
+  EXPECT_TRUE(suppressedByNolint(sources, file, 10, "afunix-fd-cycle")); // still open at the end
+  EXPECT_FALSE(suppressedByNolint(sources, file, 0, "afunix-fd-cycle"));
+  llvm::sys::fs::remove(file);
 }
 
 } // namespace afunix::check

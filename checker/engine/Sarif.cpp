@@ -5,6 +5,7 @@
 #include "DocsLocation.h"
 #include "Filters.h"
 #include "Printable.h"
+#include "SourceCache.h"
 
 #include "afunix/RuleCatalog.h"
 
@@ -66,68 +67,6 @@ std::string levelOf(llvm::StringRef severity) {
   return "warning"; // an unknown override still shows up rather than vanishing as "none"
 }
 
-// File contents, read once, for converting clang's byte columns and offsets to the UTF-16 code
-// units SARIF counts by default (columnKind "utf16CodeUnits").
-class SourceCache {
-public:
-  const llvm::MemoryBuffer *get(const std::string &file) {
-    auto [it, inserted] = files_.try_emplace(file);
-    if (inserted) {
-      auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
-                                                /*RequiresNullTerminator=*/false);
-      if (buffer)
-        it->second = std::move(*buffer);
-    }
-    return it->second.get();
-  }
-
-  // UTF-16 units in bytes [begin, end) of `file`; `end - begin` when the file is unreadable or
-  // the bytes are not valid UTF-8.
-  unsigned utf16Units(const std::string &file, unsigned begin, unsigned end) {
-    const llvm::MemoryBuffer *buffer = get(file);
-    if (!buffer || end > buffer->getBufferSize() || begin > end)
-      return end - begin;
-    llvm::StringRef bytes = buffer->getBuffer().slice(begin, end);
-    unsigned units = 0;
-    for (size_t i = 0; i < bytes.size();) {
-      unsigned char c = bytes[i];
-      unsigned length = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-      if (i + length > bytes.size())
-        return end - begin;
-      units += length == 4 ? 2 : 1; // astral code points are surrogate pairs
-      i += length;
-    }
-    return units;
-  }
-
-  // Byte offset of the start of `line` (1-based), or -1.
-  long lineStart(const std::string &file, unsigned line) {
-    const llvm::MemoryBuffer *buffer = get(file);
-    if (!buffer || line == 0)
-      return -1;
-    llvm::StringRef text = buffer->getBuffer();
-    size_t offset = 0;
-    for (unsigned l = 1; l < line; ++l) {
-      size_t nl = text.find('\n', offset);
-      if (nl == llvm::StringRef::npos)
-        return -1;
-      offset = nl + 1;
-    }
-    return static_cast<long>(offset);
-  }
-
-  unsigned column(const SourcePoint &point) {
-    long start = lineStart(point.file, point.line);
-    if (start < 0 || point.column == 0)
-      return point.column;
-    return 1 + utf16Units(point.file, static_cast<unsigned>(start),
-                          static_cast<unsigned>(start) + point.column - 1);
-  }
-
-private:
-  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files_;
-};
-
 json::Object artifactLocation(const std::string &file, const std::string &root) {
   std::string relative = root.empty() ? "" : relativePath(file, root);
   if (!relative.empty() && !llvm::sys::path::is_absolute(relative))
@@ -139,7 +78,7 @@ json::Object physicalLocation(const SourcePoint &where, const std::string &root,
                               SourceCache &sources) {
   json::Object region{{"startLine", where.line ? where.line : 1}};
   if (where.column)
-    region["startColumn"] = sources.column(where);
+    region["startColumn"] = sources.utf16Column(where.file, where.line, where.column);
   return json::Object{{"artifactLocation", artifactLocation(where.file, root)},
                       {"region", std::move(region)}};
 }
@@ -318,7 +257,7 @@ json::Array fixesOf(const Finding &finding, const std::string &root, SourceCache
       json::Object deleted{
           {"byteOffset", edit->offset},
           {"byteLength", edit->length},
-          {"charOffset", sources.utf16Units(file, 0, edit->offset)},
+          {"charOffset", sources.utf16Offset(file, edit->offset)},
           {"charLength", sources.utf16Units(file, edit->offset, edit->offset + edit->length)}};
       json::Object replacement{{"deletedRegion", std::move(deleted)}};
       if (!edit->text.empty())
@@ -405,8 +344,9 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
     rules.push_back(ruleDescriptor(kRules[i], docs, options));
 
   std::vector<std::string> prints = fingerprints(result, options.root);
-  json::Array results;
-  for (std::size_t i = 0; i < result.findings.size(); ++i) {
+  // One result, made when it is written: the log is streamed, never held whole as JSON values
+  // (a json::Object per result costs kilobytes, which thousands of findings turned into gigabytes).
+  auto resultAt = [&](std::size_t i) {
     const Finding &finding = result.findings[i];
     json::Object item{
         {"ruleId", finding.rule},
@@ -439,8 +379,8 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
     json::Array fixes = fixesOf(finding, options.root, sources);
     if (!fixes.empty())
       item["fixes"] = std::move(fixes);
-    results.push_back(std::move(item));
-  }
+    return json::Value(std::move(item));
+  };
 
   bool allParsed = true;
   json::Array notifications;
@@ -472,24 +412,33 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
   };
   if (!docs.baseUrl.empty())
     driver["informationUri"] = docs.baseUrl + "/README.md";
-  json::Object run{
-      {"tool", json::Object{{"driver", std::move(driver)}}},
-      {"invocations", json::Array{std::move(invocation)}},
-      {"columnKind", "utf16CodeUnits"},
-      {"results", std::move(results)},
-  };
-  if (!options.root.empty()) {
-    std::string rootUri = "file://" + uriEscapePath(cleanAbsolute(options.root));
-    if (!llvm::StringRef(rootUri).ends_with("/"))
-      rootUri += '/';
-    run["originalUriBaseIds"] = json::Object{{kSrcRoot, json::Object{{"uri", rootUri}}}};
-  }
-  json::Value log = json::Object{
-      {"$schema", kSchemaUri},
-      {"version", "2.1.0"},
-      {"runs", json::Array{std::move(run)}},
-  };
-  return llvm::formatv("{0:2}", log).str() + "\n";
+  // Keys in sorted order, as llvm::json prints an object's.
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  json::OStream J(os, /*IndentSize=*/2);
+  J.object([&] {
+    J.attribute("$schema", kSchemaUri);
+    J.attributeArray("runs", [&] {
+      J.object([&] {
+        J.attribute("columnKind", "utf16CodeUnits");
+        J.attribute("invocations", json::Array{std::move(invocation)});
+        if (!options.root.empty()) {
+          std::string rootUri = "file://" + uriEscapePath(cleanAbsolute(options.root));
+          if (!llvm::StringRef(rootUri).ends_with("/"))
+            rootUri += '/';
+          J.attribute("originalUriBaseIds", json::Object{{kSrcRoot, json::Object{{"uri", rootUri}}}});
+        }
+        J.attributeArray("results", [&] {
+          for (std::size_t i = 0; i < result.findings.size(); ++i)
+            J.value(resultAt(i));
+        });
+        J.attribute("tool", json::Object{{"driver", std::move(driver)}});
+      });
+    });
+    J.attribute("version", "2.1.0");
+  });
+  os.flush();
+  return out + "\n";
 }
 
 } // namespace afunix::check
