@@ -970,6 +970,26 @@ bool isWriteCall(llvm::StringRef name) {
       .Default(false);
 }
 
+// syscall(SYS_sendmsg, fd, &msg, flags) (or __NR_sendmsg): a sendmsg() whose arguments start
+// one later.
+bool isSyscallSendmsg(const CallExpr *call, llvm::StringRef name, ASTContext &ctx) {
+  static const llvm::StringRef numbers[] = {"SYS_sendmsg", "__NR_sendmsg"};
+  return name == "syscall" && call->getNumArgs() >= 3 && spelledAs(call->getArg(0), numbers, ctx);
+}
+
+// Whether some expression under `stmt` is spelled as one of `names` (MSG_DONTWAIT in
+// `MSG_DONTWAIT|MSG_NOSIGNAL`, EAGAIN in `errno == EAGAIN || errno == EINTR`).
+bool mentionsSpelled(const Stmt *stmt, llvm::ArrayRef<llvm::StringRef> names, ASTContext &ctx) {
+  if (!stmt)
+    return false;
+  if (const auto *expr = dyn_cast<Expr>(stmt); expr && spelledAs(expr, names, ctx))
+    return true;
+  for (const Stmt *child : stmt->children())
+    if (mentionsSpelled(child, names, ctx))
+      return true;
+  return false;
+}
+
 // A string constant that can be an AF_UNIX address: a path ("/run/app.sock", "app.sock" is too
 // vague), an abstract name ("@app", "\0app"); no spaces, no format directives, fits sun_path.
 bool looksLikeSocketPath(llvm::StringRef text) {
@@ -1019,7 +1039,8 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
         s.comparedStrings.push_back(*text);
   bool api = isSocketApi(callee);
   bool wrapper = Options.optionWrappers.count(name) != 0;
-  if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name))
+  if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name) ||
+      (api && isSyscallSendmsg(call, name, Ctx)))
     s.socketCalls = true;
   // A call that can hand a socket to the program's own code is ordered against the socket calls
   // it leads to, so its function gets a CFG too.
@@ -2257,9 +2278,11 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       fact.kind = name == "recvmsg" ? facts::ReceiveKind::Recvmsg : facts::ReceiveKind::Other;
       U.receives.push_back(std::move(fact));
     }
-  } else if (api && name == "sendmsg" && call->getNumArgs() >= 2) {
+  } else if (unsigned at = api && name == "sendmsg" ? 0 : api && isSyscallSendmsg(call, name, Ctx) ? 1 : 2;
+             at < 2 && call->getNumArgs() >= at + 2) {
+    // sendmsg(fd, &msg, flags), or syscall(SYS_sendmsg, fd, &msg, flags): arguments from `at`.
     facts::Send send;
-    const Expr *message = call->getArg(1)->IgnoreParenImpCasts();
+    const Expr *message = call->getArg(at + 1)->IgnoreParenImpCasts();
     if (const auto *ref = dyn_cast<DeclRefExpr>(message))
       if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
           param && Current->fn && param->getDeclContext() == Current->fn)
@@ -2267,9 +2290,30 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     bool builds = Current->fn && U.functions[functionId(Current->fn)].buildsScmRights;
     if (!builds && send.msghdrParam < 0)
       return; // no SCM_RIGHTS in sight: conservatively, the message carries no fds
-    if (std::optional<Id> channel = placeOf(call->getArg(0)))
+    if (std::optional<Id> channel = placeOf(call->getArg(at)))
       send.channel = *channel;
-    send.site = makeSite(call, call->getArg(0), event.loop);
+    send.site = makeSite(call, call->getArg(at), event.loop);
+    if (call->getNumArgs() > at + 2) {
+      static const llvm::StringRef dontWait[] = {"MSG_DONTWAIT"};
+      const Expr *flags = call->getArg(at + 2);
+      std::optional<std::int64_t> value = evalInt(flags, Ctx);
+      send.dontWait = value ? (*value & kernel::kMsgDontwait) != 0 : mentionsSpelled(flags, dontWait, Ctx);
+    }
+    // `if (errno == EAGAIN) return;` anywhere in the function: a full peer ends this send, it is
+    // not retried until the peer has room.
+    static const llvm::StringRef again[] = {"EAGAIN", "EWOULDBLOCK"};
+    std::function<bool(const Stmt *)> stops = [&](const Stmt *st) {
+      if (!st)
+        return false;
+      if (const auto *ifStmt = dyn_cast<IfStmt>(st);
+          ifStmt && mentionsSpelled(ifStmt->getCond(), again, Ctx) && leaves(ifStmt->getThen()))
+        return true;
+      for (const Stmt *child : st->children())
+        if (stops(child))
+          return true;
+      return false;
+    };
+    send.stopsOnEagain = Current->fn && Current->fn->getBody() && stops(Current->fn->getBody());
     U.sends.push_back(std::move(send));
   } else if (api && (name == "dup2" || name == "dup3") && call->getNumArgs() >= 2) {
     if (std::optional<Id> from = placeOf(call->getArg(0)))
@@ -2420,6 +2464,14 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       arg.text = sourceText(value, Ctx);
       arg.var = variableKey(value);
       any = true;
+    } else if (holdsFdField(type)) {
+      // A struct with an fd field (conn, &conn): what it names, so that the callee's c->fd is
+      // the caller's conn.fd.
+      const Expr *object = value->IgnoreParenImpCasts();
+      if (const auto *address = dyn_cast<UnaryOperator>(object); address && address->getOpcode() == UO_AddrOf)
+        object = address->getSubExpr();
+      arg.text = sourceText(value, Ctx);
+      arg.var = variableKey(object);
     } else if (std::optional<std::string> path = constantString(value); path && looksLikeSocketPath(*path)) {
       arg.constant = unixPath(*path);
       any = true; // the callee may bind or connect to it

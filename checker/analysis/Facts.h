@@ -218,6 +218,8 @@ struct Send {
   Id channel = kNone;
   Id site = kNone;
   int msghdrParam = -1;
+  bool dontWait = false;      // its flags include MSG_DONTWAIT: never waits for room at the peer
+  bool stopsOnEagain = false; // its function leaves when errno is EAGAIN/EWOULDBLOCK (no retry)
 };
 
 // Data written to a socket (send(), sendto(), sendmsg(), write(), writev()): what a client does

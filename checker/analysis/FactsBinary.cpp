@@ -251,6 +251,8 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(s.channel);
     io.id(s.site);
     io.i32(s.msghdrParam);
+    io.flag(s.dontWait);
+    io.flag(s.stopsOnEagain);
   });
   io.list(u.writes, [&](Write &w) {
     io.id(w.place);

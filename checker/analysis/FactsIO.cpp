@@ -253,6 +253,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("channel", s.channel);
       j.attribute("site", static_cast<std::int64_t>(s.site));
       w.integer("msghdr_param", s.msghdrParam, -1);
+      w.flag("dont_wait", s.dontWait);
+      w.flag("stops_on_eagain", s.stopsOnEagain);
     });
     if (!u.writes.empty())
       w.array("writes", u.writes, [&](const Write &x) {
@@ -685,6 +687,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.channel = r.ref(o, "channel", nPlaces, "sends");
     f.site = r.ref(o, "site", nSites, "sends", true);
     f.msghdrParam = static_cast<int>(r.integer(o, "msghdr_param", -1, "sends"));
+    f.dontWait = r.flag(o, "dont_wait");
+    f.stopsOnEagain = r.flag(o, "stops_on_eagain");
     u.sends.push_back(f);
   });
   r.each(*root, "writes", "writes", [&](const json::Object &o) {

@@ -878,9 +878,13 @@ bool Program::receivesOnParam(Id function, unsigned param) const {
   Id place = placeByKey("p:" + functions[function].key + "#" + std::to_string(param));
   bool result = false;
   if (place != kNone) {
+    // On the parameter itself, or on a field of the struct it points to (c->fd).
+    const std::string &key = places[place].key;
+    auto names = [&](const std::string &var) {
+      return var == key || llvm::StringRef(var).starts_with(key + ".");
+    };
     for (const facts::Receive &r : receives)
-      if (r.place == place || (sites[r.site].function == function &&
-                               sites[r.site].var == places[place].key)) {
+      if (r.place == place || (sites[r.site].function == function && names(sites[r.site].var))) {
         result = true;
         break;
       }
@@ -888,7 +892,7 @@ bool Program::receivesOnParam(Id function, unsigned param) const {
       for (Id c : callsIn(function)) {
         const facts::Call &call = calls[c];
         for (unsigned i = 0; i < call.args.size() && !result; ++i)
-          if (call.args[i].place == place || call.args[i].var == places[place].key)
+          if (call.args[i].place == place || (!call.args[i].var.empty() && call.args[i].var == key))
             result = receivesOnParam(call.callee, i);
         if (result)
           break;
@@ -896,6 +900,49 @@ bool Program::receivesOnParam(Id function, unsigned param) const {
   }
   ReceivesOnParamCache[key] = result;
   return result;
+}
+
+std::vector<Id> Program::queueParams(Id place, Id except) const {
+  // Backwards from `place` along flows: a parameter of another function whose value was stored
+  // into a field or a global on the way (q->fds[q->n++] = fd) is a queuing parameter. The walk
+  // stops at parameters: their callers are the queuing calls.
+  std::vector<Id> out;
+  if (place == kNone || place >= Incoming.size())
+    return out;
+  // A queue: an element at a run-time index of an array in a struct or a global (q->fds[q->n++]),
+  // not a struct's own fd (s->fd), which is the object's socket rather than a queue of them.
+  auto stored = [&](Id p) {
+    if (places[p].kind != facts::PlaceKind::Element || places[p].index >= 0)
+      return false;
+    for (p = places[p].base; p != kNone; p = places[p].base)
+      if (places[p].kind == facts::PlaceKind::Field || places[p].kind == facts::PlaceKind::Global)
+        return true;
+    return false;
+  };
+  std::set<std::pair<Id, bool>> visited{{place, stored(place)}};
+  std::vector<std::tuple<Id, bool, int>> work{{place, stored(place), 0}};
+  while (!work.empty()) {
+    auto [p, crossed, depth] = work.back();
+    work.pop_back();
+    if (depth > 8)
+      continue;
+    for (Id e : Incoming[p]) {
+      const facts::Flow &f = flows[e];
+      if (f.kind == facts::FlowKind::Argument || f.kind == facts::FlowKind::Callback ||
+          f.kind == facts::FlowKind::Fallback)
+        continue; // into a parameter from its callers: the parameter is where the walk ends
+      const facts::Place &from = places[f.from];
+      bool now = crossed || stored(f.from);
+      if (from.kind == facts::PlaceKind::Param && from.function != kNone && from.function != except) {
+        if (now && !llvm::is_contained(out, f.from))
+          out.push_back(f.from);
+        continue;
+      }
+      if (visited.insert({f.from, now}).second)
+        work.push_back({f.from, now, depth + 1});
+    }
+  }
+  return out;
 }
 
 const Summary &Program::summary(Id function) const {
@@ -1134,7 +1181,8 @@ std::string Program::dump() const {
   }
   for (const facts::Send &s : sends)
     out += "send " + display(s.channel) + " line " + line(s.site) +
-           (s.msghdrParam >= 0 ? " msghdr_param " + std::to_string(s.msghdrParam) : "") + "\n";
+           (s.msghdrParam >= 0 ? " msghdr_param " + std::to_string(s.msghdrParam) : "") +
+           (s.dontWait ? " dont_wait" : "") + (s.stopsOnEagain ? " stops_on_eagain" : "") + "\n";
   for (const facts::Payload &p : payloads)
     out += "payload " + display(p.place) + " line " + line(p.site) + (p.many ? " many" : "") +
            (p.count >= 0 ? " count " + std::to_string(p.count) : "") + "\n";

@@ -92,6 +92,10 @@ public:
   // Whether `function` receives on its parameter `param` (directly or through callees).
   bool receivesOnParam(Id function, unsigned param) const;
   const Summary &summary(Id function) const;
+  // Parameters of functions other than `except` whose fds reach `place` after being stored in a
+  // field or a global: the fd argument of a queuing function (queue_fd(q, fd) storing into
+  // q->fds[]) when `place` is what a flush function sends.
+  std::vector<Id> queueParams(Id place, Id except) const;
   // Functions nobody in the program calls (and whose address does not escape).
   bool hasCaller(Id function) const;
 

@@ -407,6 +407,27 @@ int paramIndex(const Program &p, Id place, Id function) {
   return pl.kind == facts::PlaceKind::Param && pl.function == function ? pl.index : -1;
 }
 
+// c->fd where c is the function's parameter: the parameter's position (the extractor's own place
+// for a struct parameter's fd field, p:<function>#<i>-><path>).
+int paramFieldIndex(const Program &p, Id place, Id function) {
+  if (place == kNone || function == kNone)
+    return -1;
+  const facts::Place &pl = p.places[place];
+  return pl.kind == facts::PlaceKind::Field && pl.function == function && pl.index >= 0 ? pl.index : -1;
+}
+
+// The caller's name for the callee's `c->fd`: the struct argument's name with the same fields.
+std::string substituteVar(const Program &p, const std::string &var, Id function, const facts::Call &call) {
+  for (unsigned i = 0; i < call.args.size(); ++i) {
+    std::string key = "p:" + p.functions[function].key + "#" + std::to_string(i);
+    if (var == key)
+      return call.args[i].var;
+    if (llvm::StringRef(var).starts_with(key + "."))
+      return call.args[i].var.empty() ? "" : call.args[i].var + var.substr(key.size());
+  }
+  return var;
+}
+
 // What `function` writes into the control message of a sendmsg() at `send`: a write in a loop
 // that does not also hold the sendmsg() fills one message with many fds.
 std::vector<PayloadFd> payloadsIn(const Program &p, const std::vector<std::vector<Id>> &byFunction,
@@ -492,7 +513,44 @@ std::vector<SendSite> expandSends(const Program &p) {
     SendSite s;
     s.levels = {base};
     s.payload = payloadsIn(p, byFunction, site.function, send.site);
-    if (!s.payload.empty())
+    if (s.payload.empty())
+      continue;
+    // A flush of what another function queued: judged at each call of the queuing function.
+    bool queued = false;
+    for (const PayloadFd &fd : s.payload) {
+      if (fd.place == kNone || paramIndex(p, fd.place, site.function) >= 0)
+        continue;
+      for (Id param : p.queueParams(fd.place, site.function)) {
+        Id queue = p.places[param].function;
+        int index = p.places[param].index;
+        for (Id c : p.callsOf(queue)) {
+          const facts::Call &call = p.calls[c];
+          if (call.caller == site.function || index < 0 || static_cast<std::size_t>(index) >= call.args.size())
+            continue;
+          const facts::Argument &arg = call.args[index];
+          if (arg.mode == facts::ArgMode::None || arg.mode == facts::ArgMode::Constant)
+            continue;
+          SendSite q;
+          SendLevel level = callLevel(p, call);
+          level.channel = base.channel;
+          level.channelText = base.channelText;
+          level.channelVar = ""; // the flush's channel, not named in the queuing caller
+          q.levels = {base, level};
+          PayloadFd queuedFd;
+          queuedFd.place = arg.place;
+          queuedFd.site = fd.site;
+          queuedFd.many = arg.mode == facts::ArgMode::Array;
+          queuedFd.boundedArray = true; // what one message carries is the flush's business
+          queuedFd.text = arg.text;
+          queuedFd.var = arg.var;
+          q.payload = {queuedFd};
+          q.queued = true;
+          work.push_back(std::move(q));
+          queued = true;
+        }
+      }
+    }
+    if (!queued)
       work.push_back(std::move(s));
   }
 
@@ -502,9 +560,9 @@ std::vector<SendSite> expandSends(const Program &p) {
     work.pop_back();
     const SendLevel &top = site.levels.back();
     Id fn = top.function;
-    bool usesParam = paramIndex(p, top.channel, fn) >= 0;
+    bool usesParam = paramIndex(p, top.channel, fn) >= 0 || paramFieldIndex(p, top.channel, fn) >= 0;
     for (const PayloadFd &fd : site.payload)
-      usesParam |= paramIndex(p, fd.place, fn) >= 0;
+      usesParam |= paramIndex(p, fd.place, fn) >= 0 || paramFieldIndex(p, fd.place, fn) >= 0;
     if (!usesParam || fn == kNone || p.callsOf(fn).empty() || site.levels.size() > 4) {
       out.push_back(std::move(site));
       continue;
@@ -516,8 +574,12 @@ std::vector<SendSite> expandSends(const Program &p) {
         continue; // recursion
       auto substitute = [&](Id &place, std::string &text, std::string &var) {
         int param = paramIndex(p, place, fn);
-        if (param < 0)
+        if (param < 0) {
+          // c->fd: the place stays (what the field holds), named as the caller names it.
+          if (paramFieldIndex(p, place, fn) >= 0)
+            var = substituteVar(p, var, fn, call);
           return true;
+        }
         if (static_cast<std::size_t>(param) >= call.args.size())
           return false;
         place = call.args[param].place;
@@ -549,6 +611,64 @@ std::vector<SendSite> expandSends(const Program &p) {
            std::make_tuple(p.sites[sb].file, p.sites[sb].offset, b.levels.front().site);
   });
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Event-loop callbacks
+
+std::vector<Id> eventRegistrations(const Program &p) {
+  std::vector<Id> out(p.functions.size(), kNone);
+  std::set<Id> threads; // registrations that start a thread: run once
+  for (const facts::Callback &c : p.callbacks)
+    if (c.registrar == "pthread_create")
+      threads.insert(c.site);
+  // A table of callbacks is registered where an fd flows into the table.
+  std::map<Id, Id> tableRegistration;
+  for (const facts::Flow &f : p.flows)
+    if (f.kind == facts::FlowKind::Callback && f.site != kNone && !tableRegistration.count(f.to))
+      tableRegistration[f.to] = f.site;
+  for (const facts::Flow &f : p.flows) {
+    if (f.kind != facts::FlowKind::Callback)
+      continue;
+    Id fn = p.places[f.to].function;
+    if (fn == kNone || out[fn] != kNone)
+      continue;
+    Id site = f.site;
+    if (site == kNone)
+      if (auto it = tableRegistration.find(f.from); it != tableRegistration.end())
+        site = it->second;
+    if (site == kNone || threads.count(site))
+      continue;
+    out[fn] = site;
+  }
+  return out;
+}
+
+std::optional<EventChain> eventChain(const Program &p, const std::vector<Id> &registrations, Id function) {
+  if (function == kNone)
+    return std::nullopt;
+  // Breadth first up the callers: the nearest callback.
+  std::map<Id, Id> calledFrom{{function, kNone}}; // function -> the function it was reached from
+  std::vector<std::pair<Id, int>> level{{function, 0}};
+  for (std::size_t next = 0; next < level.size(); ++next) {
+    auto [fn, depth] = level[next];
+    if (fn < registrations.size() && registrations[fn] != kNone) {
+      EventChain chain;
+      chain.callback = fn;
+      chain.registration = registrations[fn];
+      for (Id at = fn; at != kNone; at = calledFrom[at])
+        chain.functions.push_back(at);
+      return chain;
+    }
+    if (depth >= 3)
+      continue;
+    for (Id c : p.callsOf(fn)) {
+      Id caller = p.calls[c].caller;
+      if (caller != kNone && calledFrom.emplace(caller, fn).second)
+        level.push_back({caller, depth + 1});
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace afunix::analysis

@@ -114,10 +114,29 @@ struct PayloadFd {
 struct SendSite {
   std::vector<SendLevel> levels; // [0] = sendmsg(), back() = where it is judged and reported
   std::vector<PayloadFd> payload; // as seen at back()
+  // levels[1] is a call of a queuing function: the fd is stored into an array of a struct (or a
+  // global) there, and levels[0] is the flush function's sendmsg() that sends what was queued.
+  bool queued = false;
 };
-// Every send of SCM_RIGHTS fds. A wrapper whose channel or fds are parameters is expanded to each
-// call of it in the program, with the caller's arguments put in; with no caller it stays.
+// Every send of SCM_RIGHTS fds. A wrapper whose channel or fds are parameters (or fields of a
+// struct parameter: c->fd) is expanded to each call of it in the program, with the caller's
+// arguments put in; with no caller it stays. A flush whose fds were queued by another function
+// (Program::queueParams) is expanded to each call of the queuing function instead.
 std::vector<SendSite> expandSends(const Program &program);
+
+// Event-loop callbacks: per function, the registration that has an event loop call it with an fd
+// (a facts::Callback, a table of callbacks, a struct pollfd handed to it), or kNone. A thread's
+// start routine (pthread_create) runs once, not per event: it is not one.
+std::vector<Id> eventRegistrations(const Program &program);
+// The event callback whose calls reach `function` (itself, or a caller up to three calls up), and
+// the functions from that callback down to `function`.
+struct EventChain {
+  Id callback = kNone;     // the callback function
+  Id registration = kNone; // the site that registers it
+  std::vector<Id> functions;
+};
+std::optional<EventChain> eventChain(const Program &program, const std::vector<Id> &registrations,
+                                     Id function);
 
 // The origins of the elements of an array place (`fds`, `sv`), and of the array itself.
 std::vector<Id> elementOrigins(const Program &program, Id array);

@@ -4,6 +4,8 @@
 
 #include "afunix/KernelConstants.h"
 
+#include <map>
+#include <optional>
 #include <set>
 
 namespace afunix::rules {
@@ -43,12 +45,82 @@ bool receivesInLoop(const Program &P, Id loop, Id function, const SendLevel &lev
     const facts::Call &call = P.calls[c];
     if (!P.loopEncloses(loop, P.sites[call.site].loop))
       continue;
-    for (unsigned i = 0; i < call.args.size(); ++i)
-      if (call.args[i].mode != facts::ArgMode::None &&
-          (anyChannel || call.args[i].var == level.channelVar) && P.receivesOnParam(call.callee, i))
+    for (unsigned i = 0; i < call.args.size(); ++i) {
+      const facts::Argument &arg = call.args[i];
+      // The channel itself, or the struct it is a field of (wait_ack(conn) for conn.fd).
+      bool names = arg.mode != facts::ArgMode::None && arg.var == level.channelVar;
+      names |= !arg.var.empty() && llvm::StringRef(level.channelVar).starts_with(arg.var + ".");
+      if ((anyChannel ? arg.mode != facts::ArgMode::None || !arg.var.empty() : names) &&
+          P.receivesOnParam(call.callee, i))
         return true;
+    }
   }
   return false;
+}
+
+// The sockets a channel may be that the program itself makes or is handed (not the values it
+// cannot follow, such as the -1 it closes a field to).
+std::vector<Id> knownOrigins(const Program &P, Id place) {
+  std::vector<Id> out;
+  for (Id o : P.originsOf(place))
+    if (createdHere(P.creates[o].how) || P.creates[o].how == facts::CreateHow::External)
+      out.push_back(o);
+  return out;
+}
+
+// An origin made during the event: in one of the functions from the callback down to the send,
+// or the connection the registrar itself accepts for the callback (evconnlistener).
+bool madePerEvent(const Program &P, const EventChain &chain, Id origin) {
+  const facts::Create &c = P.creates[origin];
+  if (c.site == kNone)
+    return false;
+  if (c.site == chain.registration)
+    return true;
+  return llvm::is_contained(chain.functions, P.sites[c.site].function);
+}
+
+// What bounds the sends of one event (each a one-line reason), or "" when nothing does.
+std::string eventBound(const Program &P, const SendSite &site, const EventChain &chain) {
+  Id channel = site.levels.back().channel != kNone ? site.levels.back().channel : site.levels.front().channel;
+  std::vector<Id> channels = knownOrigins(P, channel);
+  std::vector<Id> functions = chain.functions;
+  for (const SendLevel &level : site.levels)
+    if (!llvm::is_contained(functions, level.function))
+      functions.push_back(level.function);
+  // The event's own handling receives from the peer on the channel: a request answered, one
+  // reply's fds per request.
+  for (const facts::Receive &r : P.receives) {
+    if (!llvm::is_contained(functions, P.sites[r.site].function))
+      continue;
+    bool same = llvm::any_of(site.levels, [&](const SendLevel &l) {
+      return l.function == P.sites[r.site].function && !l.channelVar.empty() && P.sites[r.site].var == l.channelVar;
+    });
+    for (Id o : channels)
+      same |= P.reaches(o, r.place);
+    if (same)
+      return "receives on the channel";
+  }
+  // A channel made during the event (a connection accepted in the callback) gets one message per
+  // event: what is in flight is bounded by the connections.
+  if (!channels.empty() && llvm::all_of(channels, [&](Id o) { return madePerEvent(P, chain, o); }))
+    return "channel made per event";
+  // A datagram to a peer that stops at EAGAIN (MSG_DONTWAIT) and waits for the next event: the
+  // peer's receive queue bounds what is in flight.
+  const facts::Send *send = nullptr;
+  for (const facts::Send &s : P.sends)
+    if (s.site == site.levels.front().site)
+      send = &s;
+  if (send && send->dontWait && send->stopsOnEagain && !channels.empty() &&
+      llvm::all_of(channels, [&](Id o) { return P.creates[o].type == kernel::kSockDgram; }))
+    return "datagram with MSG_DONTWAIT, stops on EAGAIN";
+  return "";
+}
+
+std::string where(const Program &P, Id site) {
+  if (site == kNone)
+    return "?";
+  llvm::StringRef path = P.files[P.sites[site].file];
+  return path.substr(path.rfind('/') + 1).str() + ":" + std::to_string(P.sites[site].line);
 }
 
 } // namespace
@@ -58,21 +130,35 @@ void fdFlood(RuleContext &ctx) {
   const auto *chosen = ctx.kernelVariant("since-6.8");
   if (!chosen)
     return;
+  // The per-event wording for the same kernel.
+  const ::afunix::catalog::Variant *perEvent = nullptr;
+  if (!ctx.Options.targetKernel)
+    perEvent = ctx.variant("per-event");
+  else
+    for (const char *id : {"per-event-before-6.8", "per-event", "per-event-since-6.19"})
+      if (!perEvent)
+        perEvent = ctx.variant(id);
+  std::vector<Id> registrations = eventRegistrations(P);
   std::set<Id> reported;
   for (const SendSite &site : expandSends(P)) {
-    const PayloadFd *socketPayload = nullptr;
+    const PayloadFd *socketPayload = nullptr, *unknownPayload = nullptr;
     std::vector<Id> origins;
     bool certain = false, manyPerMessage = false;
     for (const PayloadFd &payload : site.payload) {
       std::vector<Id> set = payload.many ? elementOrigins(P, payload.place) : P.originsOf(payload.place);
-      bool unix = false, all = !set.empty();
+      bool unix = false, all = !set.empty(), unknown = set.empty();
       for (Id o : set) {
-        bool isUnix = fdKind(P.creates[o]) == FdKind::UnixSocket;
-        unix |= isUnix;
-        all &= isUnix;
+        FdKind kind = fdKind(P.creates[o]);
+        unix |= kind == FdKind::UnixSocket;
+        all &= kind == FdKind::UnixSocket;
+        unknown |= kind == FdKind::Unknown;
       }
-      if (!unix)
-        continue; // known non-sockets and fds of unknown origin are not reported
+      if (!unix) {
+        // Known non-sockets are never reported; fds of unknown type only as a pedantic note.
+        if (unknown && !unknownPayload)
+          unknownPayload = &payload;
+        continue;
+      }
       if (!socketPayload) {
         socketPayload = &payload;
         origins = set;
@@ -82,13 +168,16 @@ void fdFlood(RuleContext &ctx) {
       if (payload.many && payload.count < 0 && !payload.boundedArray)
         manyPerMessage = true;
     }
-    if (!socketPayload)
+    if (!socketPayload && !(ctx.Options.pedantic && unknownPayload))
       continue;
 
-    // Loops around the send, innermost first, then the loops around each caller.
-    Id unboundedLoop = kNone;
+    // Loops around the send, innermost first, then the loops around each caller. A queued send's
+    // flush loop sends whatever was queued: it repeats only what the queuing side repeats, and
+    // bounds it when it receives from the peer per message.
+    Id unboundedLoop = kNone, flushLoop = kNone;
     bool acknowledged = false;
-    for (const SendLevel &level : site.levels) {
+    for (std::size_t i = 0; i < site.levels.size(); ++i) {
+      const SendLevel &level = site.levels[i];
       for (Id loop = level.loop; loop != kNone; loop = P.loops[loop].parent) {
         const facts::Loop &l = P.loops[loop];
         if (l.errnoRetry)
@@ -99,6 +188,11 @@ void fdFlood(RuleContext &ctx) {
           acknowledged = true;
           break;
         }
+        if (site.queued && i == 0) {
+          if (flushLoop == kNone)
+            flushLoop = loop;
+          continue;
+        }
         // A loop with a small constant trip count adds a bounded number of fds.
         if (l.trips && *l.trips <= kernel::kScmMaxFd)
           continue;
@@ -108,30 +202,85 @@ void fdFlood(RuleContext &ctx) {
       if (acknowledged || unboundedLoop != kNone)
         break;
     }
-    if (acknowledged || (unboundedLoop == kNone && !manyPerMessage))
+    if (acknowledged)
       continue;
 
     const SendLevel &primary = site.levels.back();
+    const std::string &overText = primary.channelText;
+
+    // No loop: once per event of an event-loop callback that reaches the send.
+    std::optional<EventChain> event;
+    std::string eventBoundedBy;
+    if (unboundedLoop == kNone && !manyPerMessage) {
+      if (!socketPayload || !perEvent)
+        continue; // fds of unknown type are noted only where a loop repeats them
+      event = eventChain(P, registrations, primary.function);
+      if (!event)
+        continue;
+      // The fds must be made during the event (accepted, socketpair()ed): sockets that outlive
+      // the events (listeners, a stored stream) are as many as the program holds.
+      bool perEventFds = false, allPerEvent = true;
+      for (Id o : origins)
+        if (fdKind(P.creates[o]) == FdKind::UnixSocket) {
+          bool made = madePerEvent(P, *event, o);
+          perEventFds |= made;
+          allPerEvent &= made;
+        }
+      if (!perEventFds || !allPerEvent)
+        continue;
+      if (!eventBound(P, site, *event).empty())
+        continue;
+    }
     if (!reported.insert(primary.site).second)
       continue;
-    const std::string &fdText = socketPayload->text;
-    const std::string &overText = primary.channelText;
-    std::string what = socketPayload->many ? "passing AF_UNIX sockets from '" + fdText + "'"
-                       : certain           ? "passing AF_UNIX socket '" + fdText + "'"
-                                           : "passing '" + fdText + "', possibly an AF_UNIX socket,";
+
     std::string how, bound;
+    std::string flush = site.queued ? P.functions[site.levels.front().function].name : "";
     if (unboundedLoop != kNone) {
-      how = site.levels.size() > 1 ? "in a loop (through '" + primary.callee + "')" : "in a loop";
+      how = site.queued ? "queued in a loop (with '" + primary.callee + "', sent by '" + flush + "')"
+            : site.levels.size() > 1 ? "in a loop (through '" + primary.callee + "')"
+                                     : "in a loop";
       bound = "receive an acknowledgement from the peer on '" + overText +
               "' in each iteration, or send in chunks of at most " +
               std::to_string(kernel::kScmMaxFd) + " fds and wait for each";
-    } else {
+    } else if (manyPerMessage) {
       how = "with a run-time number of them in one message";
       bound = "send them in chunks of at most " + std::to_string(kernel::kScmMaxFd) +
               " and wait for the peer's acknowledgement of each";
+    } else {
+      how = site.queued ? "(queued with '" + primary.callee + "', sent by '" + flush + "')"
+            : site.levels.size() > 1 ? "(through '" + primary.callee + "')"
+                                     : "";
+      bound = "receive an acknowledgement from the peer on '" + overText +
+              "' before sending the next, or send over a connection made for the event";
     }
-    Report &r = ctx.report(primary.site, *chosen,
-                           {{"what", what}, {"socket", overText}, {"how", how}, {"bound", bound}});
+
+    if (!socketPayload) {
+      // --pedantic: fds whose type nothing in the program says.
+      const auto *note = ctx.variant("unknown-fd");
+      if (!note)
+        continue;
+      Report &r = ctx.report(primary.site, *note,
+                             {{"fd", unknownPayload->text}, {"socket", overText}, {"how", how}, {"bound", bound}});
+      if (unboundedLoop != kNone)
+        ctx.note(r, P.loops[unboundedLoop].site, "loop here");
+      if (site.levels.size() > 1)
+        ctx.note(r, site.levels.front().site, "sent here");
+      continue;
+    }
+
+    const std::string &fdText = socketPayload->text;
+    std::string what = socketPayload->many ? "passing AF_UNIX sockets from '" + fdText + "'"
+                       : certain           ? "passing AF_UNIX socket '" + fdText + "'"
+                                           : "passing '" + fdText + "', possibly an AF_UNIX socket,";
+    std::map<std::string, std::string> fill{{"what", what}, {"socket", overText}, {"how", how}, {"bound", bound}};
+    if (event) {
+      fill["callback"] = P.functions[event->callback].name;
+      fill["registration"] = where(P, event->registration);
+      if (!how.empty())
+        fill["what"] = what + " " + how;
+    }
+    Report &r = ctx.report(primary.site, event ? *perEvent : *chosen, fill);
     for (Id o : origins)
       if (fdKind(P.creates[o]) == FdKind::UnixSocket) {
         ctx.note(r, P.creates[o].site, "socket created here");
@@ -139,8 +288,13 @@ void fdFlood(RuleContext &ctx) {
       }
     if (unboundedLoop != kNone)
       ctx.note(r, P.loops[unboundedLoop].site, "loop here");
+    if (event)
+      ctx.note(r, event->registration,
+               P.functions[event->callback].name + "() registered here: an event loop calls it once per event");
     if (site.levels.size() > 1)
-      ctx.note(r, site.levels.front().site, "sent here");
+      ctx.note(r, site.levels.front().site, site.queued ? "queued fds sent here by " + flush + "()" : "sent here");
+    if (flushLoop != kNone)
+      ctx.note(r, P.loops[flushLoop].site, "every queued message sent in this loop, none waited for");
   }
 }
 

@@ -1,6 +1,7 @@
 // The analysis layer on small programs: source in, facts out (Extract), facts through the file
 // format (FactsIO), several units linked into one program (Program). One test per construct.
 #include "Extract.h"
+#include "FactsBinary.h"
 #include "FactsIO.h"
 #include "Program.h"
 #include "Queries.h"
@@ -676,6 +677,85 @@ TEST(FactsIO, RoundTripKeepsEveryFact) {
   EXPECT_EQ(facts::writeUnit(*back), text);
   std::unique_ptr<Program> a = Program::link({&unit}), b = Program::link({&*back});
   EXPECT_EQ(a->dump(), b->dump());
+}
+
+TEST(Extract, SyscallSendmsgIsASendWithItsFlags) {
+  // syscall(SYS_sendmsg, ...) is a sendmsg() one argument later; MSG_DONTWAIT and a function that
+  // leaves on EAGAIN are facts of the send, kept by the facts file.
+  facts::Unit unit = extractUnit(
+      {"a.c", "#include <sys/syscall.h>\n"
+              "void pass(int over, int fd) { char b[CMSG_SPACE(sizeof(int))]; struct msghdr m = {.msg_control = b,"
+              " .msg_controllen = sizeof b}; struct cmsghdr *c = CMSG_FIRSTHDR(&m); c->cmsg_type = SCM_RIGHTS;"
+              " memcpy(CMSG_DATA(c), &fd, sizeof fd);"
+              " if (syscall(SYS_sendmsg, over, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) { if (errno == EAGAIN) return; } }"
+              "void plain(int over, int fd) { char b[CMSG_SPACE(sizeof(int))]; struct msghdr m = {.msg_control = b,"
+              " .msg_controllen = sizeof b}; struct cmsghdr *c = CMSG_FIRSTHDR(&m); c->cmsg_type = SCM_RIGHTS;"
+              " memcpy(CMSG_DATA(c), &fd, sizeof fd); while (sendmsg(over, &m, 0) < 0 && errno == EAGAIN) ; }"},
+      {});
+  ASSERT_EQ(unit.sends.size(), 2u);
+  EXPECT_TRUE(unit.sends[0].dontWait);
+  EXPECT_TRUE(unit.sends[0].stopsOnEagain);
+  EXPECT_EQ(unit.sites[unit.sends[0].site].text, "over");
+  EXPECT_FALSE(unit.sends[1].dontWait);
+  EXPECT_FALSE(unit.sends[1].stopsOnEagain); // retried on EAGAIN, never left
+  std::string text = facts::writeUnit(unit);
+  EXPECT_NE(text.find("\"dont_wait\":true"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"stops_on_eagain\":true"), std::string::npos) << text;
+  llvm::Expected<facts::Unit> back = facts::readUnit(text);
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(back->sends[0].dontWait && back->sends[0].stopsOnEagain);
+  EXPECT_EQ(facts::writeUnit(*back), text);
+  llvm::Expected<facts::Unit> decoded = facts::decodeUnit(facts::encodeUnit(unit));
+  ASSERT_TRUE(static_cast<bool>(decoded)) << llvm::toString(decoded.takeError());
+  EXPECT_EQ(facts::writeUnit(*decoded), text);
+}
+
+TEST(Link, QueuedFdsAndStructChannelsLeadToTheirCallers) {
+  // put() stores its fd into the sender's array, flush() sends the array in a loop: put's fd
+  // parameter is the queue; a struct argument names its fields for the caller (&s -> s.fd).
+  Linked f = one("struct sender { int fd; int fds[64]; unsigned n; };"
+                 "void put(struct sender *s, int fd) { s->fds[s->n++] = fd; }"
+                 "void flush(struct sender *s) { for (unsigned i = 0; i < s->n; i++) {"
+                 " char b[CMSG_SPACE(sizeof(int))]; struct msghdr m = {.msg_control = b, .msg_controllen = sizeof b};"
+                 " struct cmsghdr *c = CMSG_FIRSTHDR(&m); c->cmsg_type = SCM_RIGHTS;"
+                 " memcpy(CMSG_DATA(c), &s->fds[i], sizeof(int)); sendmsg(s->fd, &m, 0); } }"
+                 "void run(int l) { struct sender s = {0}; for (;;) put(&s, accept(l, 0, 0)); flush(&s); }");
+  const Program &p = f.p();
+  ASSERT_EQ(p.payloads.size(), 1u);
+  std::vector<Id> queues = p.queueParams(p.payloads[0].place, p.sites[p.sends[0].site].function);
+  ASSERT_EQ(queues.size(), 1u) << f.dump;
+  EXPECT_EQ(p.display(queues[0]), "param:put#1");
+  std::vector<SendSite> sends = expandSends(p);
+  ASSERT_EQ(sends.size(), 1u);
+  EXPECT_TRUE(sends[0].queued);
+  ASSERT_EQ(sends[0].levels.size(), 2u);
+  EXPECT_EQ(sends[0].levels[1].callee, "put");
+  EXPECT_EQ(sends[0].payload[0].text, "accept(l, 0, 0)");
+  bool named = false;
+  for (const facts::Call &c : p.calls)
+    if (p.functions[c.callee].name == "flush")
+      named = c.args.size() == 1 && c.args[0].text == "&s" && c.args[0].var.find(":s@") != std::string::npos;
+  EXPECT_TRUE(named) << f.dump;
+}
+
+TEST(Queries, EventChainReachesTheRegisteredCallback) {
+  // on_ready() is registered with the event loop (a call passing the fd and the function);
+  // helper() is called from it: its chain leads to the callback and the registration.
+  Linked f = one("int loop_add(int fd, int (*cb)(int));"
+                 "void helper(int fd) { listen(fd, 1); }"
+                 "int on_ready(int fd) { helper(fd); return 0; }"
+                 "void *start(void *arg) { helper((int)(long)arg); return 0; }"
+                 "int main(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); loop_add(fd, on_ready); return 0; }");
+  const Program &p = f.p();
+  std::vector<Id> registrations = eventRegistrations(p);
+  Id helper = p.functionByKey("c:@F@helper"), onReady = p.functionByKey("c:@F@on_ready");
+  ASSERT_NE(helper, kNone);
+  std::optional<EventChain> chain = eventChain(p, registrations, helper);
+  ASSERT_TRUE(chain.has_value()) << f.dump;
+  EXPECT_EQ(chain->callback, onReady);
+  EXPECT_EQ(chain->functions, (std::vector<Id>{onReady, helper}));
+  EXPECT_EQ(p.sites[chain->registration].line, p.sites[p.callbacks[0].site].line);
+  EXPECT_FALSE(eventChain(p, registrations, p.functionByKey("c:@F@main")).has_value());
 }
 
 TEST(FactsIO, DamagedOrForeignFilesAreRefused) {

@@ -134,10 +134,11 @@ TEST(Catalog, KernelRangesSelectVariants) {
         found += (found.empty() ? "" : ",") + std::string(flood->variants[i].id);
     return found;
   };
-  EXPECT_EQ(variantFor("6.7"), "before-6.8");
-  EXPECT_EQ(variantFor("6.8"), "since-6.8");
-  EXPECT_EQ(variantFor("6.18.44-fc-v595"), "since-6.8");
-  EXPECT_EQ(variantFor("6.19"), "since-6.19");
+  // Each kernel gets one loop wording and one per-event wording; the pedantic note has no range.
+  EXPECT_EQ(variantFor("6.7"), "before-6.8,per-event-before-6.8,unknown-fd");
+  EXPECT_EQ(variantFor("6.8"), "since-6.8,per-event,unknown-fd");
+  EXPECT_EQ(variantFor("6.18.44-fc-v595"), "since-6.8,per-event,unknown-fd");
+  EXPECT_EQ(variantFor("6.19"), "since-6.19,per-event-since-6.19,unknown-fd");
 
   const auto *family = afunix::catalog::findRule("afunix-passcred-wrong-family");
   ASSERT_NE(family, nullptr);

@@ -30,6 +30,10 @@ inline constexpr int kSockRaw = 3;
 inline constexpr int kSockSeqpacket = 5;
 inline constexpr int kSockTypeMask = 0xf;
 
+// sendmsg() flags (include/linux/socket.h): MSG_DONTWAIT fails with EAGAIN instead of waiting
+// for room at the peer.
+inline constexpr int kMsgDontwait = 0x40;
+
 // The first socket-activation fd (sd-daemon.h SD_LISTEN_FDS_START): what a service manager
 // hands over starts after stdin, stdout and stderr.
 inline constexpr int kListenFdsStart = 3;
