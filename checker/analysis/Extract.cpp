@@ -373,9 +373,60 @@ private:
         }
     }
     loop.errnoRetry = readsErrno(cond);
+    loop.controlOnce = clearsControlForGood(open.stmt);
     open.id = U.loops.size();
     U.loops.push_back(loop);
     return open.id;
+  }
+
+  // Whether a loop's body sets some msghdr's msg_control to NULL or msg_controllen to 0 (systemd's
+  // "send fds and ucred once, even if we're using SOCK_STREAM") and never points msg_control at a
+  // buffer again: whatever the loop repeats, the control data goes with its first turn only.
+  bool clearsControlForGood(const Stmt *loop) {
+    bool clears = false, setsAgain = false;
+    llvm::SmallVector<const Stmt *, 32> work{loop};
+    while (!work.empty()) {
+      const Stmt *st = work.pop_back_val();
+      if (!st)
+        continue;
+      if (const auto *op = dyn_cast<BinaryOperator>(st); op && op->getOpcode() == BO_Assign)
+        if (const auto *member = dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+            member && member->getMemberDecl()->getIdentifier()) {
+          llvm::StringRef field = member->getMemberDecl()->getName();
+          if (field == "msg_control" || field == "msg_controllen") {
+            const Expr *value = op->getRHS()->IgnoreParenCasts();
+            std::optional<std::int64_t> number = evalInt(value, Ctx);
+            bool none = (number && *number == 0) ||
+                        value->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull);
+            if (none)
+              clears = true;
+            else if (field == "msg_control")
+              setsAgain = true;
+          }
+        }
+      for (const Stmt *child : st->children())
+        work.push_back(child);
+    }
+    return clears && !setsAgain;
+  }
+
+  // The parameter of the current function that `bytes` counts ints of: `sizeof(int) * n`,
+  // `n * sizeof(int)` or `sizeof(*fds) * n`; -1 otherwise.
+  int countParameter(const Expr *bytes) {
+    const auto *product = dyn_cast<BinaryOperator>(bytes->IgnoreParenImpCasts());
+    if (!product || product->getOpcode() != BO_Mul)
+      return -1;
+    const Expr *sides[] = {product->getLHS()->IgnoreParenImpCasts(), product->getRHS()->IgnoreParenImpCasts()};
+    for (int i = 0; i < 2; ++i) {
+      std::optional<std::int64_t> size = evalInt(sides[i], Ctx);
+      if (!size || *size != 4 || !isa<UnaryExprOrTypeTraitExpr>(sides[i]))
+        continue;
+      if (const auto *ref = dyn_cast<DeclRefExpr>(sides[1 - i]))
+        if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
+            param && Current && Current->fn && param->getDeclContext() == Current->fn)
+          return static_cast<int>(param->getFunctionScopeIndex());
+    }
+    return -1;
   }
 
   void defer(Event::Kind kind, const void *node, Id statement = kNone, bool guarded = false) {
@@ -2328,6 +2379,9 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       payload(call, address->getSubExpr(), false, 1, event); // &fd, &sv[0], &s->fd: one fd
     else
       payload(call, call->getArg(1), count != 1, count, event);
+    // sizeof(int) * n with n a parameter: each caller's n decides (a helper called with `&fd, 1`).
+    if (count < 0)
+      U.payloads.back().countParam = countParameter(call->getArg(2));
   } else if (call->getNumArgs() >= 1) {
     processOption(call, callee, event);
   }
@@ -2475,6 +2529,16 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
     } else if (std::optional<std::string> path = constantString(value); path && looksLikeSocketPath(*path)) {
       arg.constant = unixPath(*path);
       any = true; // the callee may bind or connect to it
+    }
+    if (type->isIntegerType()) {
+      // A count (n_fds) the callee may size its message with: a constant, or the caller's own
+      // parameter handed on (for the callers of the caller). An int may also be an fd.
+      if (std::optional<std::int64_t> number = evalInt(value, Ctx); number && *number >= 0)
+        arg.number = *number;
+      else if (const auto *ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts()))
+        if (const auto *own = dyn_cast<ParmVarDecl>(ref->getDecl());
+            own && Current && Current->fn && own->getDeclContext() == Current->fn)
+          arg.param = static_cast<int>(own->getFunctionScopeIndex());
     }
     call.args.push_back(std::move(arg));
   }

@@ -89,6 +89,8 @@ struct Loop {
   Id parent = kNone;        // enclosing loop in the same function
   Id site = kNone;          // the loop statement
   bool errnoRetry = false;  // only repeats on errno (EINTR retry): resends the same message
+  bool controlOnce = false; // its body clears msg_control/msg_controllen and never sets it again:
+                            // the fds go with the first turn only (a short stream write finished)
   std::optional<std::int64_t> trips; // a constant bound on its turns
 };
 
@@ -210,6 +212,7 @@ struct Payload {
   bool many = false;        // an array or a loop of fds in one message
   std::int64_t count = -1;  // fds per message when constant
   bool boundedArray = false; // copied from an array declared with at most SCM_MAX_FD elements
+  int countParam = -1;       // otherwise the count is this parameter of its function (sizeof(int) * n)
 };
 
 // A sendmsg(). Its payload is what its function writes into CMSG_DATA; a helper that only passes
@@ -266,6 +269,8 @@ struct Argument {
   std::string text; // as written, for messages
   std::string var;  // Site::var of the argument
   std::string constant; // a string constant that looks like a socket path ("/run/x", "@x")
+  std::int64_t number = -1; // a non-negative integer constant (a count a callee may use)
+  int param = -1;           // an integer that is the caller's own parameter, passed on as is
 };
 
 // A call of a function that is not a socket API call (those become facts). The link turns its

@@ -179,6 +179,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(l.parent);
     io.id(l.site);
     io.flag(l.errnoRetry);
+    io.flag(l.controlOnce);
     io.optional(l.trips);
   });
   io.list(u.functions, [&](Function &f) {
@@ -246,6 +247,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.flag(p.many);
     io.s64(p.count);
     io.flag(p.boundedArray);
+    io.i32(p.countParam);
   });
   io.list(u.sends, [&](Send &s) {
     io.id(s.channel);
@@ -283,6 +285,8 @@ template <typename IO> void transfer(IO &io, Unit &u) {
       io.text(a.text);
       io.text(a.var);
       io.text(a.constant);
+      io.s64(a.number);
+      io.i32(a.param);
     });
     io.flag(c.passesControl);
   });

@@ -200,6 +200,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("parent", l.parent);
       w.id("site", l.site);
       w.flag("errno_retry", l.errnoRetry);
+      w.flag("control_once", l.controlOnce);
       if (l.trips)
         j.attribute("trips", *l.trips);
     });
@@ -248,6 +249,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.flag("many", p.many);
       w.integer("count", p.count, -1);
       w.flag("bounded_array", p.boundedArray);
+      w.integer("count_param", p.countParam, -1);
     });
     w.array("sends", u.sends, [&](const Send &s) {
       w.id("channel", s.channel);
@@ -290,6 +292,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
             w.text("text", a.text);
             w.text("var", a.var);
             w.text("constant", a.constant);
+            w.integer("number", a.number, -1);
+            w.integer("param", a.param, -1);
           });
       });
       w.flag("passes_control", c.passesControl);
@@ -623,6 +627,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     l.parent = r.ref(o, "parent", nLoops, "loops");
     l.site = r.ref(o, "site", nSites, "loops");
     l.errnoRetry = r.flag(o, "errno_retry");
+    l.controlOnce = r.flag(o, "control_once");
     if (o.get("trips"))
       l.trips = r.integer(o, "trips", 0, "loops");
     u.loops.push_back(l);
@@ -680,6 +685,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.many = r.flag(o, "many");
     f.count = r.integer(o, "count", -1, "payloads");
     f.boundedArray = r.flag(o, "bounded_array");
+    f.countParam = static_cast<int>(r.integer(o, "count_param", -1, "payloads"));
     u.payloads.push_back(f);
   });
   r.each(*root, "sends", "sends", [&](const json::Object &o) {
@@ -728,6 +734,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       arg.text = r.text(a, "text");
       arg.var = r.text(a, "var");
       arg.constant = r.text(a, "constant");
+      arg.number = r.integer(a, "number", -1, "call args");
+      arg.param = static_cast<int>(r.integer(a, "param", -1, "call args"));
       if (arg.place == kNone && (arg.mode == ArgMode::Address || arg.mode == ArgMode::Array))
         r.fail("call args: an address or array argument names no place");
       c.args.push_back(std::move(arg));

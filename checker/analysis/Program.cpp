@@ -1204,6 +1204,7 @@ std::string Program::dump() const {
            (f.exact ? "" : " inexact") + "\n";
   for (const facts::Loop &l : loops)
     out += "loop line " + line(l.site) + (l.errnoRetry ? " errno_retry" : "") +
+           (l.controlOnce ? " control_once" : "") +
            (l.trips ? " trips " + std::to_string(*l.trips) : "") + "\n";
   return out;
 }

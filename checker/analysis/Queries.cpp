@@ -443,12 +443,14 @@ std::vector<PayloadFd> payloadsIn(const Program &p, const std::vector<std::vecto
     fd.many = pl.many;
     fd.count = pl.count;
     fd.boundedArray = pl.boundedArray;
+    fd.countParam = pl.countParam;
     fd.text = p.sites[pl.site].text;
     fd.var = p.sites[pl.site].var;
     Id writeLoop = p.sites[pl.site].loop;
     if (writeLoop != kNone && !p.loopEncloses(writeLoop, p.sites[send].loop)) {
       fd.many = true;
       fd.count = -1;
+      fd.countParam = -1;
     }
     out.push_back(std::move(fd));
   }
@@ -593,8 +595,21 @@ std::vector<SendSite> expandSends(const Program &p) {
       level.channelText = top.channelText;
       level.channelVar = top.channelVar;
       bool ok = substitute(level.channel, level.channelText, level.channelVar);
-      for (PayloadFd &fd : outer.payload)
+      for (PayloadFd &fd : outer.payload) {
         ok = ok && substitute(fd.place, fd.text, fd.var);
+        // A count taken from a parameter: this caller's constant, or its own parameter.
+        if (fd.countParam >= 0) {
+          const facts::Argument *countArg = static_cast<std::size_t>(fd.countParam) < call.args.size()
+                                                ? &call.args[fd.countParam] : nullptr;
+          fd.countParam = -1;
+          if (countArg && countArg->number >= 0) {
+            fd.count = countArg->number;
+            fd.many = countArg->number != 1;
+          } else if (countArg && countArg->param >= 0) {
+            fd.countParam = countArg->param;
+          }
+        }
+      }
       if (!ok)
         continue;
       outer.levels.push_back(std::move(level));

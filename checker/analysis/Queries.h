@@ -109,6 +109,7 @@ struct PayloadFd {
   bool many = false;
   std::int64_t count = -1;
   bool boundedArray = false;
+  int countParam = -1; // the count is this parameter of the function at the current level
   std::string text, var;
 };
 struct SendSite {

@@ -180,8 +180,8 @@ void fdFlood(RuleContext &ctx) {
       const SendLevel &level = site.levels[i];
       for (Id loop = level.loop; loop != kNone; loop = P.loops[loop].parent) {
         const facts::Loop &l = P.loops[loop];
-        if (l.errnoRetry)
-          continue; // resends the same message, adds no fds in flight
+        if (l.errnoRetry || l.controlOnce)
+          continue; // resends the same message, or the rest of it without its fds
         if (channelMadeIn(P, loop, level.channel))
           continue;
         if (receivesInLoop(P, loop, level.function, level)) {
