@@ -142,8 +142,11 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     extracted[i].unit.target = jobs[i].target;
   if (cache) {
     cache->finish();
-    if (options.stats)
+    if (options.stats) {
       options.stats->cacheRejected += cache->damagedPacks();
+      options.stats->inputsByStamp += cache->inputsByStamp();
+      options.stats->inputsRead += cache->inputsRead();
+    }
   }
   extractTimer.stop();
 
