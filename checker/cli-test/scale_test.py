@@ -222,6 +222,32 @@ class ScaleTest(unittest.TestCase):
         self.assertNotIn("damaged", again.stderr)
         self.assertEqual(input_reads(again.stderr)[1], 0)
 
+    def test_stored_facts_copy_unchanged_lines_and_rewrite_damaged_ones(self):
+        # After a one-file edit, afunix-facts.json is written again copying the lines of the units
+        # that did not change; a line damaged since it was written is written afresh. Either way
+        # the units are those a run without any cache writes.
+        self.warm()
+        stored = os.path.join(self.ws.build, "afunix-facts.json")
+        with open(stored) as f:
+            lines = f.read().split("\n")
+        unit = self.ws.path("synthetic", "src", "unit_12.c")
+        victim = next(i for i, line in enumerate(lines) if f'"main_file":"{unit}"' in line)
+        self.assertTrue(lines[victim].endswith("}"))
+        lines[victim] = lines[victim][:-1] + " }"  # still valid JSON, not what was written
+        with open(stored, "w") as f:
+            f.write("\n".join(lines))
+        with open(self.ws.path("synthetic", "src", "unit_3.c"), "a") as f:
+            f.write("\nint added_by_the_test(int fd) { return fd; }\n")
+        self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
+        with open(stored) as f:
+            spliced = f.read().split("\n")
+        os.remove(stored)
+        run("-p", self.ws.build, "--format=json", "--no-cache", cwd=self.ws.root)
+        with open(stored) as f:
+            fresh = f.read().split("\n")
+        self.assertEqual(len(spliced), len(fresh))
+        self.assertEqual(spliced[1:], fresh[1:])
+
     def test_a_file_restored_to_earlier_bytes_is_not_parsed_again(self):
         # Switching a branch back: the entry for the old bytes is still there.
         self.warm()
