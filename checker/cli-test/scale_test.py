@@ -248,6 +248,25 @@ class ScaleTest(unittest.TestCase):
         self.assertEqual(len(spliced), len(fresh))
         self.assertEqual(spliced[1:], fresh[1:])
 
+    def test_a_database_changed_since_it_was_checked_is_checked_again(self):
+        # A run notes the database it found valid (its digest) in the facts cache, and the next
+        # run over the same bytes does not check it again; other bytes are checked as always.
+        cold = self.ws.cold()
+        self.warm()  # makes the cache directory
+        self.warm()  # notes the database there
+        note = os.path.join(self.ws.build, "afunix-cache", "database-checked")
+        self.assertTrue(os.path.exists(note))
+        self.assertEqual(timings(self.warm().stderr), (0, self.ws.units))
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "with the note")
+        database = os.path.join(self.ws.build, "compile_commands.json")
+        with open(database) as f:
+            entries = json.load(f)
+        del entries[3]["file"]
+        with open(database, "w") as f:
+            json.dump(entries, f, indent=1)
+        broken = run("-p", self.ws.build, check_status=(2,))
+        self.assertIn('entry 4: missing or non-string "file"', broken.stderr)
+
     def test_a_file_restored_to_earlier_bytes_is_not_parsed_again(self):
         # Switching a branch back: the entry for the old bytes is still there.
         self.warm()

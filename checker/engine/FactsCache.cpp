@@ -661,7 +661,7 @@ void FactsCache::finish() {
     known.insert(pack->path);
   for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    bool temporary = name.starts_with("pack-") && name.ends_with(".tmp");
+    bool temporary = name.ends_with(".tmp"); // packs, the stamp table, the database note
     bool foreign = name.starts_with("pack-") && name.ends_with(".pack") && !known.count(it->path());
     auto age = now - modified(it->path());
     if ((temporary && age > std::chrono::hours(1)) || (foreign && age > kRemoveAge &&
