@@ -2,11 +2,13 @@
 
 #include "FactsIO.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <atomic>
 #include <map>
@@ -31,11 +33,55 @@ std::optional<Stamp> stampOf(const std::string &path) {
                    .count()};
 }
 
+std::string lineDigest(llvm::StringRef line) {
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(line.data()), line.size()));
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(hash.high64),
+                static_cast<unsigned long long>(hash.low64));
+  return text;
+}
+
+// The unit lines of the stored-facts file at `path` that can be copied: by unit key, each line
+// whose digest is still the one its header recorded (a line edited or damaged since is written
+// afresh). `file` keeps the bytes.
+llvm::StringMap<llvm::StringRef> reusableLines(const std::string &path,
+                                               std::unique_ptr<llvm::MemoryBuffer> &file) {
+  llvm::StringMap<llvm::StringRef> lines;
+  // Read, not mapped: the file is replaced while its lines are copied.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(
+      path, /*IsText=*/false, /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
+  if (!buffer)
+    return lines;
+  file = std::move(*buffer);
+  auto [first, rest] = file->getBuffer().split('\n');
+  llvm::Expected<llvm::json::Value> header = llvm::json::parse(first);
+  if (!header) {
+    llvm::consumeError(header.takeError());
+    return lines;
+  }
+  const llvm::json::Object *h = header->getAsObject();
+  const llvm::json::Array *keys = h ? h->getArray("unit_keys") : nullptr;
+  const llvm::json::Array *digests = h ? h->getArray("line_digests") : nullptr;
+  if (!keys || !digests || keys->size() != digests->size() ||
+      h->getInteger("version") != facts::kFormatVersion)
+    return lines;
+  for (std::size_t i = 0; i < keys->size() && !rest.empty(); ++i) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    std::optional<llvm::StringRef> key = (*keys)[i].getAsString();
+    std::optional<llvm::StringRef> digest = (*digests)[i].getAsString();
+    if (key && digest && !key->empty() && lineDigest(line) == *digest)
+      lines.try_emplace(*key, line);
+  }
+  return lines;
+}
+
 } // namespace
 
 bool StoredFacts::write(const std::string &path, const std::vector<const facts::Unit *> &units,
                         const std::string &fingerprint, std::string &error,
-                        const std::string &content) {
+                        const std::string &content, const std::vector<std::string> &unitKeys) {
   // Never replace something that is not a plain file of ours (a symlink, a device, a FIFO).
   llvm::sys::fs::file_status existing;
   if (!llvm::sys::fs::status(path, existing, /*follow=*/false) &&
@@ -49,6 +95,30 @@ bool StoredFacts::write(const std::string &path, const std::vector<const facts::
     error = path + ": " + ec.message();
     return false;
   }
+  // The unit lines first (copied or written), then the header that names them.
+  std::unique_ptr<llvm::MemoryBuffer> previous;
+  llvm::StringMap<llvm::StringRef> reusable;
+  if (!unitKeys.empty())
+    reusable = reusableLines(path, previous);
+  std::string lines;
+  std::vector<std::string> digests;
+  {
+    llvm::raw_string_ostream body(lines);
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      std::size_t begin = lines.size();
+      llvm::StringRef key = i < unitKeys.size() ? llvm::StringRef(unitKeys[i]) : "";
+      auto it = key.empty() ? reusable.end() : reusable.find(key);
+      if (it != reusable.end())
+        body << it->second;
+      else
+        facts::writeUnit(*units[i], body);
+      body.flush();
+      if (!unitKeys.empty())
+        digests.push_back(lineDigest(llvm::StringRef(lines).substr(begin)));
+      body << "\n";
+    }
+  }
+  previous.reset();
   {
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
     // One header line, then one unit per line, so a reader can skip what it does not need.
@@ -69,12 +139,18 @@ bool StoredFacts::write(const std::string &path, const std::vector<const facts::
           });
         }
       });
+      if (!unitKeys.empty()) {
+        header.attributeArray("unit_keys", [&] {
+          for (std::size_t i = 0; i < units.size(); ++i)
+            header.value(i < unitKeys.size() ? unitKeys[i] : "");
+        });
+        header.attributeArray("line_digests", [&] {
+          for (const std::string &digest : digests)
+            header.value(digest);
+        });
+      }
     });
-    out << "\n";
-    for (const facts::Unit *unit : units) {
-      facts::writeUnit(*unit, out);
-      out << "\n";
-    }
+    out << "\n" << lines;
     out.flush();
     if (out.has_error()) {
       error = path + ": " + out.error().message();

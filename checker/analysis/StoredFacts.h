@@ -29,10 +29,14 @@ public:
   static std::shared_ptr<const StoredFacts> read(const std::string &path, std::string &error);
   // Writes `units` to `path` (replaced atomically). False and `error` on failure. `content`, when
   // given, is a digest of everything written but the stamps (the units' facts, in order, and the
-  // fingerprint), kept in the header for upToDate().
+  // fingerprint), kept in the header for upToDate(). `unitKeys`, when given, has one key per unit
+  // ("" when unknown) that decides its line entirely (its facts, the writer, the format): a unit
+  // whose key the file at `path` already holds, on a line still as written, has that line copied
+  // instead of written again, so a warm run after a one-file edit writes one unit, not all.
   static bool write(const std::string &path, const std::vector<const facts::Unit *> &units,
                     const std::string &fingerprint, std::string &error,
-                    const std::string &content = "");
+                    const std::string &content = "",
+                    const std::vector<std::string> &unitKeys = {});
   // Whether `path` holds exactly what write() would write now: the same `content` digest and every
   // unit's main file as stamped. Reads the header line only: a warm run whose facts all came from
   // the facts cache need not rewrite the file.

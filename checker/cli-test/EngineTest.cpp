@@ -3,6 +3,7 @@
 #include "CompileDb.h"
 #include "Config.h"
 #include "Engine.h"
+#include "FactsCache.h"
 #include "Filters.h"
 #include "Fixes.h"
 #include "Isolation.h"
@@ -689,3 +690,22 @@ TEST(Nolint, MarkersOnTheLineTheLineAboveAndAroundIt) {
 }
 
 } // namespace afunix::check
+
+TEST(FactsCacheStamps, OnlyStampsOlderThanTheRacyMarginAreReliable) {
+  using afunix::check::FactsCache;
+  const std::int64_t start = 1'800'000'000'000'000'000; // ns since the epoch
+  FactsCache::Stamp stamp{1, 2, 3, start - 10'000'000'000, start - 10'000'000'000};
+  EXPECT_TRUE(FactsCache::reliable(stamp, start));
+  // Changed within the margin before the run (a coarse tick, a 1 s or 2 s granularity): a write
+  // after the stamp was taken could leave it as it is.
+  stamp.ctime = start - FactsCache::kRacyMarginNs;
+  EXPECT_FALSE(FactsCache::reliable(stamp, start));
+  stamp.ctime = start - FactsCache::kRacyMarginNs - 1;
+  EXPECT_TRUE(FactsCache::reliable(stamp, start));
+  stamp.ctime = start + 1; // changed during the run
+  EXPECT_FALSE(FactsCache::reliable(stamp, start));
+  // A modification time set in the future (touch -d) is not trusted either.
+  stamp.ctime = start - 10'000'000'000;
+  stamp.mtime = start + 5'000'000'000;
+  EXPECT_FALSE(FactsCache::reliable(stamp, start));
+}

@@ -33,6 +33,32 @@ def run(*args, cwd=None, check_status=(0, 1)):
     return proc
 
 
+def input_reads(stderr):
+    """(unchanged by stamp, read) facts cache inputs from a --timings line."""
+    m = re.search(r"cache inputs: (\d+) unchanged by stamp, (\d+) read", stderr)
+    return (int(m[1]), int(m[2])) if m else (0, 0)
+
+
+def age_past_racy_margin():
+    """Waits until every file made so far is older than the facts cache's racy margin (3 s), so
+    that a run records their stamps."""
+    time.sleep(3.2)
+
+
+def same_size_edit(path, old, new, mtime_ns):
+    """Replaces `old` with `new` (same length) in the file, in place, and sets its modification
+    time back to `mtime_ns` with touch -d, as a tool that restores times would."""
+    assert len(old) == len(new)
+    with open(path) as f:
+        text = f.read()
+    assert old in text
+    with open(path, "r+") as f:
+        f.write(text.replace(old, new, 1))
+    seconds, nanoseconds = divmod(mtime_ns, 10**9)
+    subprocess.run(["touch", "-m", "-d", f"@{seconds}.{nanoseconds:09d}", path], check=True)
+    assert os.stat(path).st_mtime_ns == mtime_ns
+
+
 def timings(stderr):
     """(extracted, from the cache) from a --timings line."""
     m = re.search(r"units: (\d+) extracted, (\d+) from the cache", stderr)
@@ -123,6 +149,123 @@ class ScaleTest(unittest.TestCase):
             f.write("\nint added_by_the_test(int fd) { return fd; }\n")
         self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
         self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build), "after an edit")
+
+    def test_unchanged_inputs_are_known_by_their_stamp(self):
+        # A run records each input's stamp with its digest; the next reads none of them.
+        age_past_racy_margin()
+        self.warm()
+        again = self.warm()
+        self.assertEqual(timings(again.stderr), (0, self.ws.units))
+        by_stamp, read = input_reads(again.stderr)
+        self.assertGreater(by_stamp, self.ws.units)
+        self.assertEqual(read, 0)
+        # A touch that changes nothing: the file is read again (its stamp changed), not parsed.
+        os.utime(self.ws.path("synthetic", "include", "unit_5.h"))
+        touched = self.warm()
+        self.assertEqual(timings(touched.stderr), (0, self.ws.units))
+        self.assertEqual(input_reads(touched.stderr)[1], 1)
+
+    def test_same_size_edit_with_the_time_set_back_is_seen(self):
+        # touch -d restores the modification time, but not the change time: the stamp differs,
+        # the header is read, and the units that include it are parsed again.
+        age_past_racy_margin()
+        self.warm()
+        header = self.ws.path("synthetic", "include", "unit_5.h")
+        same_size_edit(header, "step_5_0(int fd", "step_5_0(int fx", os.stat(header).st_mtime_ns)
+        rerun = self.warm()
+        self.assertEqual(timings(rerun.stderr), (2, self.ws.units - 2))
+        self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build),
+                               "after a same-size edit with its time set back")
+
+    def test_racy_stamps_are_not_trusted(self):
+        # A file changed within the racy margin before a run (here: just before it) could change
+        # again within the same tick of the file-time clock and keep its stamp: its stamp is not
+        # recorded, and every run reads it until one starts long enough after the change.
+        age_past_racy_margin()
+        self.warm()
+        header = self.ws.path("synthetic", "include", "unit_5.h")
+        mtime = os.stat(header).st_mtime_ns
+        same_size_edit(header, "step_5_0(int fd", "step_5_0(int fa", mtime)
+        first = self.warm()
+        self.assertEqual(timings(first.stderr), (2, self.ws.units - 2))
+        # A second same-size edit with the same time: as if within the same tick. The header is
+        # read again (its stamp was not recorded) and the units that include it parsed again.
+        same_size_edit(header, "step_5_0(int fa", "step_5_0(int fb", mtime)
+        second = self.warm()
+        self.assertEqual(input_reads(second.stderr)[1], 1)
+        self.assertEqual(timings(second.stderr), (2, self.ws.units - 2))
+        self.assertSameOutputs(self.ws.cold(), self.ws.outputs("-p", self.ws.build),
+                               "after two racy edits")
+        # Once the change is older than the margin, a run records its stamp; the next reads none.
+        age_past_racy_margin()
+        self.warm()
+        settled = self.warm()
+        self.assertEqual(input_reads(settled.stderr)[1], 0)
+        self.assertEqual(timings(settled.stderr), (0, self.ws.units))
+
+    def test_damaged_stamp_table_is_detected_and_rebuilt(self):
+        cold = self.ws.cold()
+        age_past_racy_margin()
+        self.warm()
+        table = os.path.join(self.ws.build, "afunix-cache", "input-stamps")
+        with open(table, "r+b") as f:
+            data = bytearray(f.read())
+            data[len(data) // 2] ^= 0x5a
+            f.seek(0)
+            f.write(data)
+        rerun = self.warm()
+        self.assertIn("input-stamps is damaged", rerun.stderr)
+        self.assertEqual(input_reads(rerun.stderr)[0], 0)
+        self.assertEqual(timings(rerun.stderr), (0, self.ws.units))
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "after damage")
+        again = self.warm()
+        self.assertNotIn("damaged", again.stderr)
+        self.assertEqual(input_reads(again.stderr)[1], 0)
+
+    def test_stored_facts_copy_unchanged_lines_and_rewrite_damaged_ones(self):
+        # After a one-file edit, afunix-facts.json is written again copying the lines of the units
+        # that did not change; a line damaged since it was written is written afresh. Either way
+        # the units are those a run without any cache writes.
+        self.warm()
+        stored = os.path.join(self.ws.build, "afunix-facts.json")
+        with open(stored) as f:
+            lines = f.read().split("\n")
+        unit = self.ws.path("synthetic", "src", "unit_12.c")
+        victim = next(i for i, line in enumerate(lines) if f'"main_file":"{unit}"' in line)
+        self.assertTrue(lines[victim].endswith("}"))
+        lines[victim] = lines[victim][:-1] + " }"  # still valid JSON, not what was written
+        with open(stored, "w") as f:
+            f.write("\n".join(lines))
+        with open(self.ws.path("synthetic", "src", "unit_3.c"), "a") as f:
+            f.write("\nint added_by_the_test(int fd) { return fd; }\n")
+        self.assertEqual(timings(self.warm().stderr), (1, self.ws.units - 1))
+        with open(stored) as f:
+            spliced = f.read().split("\n")
+        os.remove(stored)
+        run("-p", self.ws.build, "--format=json", "--no-cache", cwd=self.ws.root)
+        with open(stored) as f:
+            fresh = f.read().split("\n")
+        self.assertEqual(len(spliced), len(fresh))
+        self.assertEqual(spliced[1:], fresh[1:])
+
+    def test_a_database_changed_since_it_was_checked_is_checked_again(self):
+        # A run notes the database it found valid (its digest) in the facts cache, and the next
+        # run over the same bytes does not check it again; other bytes are checked as always.
+        cold = self.ws.cold()
+        self.warm()  # makes the cache directory
+        self.warm()  # notes the database there
+        note = os.path.join(self.ws.build, "afunix-cache", "database-checked")
+        self.assertTrue(os.path.exists(note))
+        self.assertEqual(timings(self.warm().stderr), (0, self.ws.units))
+        self.assertSameOutputs(cold, self.ws.outputs("-p", self.ws.build), "with the note")
+        database = os.path.join(self.ws.build, "compile_commands.json")
+        with open(database) as f:
+            entries = json.load(f)
+        del entries[3]["file"]
+        with open(database, "w") as f:
+            json.dump(entries, f, indent=1)
+        broken = run("-p", self.ws.build, check_status=(2,))
+        self.assertIn('entry 4: missing or non-string "file"', broken.stderr)
 
     def test_a_file_restored_to_earlier_bytes_is_not_parsed_again(self):
         # Switching a branch back: the entry for the old bytes is still there.

@@ -612,6 +612,21 @@ UnitSettings settingsFrom(const Config &config, const Cli &cli, const std::strin
   return settings;
 }
 
+// The facts cache's directory for this run, "" for none.
+std::string factsCacheDir(const Cli &cli) {
+  if (cli.singleTu || cli.parseOnly || cli.noCache || cli.link)
+    return "";
+  if (!cli.cacheDir.empty())
+    return absolutePath(cli.cacheDir);
+  if (cli.buildPath.empty())
+    return "";
+  llvm::SmallString<256> dir(absolutePath(cli.buildPath));
+  if (llvm::StringRef(dir).ends_with(".json"))
+    llvm::sys::path::remove_filename(dir);
+  llvm::sys::path::append(dir, "afunix-cache");
+  return std::string(dir);
+}
+
 // Flushes stdout and turns a write error (closed pipe, full disk) into exit status 4.
 int finish(int status) {
   llvm::outs().flush();
@@ -693,6 +708,7 @@ int run(int argc, char **argv) {
     request.files = cli.files;
     request.extraArgs = cli.compilerArgs;
     request.haveDashDash = cli.haveDashDash;
+    request.checkedNoteDir = factsCacheDir(cli);
     if (!collectJobs(request, jobs, error))
       return inputError(error);
 
@@ -773,17 +789,7 @@ int run(int argc, char **argv) {
   options.wholeProgram = !cli.singleTu;
   options.fullParse = cli.fullParse;
   options.disableFree = true; // afunix-check exits right after the run
-  if (options.wholeProgram && !cli.parseOnly && !cli.noCache && !cli.link) {
-    if (!cli.cacheDir.empty()) {
-      options.cacheDir = absolutePath(cli.cacheDir);
-    } else if (!cli.buildPath.empty()) {
-      llvm::SmallString<256> dir(absolutePath(cli.buildPath));
-      if (llvm::StringRef(dir).ends_with(".json"))
-        llvm::sys::path::remove_filename(dir);
-      llvm::sys::path::append(dir, "afunix-cache");
-      options.cacheDir = std::string(dir);
-    }
-  }
+  options.cacheDir = factsCacheDir(cli);
   std::string shardError;
   if (!cli.shard.empty()) {
     llvm::StringRef k, n;

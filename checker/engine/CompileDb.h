@@ -24,6 +24,9 @@ struct CompileRequest {
   std::vector<std::string> files;      // empty with -p: every file of the database
   std::vector<std::string> extraArgs;  // after `--`: the whole command without -p, appended with -p
   bool haveDashDash = false;
+  // A directory (the facts cache's) where a note of the last database found valid is kept, so an
+  // unchanged database is not checked again; "" for none.
+  std::string checkedNoteDir;
 };
 
 // Builds one job per file. On failure `error` says what is wrong with which input (missing file,

@@ -15,6 +15,7 @@
 #include <elf.h>
 #include <link.h>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace afunix::check {
@@ -33,6 +34,15 @@ constexpr std::size_t kChecksumBytes = 16;
 // Packs older than this are merged (so live entries never age out) or, when not ours, removed.
 constexpr auto kMergeAge = std::chrono::hours(24 * 7);
 constexpr auto kRemoveAge = std::chrono::hours(24 * 14);
+// The table of input stamps (docs/facts-cache.md#input-stamps); bumped when its layout or the
+// digest it records changes.
+constexpr char kStampsMagic[8] = {'A', 'F', 'X', 'S', 'T', 'A', 'M', 'P'};
+constexpr int kStampsVersion = 1;
+constexpr char kStampsName[] = "input-stamps";
+
+std::int64_t nanosecondsSinceEpoch(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
 
 std::string hex128(llvm::XXH128_hash_t hash) {
   char text[33];
@@ -247,7 +257,113 @@ CacheInputs inputsOf(const clang::SourceManager &sources) {
 }
 
 FactsCache::FactsCache(std::string directory)
-    : Directory(std::move(directory)), LastFlush(std::chrono::steady_clock::now()) {}
+    : Directory(std::move(directory)), LastFlush(std::chrono::steady_clock::now()),
+      RunStart(nanosecondsSinceEpoch(std::chrono::system_clock::now())) {
+  llvm::SmallString<256> stamps(Directory);
+  llvm::sys::path::append(stamps, kStampsName);
+  StampsPath = std::string(stamps);
+}
+
+std::optional<FactsCache::Stamp> FactsCache::stampOf(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  Stamp stamp;
+  stamp.device = static_cast<std::uint64_t>(st.st_dev);
+  stamp.inode = static_cast<std::uint64_t>(st.st_ino);
+  stamp.size = static_cast<std::uint64_t>(st.st_size);
+  stamp.mtime = std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  stamp.ctime = std::int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+  return stamp;
+}
+
+bool FactsCache::reliable(const Stamp &stamp, std::int64_t runStart) {
+  // A write after the stamp was taken sets the change time (which no user can set) to the
+  // kernel's coarse clock, rounded down to the file system's granularity: at least
+  // runStart - kRacyMarginNs. A stamp changed before that can therefore not survive a write; one
+  // changed later might (racy git), and is not recorded: the file is read and hashed on each run
+  // until one that starts long enough after its last change records it. The modification time
+  // is held to the same bound for file systems that keep no change time of their own.
+  std::int64_t bound = runStart - kRacyMarginNs;
+  return stamp.ctime < bound && stamp.mtime < bound;
+}
+
+void FactsCache::readStamps() {
+  // Read whole: a table another run renames into place meanwhile is a whole other table.
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(StampsPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!file)
+    return; // none yet
+  llvm::StringRef all = (*file)->getBuffer();
+  llvm::StringRef in = all;
+  std::uint64_t version = 0, count = 0;
+  bool ok = in.size() >= kChecksumBytes &&
+            in.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
+  if (ok)
+    in = in.drop_back(kChecksumBytes);
+  ok = ok && in.consume_front(llvm::StringRef(kStampsMagic, sizeof kStampsMagic)) &&
+       getVarint(in, version);
+  if (ok && version != kStampsVersion) {
+    StampsChanged = true; // another layout: replaced by this run's
+    return;
+  }
+  ok = ok && getVarint(in, count) && count <= in.size();
+  llvm::StringMap<StampRecord> records;
+  for (std::uint64_t i = 0; i < count && ok; ++i) {
+    llvm::StringRef path, digest;
+    std::uint64_t device, inode, size, mtime, ctime;
+    ok = getString(in, path) && getVarint(in, device) && getVarint(in, inode) &&
+         getVarint(in, size) && getVarint(in, mtime) && getVarint(in, ctime) &&
+         getString(in, digest);
+    if (ok)
+      records[path] = StampRecord{{device, inode, size, static_cast<std::int64_t>(mtime),
+                                   static_cast<std::int64_t>(ctime)},
+                                  digest.str()};
+  }
+  if (!ok || !in.empty()) {
+    // Damaged: no stamp is trusted, every input is read and hashed, and the table is rewritten.
+    llvm::errs() << "afunix-check: warning: facts cache " << StampsPath
+                 << " is damaged; the files it described are read again\n";
+    StampsChanged = true;
+    return;
+  }
+  Stamps = std::move(records);
+}
+
+void FactsCache::writeStamps() {
+  std::string out;
+  {
+    std::lock_guard<std::mutex> guard(Digests.lock);
+    if (!StampsChanged)
+      return;
+    StampsChanged = false;
+    // Sorted: equal tables, equal bytes.
+    std::vector<const llvm::StringMapEntry<StampRecord> *> records;
+    for (const auto &record : Stamps)
+      records.push_back(&record);
+    std::sort(records.begin(), records.end(),
+              [](const auto *a, const auto *b) { return a->getKey() < b->getKey(); });
+    out.assign(kStampsMagic, sizeof kStampsMagic);
+    putVarint(out, kStampsVersion);
+    putVarint(out, records.size());
+    for (const auto *record : records) {
+      const Stamp &s = record->getValue().stamp;
+      putString(out, record->getKey());
+      putVarint(out, s.device);
+      putVarint(out, s.inode);
+      putVarint(out, s.size);
+      putVarint(out, static_cast<std::uint64_t>(s.mtime));
+      putVarint(out, static_cast<std::uint64_t>(s.ctime));
+      putString(out, record->getValue().digest);
+    }
+  }
+  out += checksum(out);
+  // Whole, under its name by a rename: concurrent runs each replace it with a table that is right
+  // about every file it names; the last one wins, and what it lacks is only read again.
+  std::string error;
+  if (!writeFileAtomically(Directory, kStampsName, out, error))
+    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+}
 
 FactsCache::~FactsCache() { finish(); }
 
@@ -271,6 +387,7 @@ std::unique_ptr<FactsCache> FactsCache::open(const std::string &directory, std::
              "# For information about cache directory tags see https://bford.info/cachedir/\n";
   }
   std::unique_ptr<FactsCache> cache(new FactsCache(directory));
+  cache->readStamps();
   cache->readPacks();
   return cache;
 }
@@ -373,11 +490,34 @@ std::string FactsCache::currentDigest(const std::string &path) {
     if (it != Digests.digests.end())
       return it->second;
   }
+  // The stamp first: when it is the one recorded with a digest, that digest is the file's.
+  std::optional<Stamp> before = stampOf(path);
+  if (before) {
+    std::lock_guard<std::mutex> guard(Digests.lock);
+    auto it = Stamps.find(path);
+    if (it != Stamps.end() && it->second.stamp == *before) {
+      ++ByStamp;
+      return Digests.digests.try_emplace(path, it->second.digest).first->second;
+    }
+  }
   std::string digest;
   if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
           llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
     digest = fileDigest((*buffer)->getBuffer());
+  ++Read;
+  // Recorded when the stamp was taken before the read, is the same after it, and is reliable():
+  // the bytes hashed are then the bytes any later run finds under that stamp.
+  std::optional<Stamp> after = before ? stampOf(path) : std::nullopt;
+  bool record = !digest.empty() && after && *after == *before && reliable(*before, RunStart);
   std::lock_guard<std::mutex> guard(Digests.lock);
+  auto it = Stamps.find(path);
+  if (record) {
+    Stamps[path] = StampRecord{*before, digest};
+    StampsChanged = true;
+  } else if (it != Stamps.end()) {
+    Stamps.erase(it); // its stamp is no longer the file's
+    StampsChanged = true;
+  }
   return Digests.digests.try_emplace(path, digest).first->second;
 }
 
@@ -457,6 +597,12 @@ bool FactsCache::store(const std::string &key, const CacheInputs &inputs, const 
                        std::string &error) {
   std::string facts = facts::encodeUnit(unit);
   digest = factsDigest(facts);
+  // Each input's stamp, recorded once per run (memoised), so that the next run need not read it.
+  // These are the files as they are now, not the bytes this parse read: the entry's own digests
+  // are compared with them on lookup, as for any other entry.
+  for (const auto &[path, inputDigest] : inputs)
+    if (inputDigest != "exists")
+      currentDigest(path);
   std::lock_guard<std::mutex> guard(Lock);
   if (Finished)
     return true;
@@ -505,6 +651,7 @@ void FactsCache::finish() {
   std::string error;
   if (!flushLocked(error))
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+  writeStamps();
 
   auto now = std::chrono::system_clock::now();
   // Temporary files of interrupted runs, and packs nobody here can read once they are old.
@@ -514,7 +661,7 @@ void FactsCache::finish() {
     known.insert(pack->path);
   for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    bool temporary = name.starts_with("pack-") && name.ends_with(".tmp");
+    bool temporary = name.ends_with(".tmp"); // packs, the stamp table, the database note
     bool foreign = name.starts_with("pack-") && name.ends_with(".pack") && !known.count(it->path());
     auto age = now - modified(it->path());
     if ((temporary && age > std::chrono::hours(1)) || (foreign && age > kRemoveAge &&

@@ -16,6 +16,15 @@
 // timestamps: touching a file without changing it costs nothing, and a file restored to older
 // bytes is recognised.
 //
+// So that a warm run need not read and hash every header again, the cache also keeps a table of
+// input stamps: for each file it read, its stat (device, inode, size, modification and change
+// times in nanoseconds) and the digest of its bytes (git's index). A file whose stamp is the one
+// recorded has the recorded digest and is not read; any other is read and hashed, as without the
+// table. A stamp is recorded only when it is reliable: taken before the bytes were read and equal
+// after, with change and modification times older than the start of the run by more than the
+// coarsest file-time tick (racy git: a file changed again within the tick it was last changed in
+// would keep its stamp). docs/facts-cache.md#input-stamps.
+//
 // Entries live in packs (many entries per file: creating a file costs more than extracting a
 // small unit's facts on a journaling file system), written whole to a temporary file and renamed
 // into place, never changed afterwards. A run writes a pack every few hundred entries or seconds
@@ -37,10 +46,13 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +114,9 @@ public:
   std::size_t damagedPacks() const { return Damaged; }
   std::size_t foreignPacks() const { return Foreign; }
   const std::string &directory() const { return Directory; }
+  // Inputs checked this run: by their recorded stamp (not read), and read and hashed.
+  std::size_t inputsByStamp() const { return ByStamp; }
+  std::size_t inputsRead() const { return Read; }
 
   // Tuning, for tests: entries or seconds per pack written, packs tolerated before a merge.
   std::size_t entriesPerPack = 512;
@@ -139,6 +154,38 @@ private:
     std::mutex lock;
     llvm::StringMap<std::string> digests;
   } Digests;
+
+public:
+  // What stat says of a file: equal stamps, equal bytes, once the stamp is reliable.
+  struct Stamp {
+    std::uint64_t device = 0, inode = 0, size = 0;
+    std::int64_t mtime = 0, ctime = 0; // nanoseconds since the epoch
+    bool operator==(const Stamp &) const = default;
+  };
+  // The stamp of the file `path` names (symbolic links followed, as a read does); none when it
+  // cannot be stat'ed or is not a regular file.
+  static std::optional<Stamp> stampOf(const std::string &path);
+  // Whether a file's stamp, taken in a run that started at `runStart` (nanoseconds since the
+  // epoch), can stand for its bytes: no write after the stamp was taken can leave it unchanged.
+  static bool reliable(const Stamp &stamp, std::int64_t runStart);
+  // The margin reliable() keeps between a file's last change and the run's start: a file's times
+  // come from the kernel's coarse clock (up to a tick, 1-10 ms, behind the real time) rounded to
+  // the file system's granularity (1 ns on ext4, XFS, Btrfs, tmpfs; 1 s on ext3 and ext4 with
+  // small inodes; 2 s on FAT).
+  static constexpr std::int64_t kRacyMarginNs = 3'000'000'000;
+
+private:
+  struct StampRecord {
+    Stamp stamp;
+    std::string digest;
+  };
+  void readStamps();
+  void writeStamps();
+  std::string StampsPath;
+  std::int64_t RunStart = 0;             // nanoseconds since the epoch, before anything was read
+  llvm::StringMap<StampRecord> Stamps;   // guarded by Digests.lock
+  bool StampsChanged = false;            // guarded by Digests.lock
+  std::atomic<std::size_t> ByStamp{0}, Read{0};
 };
 
 } // namespace afunix::check

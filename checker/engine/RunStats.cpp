@@ -57,6 +57,11 @@ std::string RunStats::describe() const {
                 "%zu KiB",
                 extracted, cached, stored, factsBytes, peakRssKiB);
   out += buffer;
+  if (inputsByStamp || inputsRead) {
+    std::snprintf(buffer, sizeof buffer, "; cache inputs: %zu unchanged by stamp, %zu read",
+                  inputsByStamp, inputsRead);
+    out += buffer;
+  }
   if (preambles) {
     std::snprintf(buffer, sizeof buffer, "; %zu shared preambles, %zu units parsed from one",
                   preambles, fromPreamble);

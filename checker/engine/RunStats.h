@@ -24,6 +24,8 @@ struct RunStats {
   std::size_t stored = 0;        // units taken from stored facts or shards
   std::size_t preambles = 0;     // shared preambles planned
   std::size_t fromPreamble = 0;  // units parsed from a shared preamble
+  std::size_t inputsByStamp = 0; // facts cache inputs found unchanged by their stamp, not read
+  std::size_t inputsRead = 0;    // facts cache inputs read and hashed
   std::size_t factsBytes = 0;    // facts of the units of this run, as written (JSON)
   std::size_t peakRssKiB = 0;    // the process's peak resident memory at the end of the run
 

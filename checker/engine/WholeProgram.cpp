@@ -142,8 +142,11 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     extracted[i].unit.target = jobs[i].target;
   if (cache) {
     cache->finish();
-    if (options.stats)
+    if (options.stats) {
       options.stats->cacheRejected += cache->damagedPacks();
+      options.stats->inputsByStamp += cache->inputsByStamp();
+      options.stats->inputsRead += cache->inputsRead();
+    }
   }
   extractTimer.stop();
 
@@ -233,9 +236,19 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
         content += '\0' + unit.files[f] + '\0' + unit.digests[f];
     }
     content = known ? fileDigest(content) : std::string();
+    // What decides each unit's line: the checker that writes it, its facts, its target. A line
+    // the file holds under the same key is copied, not written again.
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; i < extracted.size(); ++i)
+      keys.push_back(extracted[i].digest.empty()
+                         ? std::string()
+                         : fileDigest(checkerIdentity() + '\0' + extracted[i].digest + '\0' +
+                                      extracted[i].unit.target));
+    keys.resize(own.size()); // service files: written each time (few and small)
     if (analysis::StoredFacts::upToDate(options.storeFacts, content))
       ; // nothing to write
-    else if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error, content))
+    else if (!analysis::StoredFacts::write(options.storeFacts, own, fingerprint, error, content,
+                                           keys))
       llvm::errs() << "afunix-check: warning: " << error << "\n";
     else if (options.stats)
       if (uint64_t size; !llvm::sys::fs::file_size(options.storeFacts, size))
