@@ -181,6 +181,13 @@ void functionsInInitializer(const Expr *expr, llvm::SmallVectorImpl<const DeclRe
       functionsInInitializer(init, out, depth + 1);
 }
 
+// How a socket-activation fd is asked for (facts::Create::handover): the n-th, or any.
+std::string listenFdHandover(std::optional<std::int64_t> fd) {
+  if (!fd)
+    return "listen-fd:*";
+  return *fd >= kernel::kListenFdsStart ? "listen-fd:" + std::to_string(*fd - kernel::kListenFdsStart) : "";
+}
+
 class Extractor : public RecursiveASTVisitor<Extractor> {
   using Base = RecursiveASTVisitor<Extractor>;
 
@@ -918,23 +925,41 @@ private:
     look(Current->fn->getBody());
     return any && all;
   }
-  // The socket-activation fd whose FileDescriptorName= is `name`: a place of its own.
-  Id namedListenFd(const std::string &name, const Stmt *at) {
-    std::string key = "c:listen-fd-name:" + name;
+  // A socket the service manager hands over (socket activation, an inherited fd number): its
+  // place, and the one External create made the first time its key is seen. Unnamed ones are
+  // listed so that a function comparing names can name them (ListenFdCreates).
+  Id handedOverFd(const std::string &key, const std::string &display, const Stmt *at, Id loop,
+                  std::string creator, std::string origin, std::string handover,
+                  std::vector<std::string> names = {}) {
     bool fresh = PlaceIds.find(key) == PlaceIds.end();
-    Id place = intern(key, facts::PlaceKind::Value, "the socket-activation fd named " + name);
+    Id place = intern(key, facts::PlaceKind::Value, display);
     if (fresh) {
+      bool named = !names.empty();
       facts::Create create;
       create.place = place;
       create.how = facts::CreateHow::External;
-      create.site = makeSite(at, nullptr, kNone);
-      create.creator = "SD_LISTEN_FDS_START";
-      create.origin = "socket activation, the fd named " + name;
-      create.handover = "listen-fd:*";
-      create.handoverNames = {name};
+      create.site = makeSite(at, nullptr, loop);
+      create.creator = std::move(creator);
+      create.origin = std::move(origin);
+      create.handover = std::move(handover);
+      create.handoverNames = std::move(names);
       U.creates.push_back(std::move(create));
+      if (!named)
+        ListenFdCreates.push_back(U.creates.size() - 1);
     }
     return place;
+  }
+  // fd 3, SD_LISTEN_FDS_START as a number: the inherited fd of that number.
+  Id inheritedFd(std::int64_t number, const Stmt *at, Id loop) {
+    std::string n = std::to_string(number);
+    return handedOverFd("c:" + n, "fd " + n, at, loop, "fd " + n, "inherited fd " + n,
+                        listenFdHandover(number));
+  }
+  // The socket-activation fd whose FileDescriptorName= is `name`: a place of its own.
+  Id namedListenFd(const std::string &name, const Stmt *at) {
+    return handedOverFd("c:listen-fd-name:" + name, "the socket-activation fd named " + name, at, kNone,
+                        "SD_LISTEN_FDS_START", "socket activation, the fd named " + name,
+                        "listen-fd:*", {name});
   }
   void scmCredentialsNamed() {
     if (const FunctionDecl *fn = currentFunction())
@@ -991,13 +1016,6 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 // Visiting: what needs only the AST is recorded now, the rest deferred to the function's end.
-
-// How a socket-activation fd is asked for (facts::Create::handover): the n-th, or any.
-std::string listenFdHandover(std::optional<std::int64_t> fd) {
-  if (!fd)
-    return "listen-fd:*";
-  return *fd >= kernel::kListenFdsStart ? "listen-fd:" + std::to_string(*fd - kernel::kListenFdsStart) : "";
-}
 
 // A string constant as written or behind a macro or a const variable ("logdw", SOCKET_NAME).
 std::optional<std::string> constantString(const Expr *expr) {
@@ -1813,21 +1831,9 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   std::optional<std::int64_t> value = evalInt(e, Ctx);
   // SD_LISTEN_FDS_START + i: one of them, picked at run time; all such fds are one place.
   std::string text = sourceText(e, Ctx);
-  std::string key = value ? "c:" + std::to_string(*value) : "c:listen-fds";
-  bool fresh = PlaceIds.find(key) == PlaceIds.end();
-  Id place = intern(key, facts::PlaceKind::Value, value ? text : "SD_LISTEN_FDS_START + n");
-  if (fresh) {
-    facts::Create create;
-    create.place = place;
-    create.how = facts::CreateHow::External;
-    create.site = makeSite(e, nullptr, kNone);
-    create.creator = "SD_LISTEN_FDS_START";
-    create.origin = "socket activation, " + text;
-    create.handover = listenFdHandover(value);
-    U.creates.push_back(std::move(create));
-    ListenFdCreates.push_back(U.creates.size() - 1);
-  }
-  return place;
+  return handedOverFd(value ? "c:" + std::to_string(*value) : "c:listen-fds",
+                      value ? text : "SD_LISTEN_FDS_START + n", e, kNone, "SD_LISTEN_FDS_START",
+                      "socket activation, " + text, listenFdHandover(value));
 }
 
 // An fd spelled as a number where an fd is expected (fd 3, the first socket-activation fd).
@@ -2476,22 +2482,8 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
         arg.place = *place;
         arg.mode = facts::ArgMode::Value;
       } else if (inheritedNumber(value, Ctx)) {
-        std::optional<std::int64_t> number = evalInt(value, Ctx);
-        std::string key = "c:" + std::to_string(*number);
-        bool fresh = PlaceIds.find(key) == PlaceIds.end();
-        arg.place = intern(key, facts::PlaceKind::Value, "fd " + std::to_string(*number));
+        arg.place = inheritedFd(*evalInt(value, Ctx), value, event.loop);
         arg.mode = facts::ArgMode::Value;
-        if (fresh) {
-          facts::Create create;
-          create.place = arg.place;
-          create.how = facts::CreateHow::External;
-          create.site = makeSite(value, nullptr, event.loop);
-          create.creator = "fd " + std::to_string(*number);
-          create.origin = "inherited fd " + std::to_string(*number);
-          create.handover = listenFdHandover(*number);
-          U.creates.push_back(std::move(create));
-          ListenFdCreates.push_back(U.creates.size() - 1);
-        }
       } else if (!evalInt(value, Ctx)) {
         // Passed something we cannot follow: the parameter may hold any socket.
         arg.mode = facts::ArgMode::Value;
@@ -2681,24 +2673,8 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
   auto socketOf = [&](const Expr *arg) -> std::optional<Id> {
     if (std::optional<Id> place = placeOf(arg))
       return place;
-    if (inheritedNumber(arg, Ctx)) {
-      std::int64_t number = *evalInt(arg, Ctx);
-      std::string key = "c:" + std::to_string(number);
-      bool fresh = PlaceIds.find(key) == PlaceIds.end();
-      Id place = intern(key, facts::PlaceKind::Value, "fd " + std::to_string(number));
-      if (fresh) {
-        facts::Create create;
-        create.place = place;
-        create.how = facts::CreateHow::External;
-        create.site = makeSite(arg, nullptr, event.loop);
-        create.creator = "fd " + std::to_string(number);
-        create.origin = "inherited fd " + std::to_string(number);
-        create.handover = listenFdHandover(number);
-        U.creates.push_back(std::move(create));
-        ListenFdCreates.push_back(U.creates.size() - 1);
-      }
-      return place;
-    }
+    if (inheritedNumber(arg, Ctx))
+      return inheritedFd(*evalInt(arg, Ctx), arg, event.loop);
     return std::nullopt;
   };
   if (isSetsockopt) {
