@@ -494,6 +494,10 @@ std::string FactsCache::currentDigest(const std::string &path) {
   std::optional<Stamp> before = stampOf(path);
   if (before) {
     std::lock_guard<std::mutex> guard(Digests.lock);
+    // Another worker may have read the file meanwhile: it recorded the digest and the stamp
+    // together, so the digest is taken from it, not counted as known by a stamp of this run.
+    if (auto done = Digests.digests.find(path); done != Digests.digests.end())
+      return done->second;
     auto it = Stamps.find(path);
     if (it != Stamps.end() && it->second.stamp == *before) {
       ++ByStamp;
