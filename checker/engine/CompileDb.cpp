@@ -388,17 +388,9 @@ bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, s
   if (rewritten) {
     text = llvm::formatv("{0}", *parsed).str();
   } else if (!note.empty() && llvm::sys::fs::is_directory(noteDir)) {
-    // Written whole under a unique name and renamed into place; a failure only costs the check.
-    llvm::SmallString<256> temporary;
-    int fd = -1;
-    if (!llvm::sys::fs::createUniqueFile(note + ".%%%%%%.tmp", fd, temporary)) {
-      {
-        llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-        out << digest;
-      }
-      if (llvm::sys::fs::rename(temporary, note))
-        llvm::sys::fs::remove(temporary);
-    }
+    // A failure only costs the check next time.
+    std::string ignored;
+    writeOwnFileAtomically(note, digest, ignored);
   }
   return true;
 }

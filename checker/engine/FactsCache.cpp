@@ -1,5 +1,7 @@
 #include "FactsCache.h"
 
+#include "SafeFiles.h"
+
 #include "FactsBinary.h"
 
 #include "clang/Basic/FileManager.h"
@@ -162,35 +164,6 @@ std::string encodePack(const std::vector<std::pair<std::string, std::string>> &p
     out += checksum(llvm::StringRef(out).substr(begin));
   }
   return out;
-}
-
-bool writeFileAtomically(const std::string &directory, const std::string &name,
-                         llvm::StringRef bytes, std::string &error) {
-  llvm::SmallString<256> temporary, final(directory);
-  llvm::sys::path::append(final, name);
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          llvm::Twine(directory) + "/pack-%%%%%%%%.tmp", fd, temporary)) {
-    error = directory + ": " + ec.message();
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << bytes;
-    out.flush();
-    if (out.has_error()) {
-      error = std::string(temporary) + ": " + out.error().message();
-      out.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return false;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, final)) {
-    error = std::string(final) + ": " + ec.message();
-    llvm::sys::fs::remove(temporary);
-    return false;
-  }
-  return true;
 }
 
 } // namespace
@@ -361,7 +334,7 @@ void FactsCache::writeStamps() {
   // Whole, under its name by a rename: concurrent runs each replace it with a table that is right
   // about every file it names; the last one wins, and what it lacks is only read again.
   std::string error;
-  if (!writeFileAtomically(Directory, kStampsName, out, error))
+  if (!writeOwnFileAtomically(Directory + "/" + kStampsName, out, error))
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
 }
 
@@ -642,7 +615,7 @@ bool FactsCache::flushLocked(std::string &error) {
                  .count();
   std::snprintf(name, sizeof name, "pack-%020lld-%d-%u.pack", static_cast<long long>(now),
                 static_cast<int>(getpid()), Written++);
-  if (!writeFileAtomically(Directory, name, bytes, error))
+  if (!writeOwnFileAtomically(Directory + "/" + name, bytes, error))
     return false;
   return true;
 }
@@ -719,7 +692,7 @@ void FactsCache::finish() {
   auto stamp = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
   std::snprintf(name, sizeof name, "pack-%020lld-%d-%u.pack", static_cast<long long>(stamp),
                 static_cast<int>(getpid()), Written++);
-  if (!writeFileAtomically(Directory, name, encodePack(pairs, entries), error)) {
+  if (!writeOwnFileAtomically(Directory + "/" + name, encodePack(pairs, entries), error)) {
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
     return;
   }

@@ -4,6 +4,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA1.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
 #include <cstring>
@@ -93,6 +94,32 @@ bool checkOutputPath(const std::string &path, const std::string &what, std::stri
   if (!S_ISREG(st.st_mode)) {
     error = "refusing to write " + what + " '" + path + "': it is " + kindOf(st.st_mode) +
             ", not a regular file (give the path of a regular file or of a new one)";
+    return false;
+  }
+  return true;
+}
+
+bool writeOwnFileAtomically(const std::string &path, llvm::StringRef contents, std::string &error) {
+  llvm::SmallString<256> temporary;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".%%%%%%.tmp", fd, temporary)) {
+    error = path + ": " + ec.message();
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << contents;
+    out.flush();
+    if (out.has_error()) {
+      error = path + ": " + out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
+    error = path + ": " + ec.message();
+    llvm::sys::fs::remove(temporary);
     return false;
   }
   return true;

@@ -32,6 +32,12 @@ bool checkOutputPath(const std::string &path, const std::string &what, std::stri
 bool writeFileReplacing(const std::string &path, llvm::StringRef contents, const std::string &what,
                         std::string &error);
 
+// Writes one of the tool's own files (a cache pack, a shard, a note): `contents` into a unique
+// `<path>.XXXXXX.tmp` beside it, renamed over `path`, so a concurrent reader sees the old file or
+// the new one whole. No fsync and no owner or mode kept: losing one costs a re-extraction.
+// Nothing is left behind on failure; `error` names the file and the cause.
+bool writeOwnFileAtomically(const std::string &path, llvm::StringRef contents, std::string &error);
+
 enum class InPlaceEdit {
   Written,    // the file now holds the edited bytes
   Unchanged,  // the edit produced the same bytes: nothing written

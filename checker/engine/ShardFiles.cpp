@@ -1,6 +1,7 @@
 #include "ShardFiles.h"
 
 #include "FactsCache.h"
+#include "SafeFiles.h"
 #include "WholeProgram.h"
 
 #include "FactsBinary.h"
@@ -174,30 +175,9 @@ bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
     error = spec.directory + ": " + ec.message();
     return false;
   }
-  llvm::SmallString<256> final(spec.directory), temporary;
+  llvm::SmallString<256> final(spec.directory);
   llvm::sys::path::append(final, shardName(spec));
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(final + ".%%%%%%.tmp", fd, temporary)) {
-    error = std::string(final) + ": " + ec.message();
-    return false;
-  }
-  {
-    llvm::raw_fd_ostream file(fd, /*shouldClose=*/true);
-    file << out;
-    file.flush();
-    if (file.has_error()) {
-      error = std::string(final) + ": " + file.error().message();
-      file.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return false;
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, final)) {
-    error = std::string(final) + ": " + ec.message();
-    llvm::sys::fs::remove(temporary);
-    return false;
-  }
-  return true;
+  return writeOwnFileAtomically(std::string(final), out, error);
 }
 
 std::vector<std::string> shardFilesIn(const std::string &path) {
