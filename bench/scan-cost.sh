@@ -10,7 +10,16 @@
 #   warm     afunix-check -p DB after one file was edited (one line appended to it), with the facts
 #            cache the previous run left, vs the cold run. Target: >= 50x cheaper.
 #
-#   bench/scan-cost.sh [--repeat R] [-j J] DATABASE...
+#   bounds   (--bounds) what no run that parses each file's headers can beat: afunix-check cold
+#            over the same database with every file cut down to its preprocessor directives (its
+#            #includes, macros and conditionals, so the same headers are parsed; placed in a scratch
+#            directory with -iquote for the file's own directory, so they resolve as before), and
+#            afunix-check re-run with nothing changed (the fixed cost of any warm run). Prints
+#            run-clang-tidy / headers-only, the best cold ratio any skip of function bodies or
+#            files could reach, and cold / (one average file + the fixed cost), about the best warm
+#            ratio (a file smaller than the average does a little better).
+#
+#   bench/scan-cost.sh [--repeat R] [-j J] [--bounds] DATABASE...
 #
 # DATABASE: a directory holding compile_commands.json (or the file), `runtime-probe`: the C++
 # files of this project's runtime-probe/ from build/compile_commands.json (they all use sockets),
@@ -26,12 +35,14 @@ plugin="$(realpath "${AFUNIX_TIDY_PLUGIN:-build/lib/libafunix-tidy.so}")"
 runner="${RUN_CLANG_TIDY:-run-clang-tidy-19}"
 repeat=3
 jobs="$(nproc)"
+bounds=0
 databases=()
 while (($#)); do
   case "$1" in
     --repeat) repeat="$2"; shift 2 ;;
     -j) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --bounds) bounds=1; shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     -*) echo "scan-cost: unknown option $1" >&2; exit 2 ;;
     *) databases+=("$1"); shift ;;
   esac
@@ -41,12 +52,12 @@ done
 [ -f "$plugin" ] || { echo "scan-cost: $plugin not built (scripts/build.sh afunix-tidy)" >&2; exit 2; }
 command -v "$runner" >/dev/null || { echo "scan-cost: $runner not found (Debian: clang-tidy-19)" >&2; exit 2; }
 
-exec python3 - "$checker" "$plugin" "$runner" "$repeat" "$jobs" "${databases[@]}" <<'PY'
-import json, os, resource, shutil, statistics, subprocess, sys, tempfile
+exec python3 - "$checker" "$plugin" "$runner" "$repeat" "$jobs" "$bounds" "${databases[@]}" <<'PY'
+import json, os, re, resource, shutil, statistics, subprocess, sys, tempfile
 
 checker, plugin, runner = sys.argv[1:4]
-repeat, jobs = int(sys.argv[4]), int(sys.argv[5])
-databases = sys.argv[6:]
+repeat, jobs, bounds = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1"
+databases = sys.argv[7:]
 scratch = tempfile.mkdtemp(prefix="scan-cost-")
 med = statistics.median
 
@@ -88,7 +99,34 @@ def prepare(database):
     os.makedirs(tidy)
     with open(os.path.join(tidy, "compile_commands.json"), "w") as f:
         json.dump(adjusted, f)
-    return name, build, tidy, [j["file"] for j in adjusted]
+    return name, build, tidy, adjusted
+
+def directives_only(adjusted, build):
+    """A build directory whose files are the database's files cut down to their preprocessor
+    directives: the same headers under the same macros, none of the file's own code."""
+    root = os.path.join(build, "headers-only")
+    os.makedirs(os.path.join(root, "src"))
+    entries = []
+    for n, job in enumerate(adjusted):
+        text = open(job["file"], encoding="utf-8", errors="replace").read()
+        # Comments go first (a '#' in a comment is not a directive); line breaks are kept.
+        text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+        kept, continued = [], False
+        for line in text.split("\n"):
+            if continued or line.lstrip().startswith("#"):
+                kept.append(line)
+                continued = line.rstrip().endswith("\\")
+        path = os.path.join(root, "src", f"{n}-{os.path.basename(job['file'])}")
+        with open(path, "w") as f:
+            f.write("\n".join(kept) + "\n")
+        args = [path if a == job["file"] or os.path.normpath(os.path.join(job["directory"], a)) == job["file"]
+                else a for a in job["arguments"]]
+        # Quoted includes resolve in the including file's directory first: the original's.
+        args[1:1] = ["-iquote", os.path.dirname(job["file"])]
+        entries.append({"directory": job["directory"], "file": path, "arguments": args})
+    with open(os.path.join(root, "compile_commands.json"), "w") as f:
+        json.dump(entries, f)
+    return root
 
 def clear(build):
     for entry in ("afunix-cache", "afunix-facts.json"):
@@ -102,11 +140,13 @@ print(f"scan-cost: {checker}; {runner} --load {plugin}; -j{jobs}; {os.cpu_count(
       f" load average {load()}", flush=True)
 rows = []
 for database in databases:
-    name, build, tidy, files = prepare(database)
+    name, build, tidy, adjusted = prepare(database)
+    files = [j["file"] for j in adjusted]
     # The file a user edits: the first of the database; restored after each round.
     edited = files[0]
     original = open(edited, "rb").read()
-    cold_t, tidy_t, warm_t = [], [], []
+    cold_t, tidy_t, warm_t, headers_t, fixed_t = [], [], [], [], []
+    headers = directives_only(adjusted, build) if bounds else None
     try:
         for round in range(repeat):
             def run_tidy():
@@ -123,6 +163,13 @@ for database in databases:
             warm_t.append(cpu([checker, "-p", build, f"-j{jobs}", "--quiet", "--format=json"]))
             with open(edited, "wb") as f:
                 f.write(original)
+            if bounds:
+                cpu([checker, "-p", build, f"-j{jobs}", "--quiet", "--format=json"])  # the restored file
+                fixed_t.append(cpu([checker, "-p", build, f"-j{jobs}", "--quiet", "--format=json"]))
+                clear(headers)
+                # Exit 3 too: a file cut to its directives may not parse (an #include inside a
+                # function body); its headers were parsed all the same.
+                headers_t.append(cpu([checker, "-p", headers, f"-j{jobs}", "--quiet", "--format=json"]))
     finally:
         with open(edited, "wb") as f:
             f.write(original)
@@ -132,6 +179,13 @@ for database in databases:
           f" {cold:6.2f} s ({tidy_cost / cold:5.1f}x cheaper)  warm after editing one file"
           f" {warm * 1000:6.0f} ms ({cold / warm:5.1f}x cheaper than cold); CPU, median of {repeat}",
           flush=True)
+    if bounds:
+        headers_cost, fixed = med(headers_t), med(fixed_t)
+        print(f"{'':<22} bounds: the same files cut to their directives {headers_cost:6.2f} s"
+              f" ({headers_cost / cold:4.0%} of cold): no per-file parse beats run-clang-tidy by more"
+              f" than {tidy_cost / headers_cost:5.1f}x; a re-run with nothing changed {fixed * 1000:4.0f} ms,"
+              f" so an edit of an average file is about {cold / (cold / len(files) + fixed):5.1f}x"
+              f" cheaper than cold", flush=True)
 print(f"load average {load()} at end")
 for name, n, tidy_cost, cold, warm in rows:
     cxx = "C++" in name
