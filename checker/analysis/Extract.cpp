@@ -846,6 +846,7 @@ private:
   std::optional<Id> callValue(const CallExpr *call);
   Id createValue(const Expr *at, facts::Create create, const std::string &callee);
   void flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact = true);
+  bool objectAtRunTimeIndex(const Expr *expr);
   void addFlow(Id from, Id to, facts::FlowKind kind, bool exact = true, Id site = kNone) {
     if (from == kNone || to == kNone || from == to)
       return;
@@ -1767,6 +1768,34 @@ Id Extractor::createValue(const Expr *at, facts::Create create, const std::strin
   return place;
 }
 
+// Whether a field is read out of an object picked at run time (procs[i].channel[0],
+// (base + n)->fd): the field's one place then stands for the sockets of many objects.
+bool Extractor::objectAtRunTimeIndex(const Expr *expr) {
+  const Expr *e = stripValue(expr);
+  while (e) {
+    if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+      std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+      if (!index || *index < 0)
+        return true;
+      e = subscript->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *member = dyn_cast<MemberExpr>(e)) {
+      e = member->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *unary = dyn_cast<UnaryOperator>(e);
+               unary && (unary->getOpcode() == UO_Deref || unary->getOpcode() == UO_AddrOf)) {
+      e = unary->getSubExpr()->IgnoreParenImpCasts();
+    } else if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->isAdditiveOp()) {
+      bool pointerLeft = binary->getLHS()->getType()->isPointerType();
+      const Expr *index = pointerLeft ? binary->getRHS() : binary->getLHS();
+      if (!evalInt(index, Ctx))
+        return true;
+      e = (pointerLeft ? binary->getLHS() : binary->getRHS())->IgnoreParenImpCasts();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
 std::optional<Id> Extractor::placeOf(const Expr *expr) {
   const Expr *e = stripValue(expr);
   if (!e)
@@ -1970,7 +1999,8 @@ void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::Flo
       (construct->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(construct->getArg(0))))
     return;
   if (std::optional<Id> from = placeOf(e)) {
-    bool viaUnknownIndex = U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0;
+    bool viaUnknownIndex = (U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0) ||
+                           objectAtRunTimeIndex(e);
     addFlow(*from, *target, kind, exact && !viaUnknownIndex);
     return;
   }
@@ -2481,6 +2511,7 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       if (std::optional<Id> place = placeOf(value)) {
         arg.place = *place;
         arg.mode = facts::ArgMode::Value;
+        arg.exact = !objectAtRunTimeIndex(value);
       } else if (inheritedNumber(value, Ctx)) {
         arg.place = inheritedFd(*evalInt(value, Ctx), value, event.loop);
         arg.mode = facts::ArgMode::Value;

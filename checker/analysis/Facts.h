@@ -271,6 +271,7 @@ struct Argument {
   std::string constant; // a string constant that looks like a socket path ("/run/x", "@x")
   std::int64_t number = -1; // a non-negative integer constant (a count a callee may use)
   int param = -1;           // an integer that is the caller's own parameter, passed on as is
+  bool exact = true;        // false: read out of an object picked at run time (procs[i].fd)
 };
 
 // A call of a function that is not a socket API call (those become facts). The link turns its

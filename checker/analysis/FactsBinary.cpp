@@ -287,6 +287,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
       io.text(a.constant);
       io.s64(a.number);
       io.i32(a.param);
+      io.flag(a.exact);
     });
     io.flag(c.passesControl);
   });

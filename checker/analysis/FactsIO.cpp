@@ -294,6 +294,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
             w.text("constant", a.constant);
             w.integer("number", a.number, -1);
             w.integer("param", a.param, -1);
+            if (!a.exact)
+              j.attribute("exact", false);
           });
       });
       w.flag("passes_control", c.passesControl);
@@ -736,6 +738,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
       arg.constant = r.text(a, "constant");
       arg.number = r.integer(a, "number", -1, "call args");
       arg.param = static_cast<int>(r.integer(a, "param", -1, "call args"));
+      arg.exact = r.flag(a, "exact", true);
       if (arg.place == kNone && (arg.mode == ArgMode::Address || arg.mode == ArgMode::Array))
         r.fail("call args: an address or array argument names no place");
       c.args.push_back(std::move(arg));

@@ -406,7 +406,7 @@ void Program::deriveFlows() {
         if (a.place == kNone)
           Untracked.insert(param); // passed something we cannot follow
         else
-          addDerived(a.place, param, facts::FlowKind::Argument, c.site, true);
+          addDerived(a.place, param, facts::FlowKind::Argument, c.site, a.exact);
         break;
       case facts::ArgMode::Address: {
         // f(&fd) into int *p: the caller's fd is the callee's *p, and what the callee writes

@@ -574,7 +574,7 @@ std::vector<SendSite> expandSends(const Program &p) {
       const facts::Call &call = p.calls[c];
       if (call.caller == fn)
         continue; // recursion
-      auto substitute = [&](Id &place, std::string &text, std::string &var) {
+      auto substitute = [&](Id &place, std::string &text, std::string &var, bool &exact) {
         int param = paramIndex(p, place, fn);
         if (param < 0) {
           // c->fd: the place stays (what the field holds), named as the caller names it.
@@ -587,6 +587,7 @@ std::vector<SendSite> expandSends(const Program &p) {
         place = call.args[param].place;
         text = call.args[param].text;
         var = call.args[param].var;
+        exact = exact && call.args[param].exact;
         return true;
       };
       SendSite outer = site;
@@ -594,9 +595,10 @@ std::vector<SendSite> expandSends(const Program &p) {
       level.channel = top.channel;
       level.channelText = top.channelText;
       level.channelVar = top.channelVar;
-      bool ok = substitute(level.channel, level.channelText, level.channelVar);
+      level.channelExact = top.channelExact;
+      bool ok = substitute(level.channel, level.channelText, level.channelVar, level.channelExact);
       for (PayloadFd &fd : outer.payload) {
-        ok = ok && substitute(fd.place, fd.text, fd.var);
+        ok = ok && substitute(fd.place, fd.text, fd.var, fd.exact);
         // A count taken from a parameter: this caller's constant, or its own parameter.
         if (fd.countParam >= 0) {
           const facts::Argument *countArg = static_cast<std::size_t>(fd.countParam) < call.args.size()

@@ -102,6 +102,7 @@ struct SendLevel {
   Id channel = kNone;
   std::string channelText, channelVar;
   std::string callee; // the wrapper called here ("" at the sendmsg() itself)
+  bool channelExact = true; // false: an argument read out of an object picked at run time
 };
 struct PayloadFd {
   Id place = kNone;
@@ -111,6 +112,7 @@ struct PayloadFd {
   bool boundedArray = false;
   int countParam = -1; // the count is this parameter of the function at the current level
   std::string text, var;
+  bool exact = true; // false: an argument read out of an object picked at run time
 };
 struct SendSite {
   std::vector<SendLevel> levels; // [0] = sendmsg(), back() = where it is judged and reported

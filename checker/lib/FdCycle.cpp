@@ -50,6 +50,10 @@ void fdCycle(RuleContext &ctx) {
     for (const PayloadFd &payload : site.payload) {
       if (payload.many)
         continue; // arrays: which element goes where is not known statically
+      // procs[slot].fd over procs[i].fd: one creation site stands for the sockets of many
+      // objects; only the very same expression is known to be the same socket.
+      if ((!payload.exact || !primary.channelExact) && payload.text != primary.channelText)
+        continue;
       std::string variant, relation;
       Id created = kNone;
       if (!payload.var.empty() && payload.var == primary.channelVar) {
