@@ -496,8 +496,9 @@ void Program::dropFallbacks() {
 
 void Program::specializePassThrough() {
   // A function whose return value can only be one of its parameters (through its locals, dup(),
-  // fcntl(F_DUPFD)) hands each caller back what that caller passed: each call's value gets the
-  // call's arguments, not the function's return place, which holds every caller's sockets.
+  // fcntl(F_DUPFD)), or what a pointer parameter points to (int t = *p; *p = -1; return t;),
+  // hands each caller back what that caller passed: each call's value gets the call's arguments,
+  // not the function's return place, which holds every caller's sockets.
   std::vector<std::vector<Id>> incoming(places.size());
   for (Id f = 0; f < flows.size(); ++f)
     incoming[flows[f].to].push_back(f);
@@ -508,14 +509,23 @@ void Program::specializePassThrough() {
     Id ret = placeByKey("r:" + functions[fn].key);
     if (ret == kNone || CreatedPlaces.count(ret) || Untracked.count(ret))
       continue;
-    std::set<int> params;
+    std::set<int> params, pointedTo;
     bool other = false;
     std::set<Id> seen{ret};
     std::vector<Id> work{ret};
     while (!work.empty() && !other) {
       Id at = work.back();
       work.pop_back();
+      // *p of a pointer parameter: what each caller's &fd names comes in by Argument flows (the
+      // ones replaced per call below); what the function itself writes into *p is followed on.
+      const facts::Place &here = places[at];
+      bool deref = here.kind == facts::PlaceKind::Element && here.index == 0 && here.base != kNone &&
+                   places[here.base].kind == facts::PlaceKind::Param && places[here.base].function == fn;
+      if (deref)
+        pointedTo.insert(places[here.base].index);
       for (Id f : incoming[at]) {
+        if (deref && flows[f].kind == facts::FlowKind::Argument)
+          continue;
         Id from = flows[f].from;
         const facts::Place &p = places[from];
         if (p.kind == facts::PlaceKind::Param && p.function == fn) {
@@ -534,7 +544,7 @@ void Program::specializePassThrough() {
           work.push_back(from);
       }
     }
-    if (other || params.empty())
+    if (other || (params.empty() && pointedTo.empty()))
       continue;
     for (Id c = 0; c < calls.size(); ++c) {
       const facts::Call &call = calls[c];
@@ -557,6 +567,17 @@ void Program::specializePassThrough() {
           Untracked.insert(value);
         else
           addDerived(arg.place, value, facts::FlowKind::Return, call.site, true);
+      }
+      for (int i : pointedTo) {
+        if (i < 0 || static_cast<std::size_t>(i) >= call.args.size())
+          continue;
+        const facts::Argument &arg = call.args[i];
+        if (arg.mode == facts::ArgMode::Address && arg.place != kNone)
+          addDerived(arg.place, value, facts::FlowKind::Return, call.site, true); // f(&fd)
+        else if (arg.mode == facts::ArgMode::Array && arg.place != kNone)
+          addDerived(elementPlace(arg.place, 0), value, facts::FlowKind::Return, call.site, true);
+        else
+          Untracked.insert(value); // a pointer we cannot follow
       }
     }
   }
