@@ -712,6 +712,34 @@ private:
     return out;
   }
 
+  Id fieldPlace(const FieldDecl *field) {
+    return intern(fieldKey(field), facts::PlaceKind::Field,
+                  recordName(field->getParent()) + "::" + field->getNameAsString());
+  }
+
+  // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}: stores into the fields, as
+  // ch.fd = sv[0] is (each field is one place for every object of its record).
+  void initFields(const InitListExpr *list) {
+    const RecordDecl *record = list->getType()->getAsRecordDecl();
+    if (!record || record->isUnion())
+      return; // a union's one initialiser may be any member: no store is known
+    for (const FieldDecl *field : record->fields()) {
+      unsigned index = field->getFieldIndex();
+      if (index >= list->getNumInits())
+        break;
+      const Expr *value = list->getInit(index)->IgnoreImplicit();
+      if (const auto *nested = dyn_cast<InitListExpr>(value)) {
+        if (nested->getType()->isRecordType())
+          initFields(nested);
+        else if (field->getType()->isArrayType() && holdsFd(field->getType()->getAsArrayTypeUnsafe()->getElementType()))
+          for (unsigned i = 0; i < nested->getNumInits(); ++i)
+            flowInto(nested->getInit(i), element(fieldPlace(field), static_cast<int>(i)), facts::FlowKind::Init);
+      } else if (holdsFd(field->getType()) && !isa<ImplicitValueInitExpr>(value)) {
+        flowInto(value, fieldPlace(field), facts::FlowKind::Init);
+      }
+    }
+  }
+
   Id element(Id base, int index) {
     const facts::Place &b = U.places[base];
     std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
@@ -1268,6 +1296,12 @@ bool Extractor::VisitVarDecl(VarDecl *var) {
     scope().cmsgDataPointers.insert(var);
   bool array = var->getType()->isArrayType() &&
                holdsFd(Ctx.getAsArrayType(var->getType())->getElementType());
+  if (var->getType()->isRecordType() && !holdsFd(var->getType())) {
+    // struct chmsg ch = {1, sv[0]}: its fd fields are stored into (Event::VarInit).
+    if (var->hasLocalStorage() && isa<InitListExpr>(var->getInit()->IgnoreImplicit()))
+      defer(Event::VarInit, var);
+    return true;
+  }
   if (!array && !holdsFd(var->getType()))
     return true;
   if (var->isLocalVarDecl())
@@ -1809,8 +1843,7 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
     if (!field)
       return std::nullopt;
-    Id global = intern(fieldKey(field), facts::PlaceKind::Field,
-                       recordName(field->getParent()) + "::" + field->getNameAsString());
+    Id global = fieldPlace(field);
     // pfd->fd, ev->data.fd on a parameter: what a registered callback is called with. (Scalar
     // fds only: an array field keeps one place, so its elements stay the socketpair's ends.)
     if (std::optional<Id> own = holdsFd(field->getType()) ? parameterField(member) : std::nullopt) {
@@ -2083,6 +2116,11 @@ void Extractor::process(const Event &event) {
         if (std::optional<Id> array = plainVarPlace(var))
           for (unsigned i = 0; i < list->getNumInits(); ++i)
             flowInto(list->getInit(i), element(*array, static_cast<int>(i)), facts::FlowKind::Init);
+      return;
+    }
+    if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit());
+        list && var->getType()->isRecordType() && !holdsFd(var->getType())) {
+      initFields(list);
       return;
     }
     std::optional<Id> place = plainVarPlace(var);
