@@ -300,6 +300,11 @@ private:
     // fd assignments in the branch of an `if` that compares with a string constant
     // (if (streq(names[i], "varlink")) varlink_fd = fd;): the fd of that name.
     llvm::DenseMap<const BinaryOperator *, std::string> namedAssignments;
+    // Local structs (struct chmsg ch): how often their address is taken, how often as a call's
+    // argument and for which callees, and whether the whole struct is copied into.
+    llvm::DenseMap<const VarDecl *, unsigned> addressTaken, addressToCalls;
+    llvm::DenseMap<const VarDecl *, std::set<std::string>> addressCallees;
+    llvm::DenseSet<const VarDecl *> structCopied;
   };
   struct OpenLoop {
     const Stmt *stmt;
@@ -717,9 +722,55 @@ private:
                   recordName(field->getParent()) + "::" + field->getNameAsString());
   }
 
+  // A local struct whose fields only this function fills in: never copied into as a whole, its
+  // address taken only to hand it to calls, to one function besides zeroing it (memset). What
+  // that function reads from its fields is then what this function stored there: its own
+  // places (`ch.fd` of this call), beside the field's place for every object of the record.
+  bool ownFieldsOnly(const VarDecl *var) {
+    if (!Current || !var->hasLocalStorage() || isa<ParmVarDecl>(var) || Current->structCopied.count(var))
+      return false;
+    if (Current->addressTaken.lookup(var) != Current->addressToCalls.lookup(var))
+      return false; // p = &ch, or &ch inside an expression: stores through it are not seen
+    unsigned others = 0;
+    auto callees = Current->addressCallees.find(var);
+    if (callees != Current->addressCallees.end())
+      for (const std::string &name : callees->second)
+        others += name != "memset" && name != "bzero" && name != "explicit_bzero";
+    return others <= 1;
+  }
+  // The local struct and the member path ("fd", "hdr.fd") a `ch.fd` names, or none.
+  const VarDecl *localField(const Expr *expr, std::string &path) {
+    const auto *member = dyn_cast<MemberExpr>(expr->IgnoreParenImpCasts());
+    path.clear();
+    while (member && !member->isArrow()) {
+      path = member->getMemberDecl()->getNameAsString() + (path.empty() ? "" : "." + path);
+      const Expr *base = member->getBase()->IgnoreParenImpCasts();
+      if (const auto *ref = dyn_cast<DeclRefExpr>(base)) {
+        const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+        return var && var->getType()->isRecordType() ? var : nullptr;
+      }
+      member = dyn_cast<MemberExpr>(base);
+    }
+    return nullptr;
+  }
+  // This function's own place for `ch.path` (see ownFieldsOnly); the link's expansion of a
+  // wrapper names it as the call's struct argument followed by the wrapper's member path.
+  // Only for a struct handed to a call: kept for the link even when it holds no socket (-1).
+  std::optional<Id> ownFieldPlace(const VarDecl *var, const std::string &path) {
+    if (!ownFieldsOnly(var) || !Current->addressToCalls.lookup(var))
+      return std::nullopt;
+    std::optional<Id> whole = plainVarPlace(var);
+    if (!whole)
+      return std::nullopt;
+    Id own = intern(U.places[*whole].key + "." + path, facts::PlaceKind::Local,
+                    var->getNameAsString() + "." + path, U.places[*whole].function);
+    OwnFieldPlaces.push_back(own);
+    return own;
+  }
+
   // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}: stores into the fields, as
   // ch.fd = sv[0] is (each field is one place for every object of its record).
-  void initFields(const InitListExpr *list) {
+  void initFields(const InitListExpr *list, const VarDecl *var, const std::string &prefix) {
     const RecordDecl *record = list->getType()->getAsRecordDecl();
     if (!record || record->isUnion())
       return; // a union's one initialiser may be any member: no store is known
@@ -728,14 +779,19 @@ private:
       if (index >= list->getNumInits())
         break;
       const Expr *value = list->getInit(index)->IgnoreImplicit();
+      std::string path = prefix + (prefix.empty() ? "" : ".") + field->getNameAsString();
       if (const auto *nested = dyn_cast<InitListExpr>(value)) {
         if (nested->getType()->isRecordType())
-          initFields(nested);
+          initFields(nested, var, path);
         else if (field->getType()->isArrayType() && holdsFd(field->getType()->getAsArrayTypeUnsafe()->getElementType()))
           for (unsigned i = 0; i < nested->getNumInits(); ++i)
             flowInto(nested->getInit(i), element(fieldPlace(field), static_cast<int>(i)), facts::FlowKind::Init);
-      } else if (holdsFd(field->getType()) && !isa<ImplicitValueInitExpr>(value)) {
-        flowInto(value, fieldPlace(field), facts::FlowKind::Init);
+      } else if (holdsFd(field->getType())) {
+        std::optional<Id> own = ownFieldPlace(var, path); // {.fd = -1} too: this call's fd is none
+        if (!isa<ImplicitValueInitExpr>(value)) {
+          flowInto(value, fieldPlace(field), facts::FlowKind::Init);
+          flowInto(value, own, facts::FlowKind::Init);
+        }
       }
     }
   }
@@ -1032,6 +1088,7 @@ private:
   llvm::StringMap<Id> FileByPath;
   llvm::DenseMap<const FunctionDecl *, Id> FunctionIds;
   llvm::StringMap<Id> PlaceIds;
+  std::vector<Id> OwnFieldPlaces; // a local struct's own fields (ownFieldPlace): read by the link
   llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
@@ -1128,6 +1185,14 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   if (const auto *ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
     CalleeRefs.insert(ref);
   Scope &s = scope();
+  for (const Expr *arg : call->arguments())
+    if (const auto *address = dyn_cast<UnaryOperator>(arg->IgnoreParenImpCasts());
+        address && address->getOpcode() == UO_AddrOf)
+      if (const auto *ref = dyn_cast<DeclRefExpr>(address->getSubExpr()->IgnoreParenImpCasts()))
+        if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getType()->isRecordType()) {
+          ++s.addressToCalls[var];
+          s.addressCallees[var].insert(callee->getNameAsString());
+        }
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   if (name == "sd_listen_fds_with_names")
     s.listenFdNames = true;
@@ -1216,6 +1281,8 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
   const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
   if (const auto *ref = dyn_cast<DeclRefExpr>(lhs))
     if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      if (var->getType()->isRecordType())
+        scope().structCopied.insert(var); // ch = *other: its fields come from elsewhere
       if (op->getOpcode() != BO_Assign)
         scope().unsafe.insert(var); // x += n: a value we do not follow
       else
@@ -1272,8 +1339,11 @@ bool Extractor::VisitUnaryOperator(UnaryOperator *op) {
     credentialTest(true);
   if (op->getOpcode() == UO_AddrOf || op->isIncrementDecrementOp())
     if (const auto *ref = dyn_cast<DeclRefExpr>(op->getSubExpr()->IgnoreParenImpCasts()))
-      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
         scope().unsafe.insert(var);
+        if (op->getOpcode() == UO_AddrOf && var->getType()->isRecordType())
+          ++scope().addressTaken[var];
+      }
   return true;
 }
 
@@ -1300,6 +1370,8 @@ bool Extractor::VisitVarDecl(VarDecl *var) {
     // struct chmsg ch = {1, sv[0]}: its fd fields are stored into (Event::VarInit).
     if (var->hasLocalStorage() && isa<InitListExpr>(var->getInit()->IgnoreImplicit()))
       defer(Event::VarInit, var);
+    else if (var->hasLocalStorage())
+      scope().structCopied.insert(var); // struct chmsg ch = *other
     return true;
   }
   if (!array && !holdsFd(var->getType()))
@@ -2106,6 +2178,9 @@ void Extractor::process(const Event &event) {
         return;
     }
     flowInto(op->getRHS(), place, facts::FlowKind::Assign);
+    std::string path;
+    if (const VarDecl *var = localField(lhs, path))
+      flowInto(op->getRHS(), ownFieldPlace(var, path), facts::FlowKind::Assign);
     return;
   }
   case Event::VarInit: {
@@ -2120,7 +2195,7 @@ void Extractor::process(const Event &event) {
     }
     if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit());
         list && var->getType()->isRecordType() && !holdsFd(var->getType())) {
-      initFields(list);
+      initFields(list, var, "");
       return;
     }
     std::optional<Id> place = plainVarPlace(var);
@@ -2907,6 +2982,8 @@ void Extractor::finishUnit() {
       source[id] = 1;
   for (const facts::Callback &c : U.callbacks)
     sink[c.socket] = 1;
+  for (Id id : OwnFieldPlaces)
+    sink[id] = 1;
   // An array's elements are read where the array is (a payload copied from `fds`).
   for (Id id = 0; id < n; ++id)
     if (U.places[id].base != kNone && sink[U.places[id].base])
@@ -2944,6 +3021,8 @@ void Extractor::finishUnit() {
     force(f.place);
   for (const facts::Callback &c : U.callbacks)
     force(c.socket);
+  for (Id id : OwnFieldPlaces)
+    force(id);
 
   std::vector<Id> remap(n, kNone);
   std::vector<facts::Place> places;

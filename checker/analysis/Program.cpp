@@ -839,6 +839,16 @@ bool Program::reachesExactly(Id origin, Id place) const {
   return std::binary_search(Exact[place]->begin(), Exact[place]->end(), origin);
 }
 
+bool Program::storedInto(Id place) const {
+  if (place == kNone || place >= Incoming.size())
+    return false;
+  for (Id e : Incoming[place])
+    if (flows[e].kind != facts::FlowKind::Fallback && flows[e].kind != facts::FlowKind::Callback &&
+        flows[e].kind != facts::FlowKind::Argument)
+      return true;
+  return false;
+}
+
 std::vector<const facts::Flow *> Program::arrivals(Id origin, Id place) const {
   std::vector<const facts::Flow *> out;
   if (place == kNone || place >= Incoming.size())

@@ -82,6 +82,9 @@ public:
   bool reachesExactly(Id origin, Id place) const;
   // The flows into `place` whose source holds `origin` (how it arrived), in program order.
   std::vector<const facts::Flow *> arrivals(Id origin, Id place) const;
+  // Whether the function `place` belongs to stores into it (not only what flows in from callers,
+  // registrations or the field's other objects).
+  bool storedInto(Id place) const;
 
   // --- functions -------------------------------------------------------------------------------
   Id functionByKey(llvm::StringRef key) const;

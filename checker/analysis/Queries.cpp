@@ -577,9 +577,21 @@ std::vector<SendSite> expandSends(const Program &p) {
       auto substitute = [&](Id &place, std::string &text, std::string &var, bool &exact) {
         int param = paramIndex(p, place, fn);
         if (param < 0) {
-          // c->fd: the place stays (what the field holds), named as the caller names it.
-          if (paramFieldIndex(p, place, fn) >= 0)
+          // c->fd: the place stays (what the field holds), named as the caller names it; or,
+          // when the caller hands over a local struct only it fills in (&ch) and the callee
+          // does not store into c->fd itself, what the caller stored in ch.fd.
+          if (int field = paramFieldIndex(p, place, fn); field >= 0) {
             var = substituteVar(p, var, fn, call);
+            std::size_t arrow = p.places[place].key.find("->");
+            if (static_cast<std::size_t>(field) < call.args.size() && !call.args[field].var.empty() &&
+                arrow != std::string::npos && !p.storedInto(place)) {
+              Id own = p.placeByKey(call.args[field].var + "." + p.places[place].key.substr(arrow + 2));
+              if (own != kNone) {
+                place = own;
+                exact = exact && call.args[field].exact;
+              }
+            }
+          }
           return true;
         }
         if (static_cast<std::size_t>(param) >= call.args.size())
