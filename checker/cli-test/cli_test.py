@@ -220,6 +220,43 @@ class CliTest(unittest.TestCase):
         self.assertInputError(["--single-tu", "--service-files=x.socket", fixture("clean.c")],
                               "--service-files needs the whole program")
 
+    def test_file_compiled_several_ways_is_named(self):
+        self.need("afunix-creds-without-passcred")
+        # One file, two modules: only the second configuration reads credentials it never enabled.
+        source_text = (
+            "#define _GNU_SOURCE\n#include <string.h>\n#include <sys/socket.h>\n"
+            "int serve(int listener) {\n"
+            "#ifdef NATIVE\n"
+            "  int fd = accept(listener, 0, 0);\n  char b, buf[CMSG_SPACE(sizeof(struct ucred))];\n"
+            "  struct iovec iov = {&b, 1};\n"
+            "  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf, .msg_controllen = sizeof buf};\n"
+            "  if (recvmsg(fd, &m, 0) < 0) return -1;\n  struct cmsghdr *c = CMSG_FIRSTHDR(&m);\n"
+            "  if (c && c->cmsg_type == SCM_CREDENTIALS) { struct ucred u; memcpy(&u, CMSG_DATA(c), sizeof u); return u.uid == 0; }\n"
+            "#endif\n  return 0;\n}\n"
+            "int make_listener(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); listen(s, 8); return serve(s); }\n")
+        with tempfile.TemporaryDirectory() as build:
+            source = os.path.join(build, "stub.c")
+            with open(source, "w") as f:
+                f.write(source_text)
+            def database(*variants):
+                with open(os.path.join(build, "compile_commands.json"), "w") as f:
+                    json.dump([{"directory": build, "file": source, "arguments": ["cc", *v, "-c", source]}
+                               for v in variants], f)
+            database(["-DCLI"], ["-DNATIVE"], ["-DNATIVE", "-DPIC", "-fPIC"])
+            code, report, err = run_json("-p", build)
+            self.assertEqual((code, counts(report)["files"], counts(report)["findings"]), (0, 1, 0), err)
+            self.assertIn("note: 1 file is compiled several ways with other macros or include paths (e.g. "
+                          + source + ", 3 commands); each is checked with its first command only", err)
+            # The configuration listed first is the one checked.
+            database(["-DNATIVE"], ["-DCLI"])
+            code, report, err = run_json("-p", build)
+            self.assertEqual((code, counts(report)["findings"]), (1, 1), err)
+            self.assertIn("2 commands", err)
+            # libtool's PIC twin makes the same code: nothing to say.
+            database(["-DNATIVE"], ["-DNATIVE", "-DPIC", "-fPIC"])
+            code, report, err = run_json("-p", build)
+            self.assertNotIn("compiled several ways", err)
+
     def test_gcc_compile_database_parses(self):
         with tempfile.TemporaryDirectory() as build:
             write_gcc_database(build)

@@ -711,6 +711,20 @@ int run(int argc, char **argv) {
     request.checkedNoteDir = factsCacheDir(cli);
     if (!collectJobs(request, jobs, error))
       return inputError(error);
+    // Said, not silently dropped: module-protocol-stub.c compiled eight ways makes eight modules.
+    const CompileJob *several = nullptr;
+    unsigned severalFiles = 0;
+    for (const CompileJob &job : jobs)
+      if (job.otherConfigurations) {
+        ++severalFiles;
+        if (!several || job.otherConfigurations > several->otherConfigurations)
+          several = &job;
+      }
+    if (several)
+      llvm::errs() << "afunix-check: note: " << severalFiles << " file" << (severalFiles == 1 ? " is" : "s are")
+                   << " compiled several ways with other macros or include paths (e.g. "
+                   << printable(several->file) << ", " << several->otherConfigurations + 1
+                   << " commands); each is checked with its first command only\n";
 
     // --exclude'd units are not checked; with --diff-from and a whole database, only what the
     // diff can affect is.

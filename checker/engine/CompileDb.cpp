@@ -397,6 +397,34 @@ bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, s
 
 } // namespace
 
+// What in a command decides which code the preprocessor makes of a file: its macros, include
+// paths, forced includes and language standard. -DPIC is left out: libtool compiles each file
+// twice, with and without it, and nothing tests it beside the PIC code generation.
+std::vector<std::string> preprocessingOf(const std::vector<std::string> &argv) {
+  static const llvm::StringRef joined[] = {"-D", "-U", "-I", "-isystem", "-iquote", "-idirafter", "-std="};
+  static const llvm::StringRef separate[] = {"-D", "-U", "-I", "-include", "-imacros", "-isystem",
+                                            "-iquote", "-idirafter"};
+  std::vector<std::string> out;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-DPIC")
+      continue;
+    if (llvm::is_contained(separate, arg) && i + 1 < argv.size()) {
+      if (!(arg == "-D" && argv[i + 1] == "PIC"))
+        out.push_back(arg.str() + argv[i + 1]);
+      ++i;
+      continue;
+    }
+    for (llvm::StringRef prefix : joined)
+      if (arg.starts_with(prefix) && arg.size() > prefix.size()) {
+        out.push_back(arg.str());
+        break;
+      }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
                  std::string &error) {
   using namespace clang::tooling;
@@ -509,6 +537,9 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
       argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
     }
     jobs.push_back({file, command.Directory, adjustCommand(argv, f), outputTarget(argv, command.Output)});
+    std::vector<std::string> first = preprocessingOf(command.CommandLine);
+    for (std::size_t c = 1; c < commands.size(); ++c)
+      jobs.back().otherConfigurations += preprocessingOf(commands[c].CommandLine) != first;
   }
   return true;
 }

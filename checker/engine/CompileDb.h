@@ -17,6 +17,9 @@ struct CompileJob {
   // The program or library it is compiled into, from the command's output path ("foo" for
   // meson's foo.p/ and CMake's CMakeFiles/foo.dir/); "" when the path does not say.
   std::string target;
+  // Other commands of the database for the same file that preprocess it differently (other -D,
+  // -U, -I, -include or -std): each would make other code; only this first one is checked.
+  unsigned otherConfigurations = 0;
 };
 
 struct CompileRequest {
