@@ -141,6 +141,7 @@ private:
   void addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact);
   Id writeTarget(Id place);
   void specializePassThrough();
+  void specializeMakers();
 
   llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
   std::map<std::tuple<Id, std::uint32_t, std::string>, Id> SiteIds;

@@ -241,7 +241,9 @@ TEST(Extract, StructFieldIsOnePlaceAcrossFunctions) {
 }
 
 TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
-  Linked f = one("static int make(void) { return socket(AF_UNIX, SOCK_STREAM, 0); }"
+  // make() configures what it makes: one socket, whoever calls it (see SocketMakerCallsAreSocketsOfTheirOwn).
+  Linked f = one("static int make(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); int on = 1;"
+                 " setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); return s; }"
                  "static void use(int fd) { listen(fd, 1); }"
                  "void f(void) { int fd = make(); use(fd); }");
   EXPECT_TRUE(f.has("-> ret:make")) << f.dump;
@@ -249,6 +251,22 @@ TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
   EXPECT_TRUE(f.has("flow value:make() -> local:f:fd")) << f.dump;
   EXPECT_TRUE(f.has("-> param:use#0 argument")) << f.dump;
   EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"});
+}
+
+TEST(Extract, SocketMakerCallsAreSocketsOfTheirOwn) {
+  // pa_socket_cloexec(): a helper that only makes and returns a socket is a new socket per call.
+  Linked f = one("static int make(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0); }"
+                 "void f(void) { int a = make(); int b = make(); listen(a, 1);"
+                 " int on = 1; setsockopt(b, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
+  EXPECT_FALSE(f.has("flow ret:make -> value:make()")) << f.dump;
+  const Program &p = f.p();
+  std::vector<Id> listened = p.originsOf(p.lifecycle[0].place), enabled = p.originsOf(p.options[0].place);
+  ASSERT_EQ(listened.size(), 1u) << f.dump;
+  ASSERT_EQ(enabled.size(), 1u) << f.dump;
+  EXPECT_NE(listened[0], enabled[0]) << f.dump;
+  EXPECT_EQ(p.creates[listened[0]].family, facts::Family::Unix);
+  EXPECT_EQ(p.creates[listened[0]].origin, "make() in f()");
+  EXPECT_EQ(p.sites[p.creates[listened[0]].site].function, p.sites[p.lifecycle[0].site].function);
 }
 
 TEST(Extract, ParameterOfFunctionWithoutCallerIsItsOwnOrigin) {
