@@ -727,7 +727,9 @@ private:
   // that function reads from its fields is then what this function stored there: its own
   // places (`ch.fd` of this call), beside the field's place for every object of the record.
   bool ownFieldsOnly(const VarDecl *var) {
-    if (!Current || !var->hasLocalStorage() || isa<ParmVarDecl>(var) || Current->structCopied.count(var))
+    // C only: a C++ object also escapes through `this`, references and lambda captures.
+    if (Lang.CPlusPlus || !Current || !var->hasLocalStorage() || isa<ParmVarDecl>(var) ||
+        Current->structCopied.count(var))
       return false;
     if (Current->addressTaken.lookup(var) != Current->addressToCalls.lookup(var))
       return false; // p = &ch, or &ch inside an expression: stores through it are not seen
