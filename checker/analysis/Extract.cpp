@@ -963,8 +963,33 @@ private:
   void processUserCall(const Expr *call, const FunctionDecl *callee,
                        llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false);
   void pairCreates(const CallExpr *call, const Expr *array, facts::CreateHow how, const Event &event);
-  bool isCmsgData(const Expr *expr) {
+  // CMSG_DATA(c), or a call of a function of this file that returns it (chrony's
+  // add_control_message(&msg, SOL_SOCKET, SCM_RIGHTS, len): the caller fills what it returns).
+  bool cmsgDataValue(const Expr *expr) {
     if (isCmsgDataSpelling(expr, Ctx))
+      return true;
+    const auto *call = dyn_cast_or_null<CallExpr>(expr ? expr->IgnoreParenCasts() : nullptr);
+    const FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+    const FunctionDecl *definition = callee ? callee->getDefinition() : nullptr;
+    if (!definition || !definition->getBody())
+      return false;
+    auto [it, fresh] = ReturnsCmsgData.try_emplace(definition, false);
+    if (fresh) {
+      std::vector<const Stmt *> work{definition->getBody()};
+      while (!work.empty() && !it->second) {
+        const Stmt *s = work.back();
+        work.pop_back();
+        if (const auto *ret = dyn_cast<ReturnStmt>(s))
+          it->second = isCmsgDataSpelling(ret->getRetValue(), Ctx);
+        for (const Stmt *child : s->children())
+          if (child && !isa<LambdaExpr>(child))
+            work.push_back(child);
+      }
+    }
+    return it->second;
+  }
+  bool isCmsgData(const Expr *expr) {
+    if (cmsgDataValue(expr))
       return true;
     if (const auto *ref = dyn_cast_or_null<DeclRefExpr>(expr ? expr->IgnoreParenCasts() : nullptr))
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
@@ -1093,6 +1118,7 @@ private:
   std::vector<Id> OwnFieldPlaces; // a local struct's own fields (ownFieldPlace): read by the link
   llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
+  llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
   llvm::DenseSet<const Expr *> Compared;
   llvm::DenseSet<const DeclRefExpr *> CalleeRefs;
@@ -1222,7 +1248,7 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
           s.unsafe.insert(var);
   }
 
-  if (isMemoryCopy(name) && call->getNumArgs() >= 3 && isCmsgDataSpelling(call->getArg(0), Ctx))
+  if (isMemoryCopy(name) && call->getNumArgs() >= 3 && cmsgDataValue(call->getArg(0)))
     if (std::optional<std::int64_t> fds = largestFdCountIn(call->getArg(2), Ctx))
       limit(call, *fds, facts::LimitWhere::PayloadCopy);
 
@@ -1289,7 +1315,7 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
         scope().unsafe.insert(var); // x += n: a value we do not follow
       else
         ++scope().definitions[var];
-      if (var->getType()->isPointerType() && isCmsgDataSpelling(op->getRHS(), Ctx))
+      if (var->getType()->isPointerType() && cmsgDataValue(op->getRHS()))
         scope().cmsgDataPointers.insert(var);
     }
   if (op->getOpcode() != BO_Assign)
@@ -1364,7 +1390,7 @@ bool Extractor::VisitVarDecl(VarDecl *var) {
     if (const auto *ref = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenImpCasts()))
       if (const auto *target = dyn_cast<VarDecl>(ref->getDecl()))
         scope().unsafe.insert(target);
-  if (var->getType()->isPointerType() && isCmsgDataSpelling(var->getInit(), Ctx))
+  if (var->getType()->isPointerType() && cmsgDataValue(var->getInit()))
     scope().cmsgDataPointers.insert(var);
   bool array = var->getType()->isArrayType() &&
                holdsFd(Ctx.getAsArrayType(var->getType())->getElementType());
