@@ -740,20 +740,27 @@ private:
         others += name != "memset" && name != "bzero" && name != "explicit_bzero";
     return others <= 1;
   }
+  // Up a chain of '.' members (ev->data.fd, ch.hdr.fd): the member where it starts, a '->' one or
+  // the first on an object, and the path of names from there ("data.fd", "hdr.fd").
+  static const MemberExpr *memberChain(const MemberExpr *member, std::string &path) {
+    path = member->getMemberDecl()->getNameAsString();
+    while (!member->isArrow()) {
+      const auto *inner = dyn_cast<MemberExpr>(member->getBase()->IgnoreParenImpCasts());
+      if (!inner)
+        break;
+      path = inner->getMemberDecl()->getNameAsString() + "." + path;
+      member = inner;
+    }
+    return member;
+  }
   // The local struct and the member path ("fd", "hdr.fd") a `ch.fd` names, or none.
   const VarDecl *localField(const Expr *expr, std::string &path) {
     const auto *member = dyn_cast<MemberExpr>(expr->IgnoreParenImpCasts());
-    path.clear();
-    while (member && !member->isArrow()) {
-      path = member->getMemberDecl()->getNameAsString() + (path.empty() ? "" : "." + path);
-      const Expr *base = member->getBase()->IgnoreParenImpCasts();
-      if (const auto *ref = dyn_cast<DeclRefExpr>(base)) {
-        const auto *var = dyn_cast<VarDecl>(ref->getDecl());
-        return var && var->getType()->isRecordType() ? var : nullptr;
-      }
-      member = dyn_cast<MemberExpr>(base);
-    }
-    return nullptr;
+    if (!member || (member = memberChain(member, path))->isArrow())
+      return nullptr;
+    const auto *ref = dyn_cast<DeclRefExpr>(member->getBase()->IgnoreParenImpCasts());
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    return var && var->getType()->isRecordType() ? var : nullptr;
   }
   // This function's own place for `ch.path` (see ownFieldsOnly); the link's expansion of a
   // wrapper names it as the call's struct argument followed by the wrapper's member path.
@@ -908,16 +915,11 @@ private:
   // pfd->fd (or ev->data.fd) where pfd is a parameter of the function it is read in and is never
   // reassigned there: a place of that parameter's own.
   std::optional<Id> parameterField(const MemberExpr *member) {
-    std::string path = member->getMemberDecl()->getNameAsString();
-    const MemberExpr *arrow = member;
+    std::string path;
     // Down through '.' members (ev->data.fd) to the one that dereferences the parameter.
-    while (!arrow->isArrow()) {
-      const auto *inner = dyn_cast<MemberExpr>(arrow->getBase()->IgnoreParenImpCasts());
-      if (!inner)
-        return std::nullopt;
-      path = inner->getMemberDecl()->getNameAsString() + "." + path;
-      arrow = inner;
-    }
+    const MemberExpr *arrow = memberChain(member, path);
+    if (!arrow->isArrow())
+      return std::nullopt;
     const auto *ref = dyn_cast<DeclRefExpr>(arrow->getBase()->IgnoreParenImpCasts());
     const auto *param = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
     const FunctionDecl *fn = currentFunction();

@@ -60,8 +60,7 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   }
   program->deriveFlows();
   program->dropFallbacks();
-  program->specializePassThrough();
-  program->specializeMakers();
+  program->specializeReturns();
   program->index();
   program->addRoots();
   program->propagate();
@@ -495,14 +494,37 @@ void Program::dropFallbacks() {
   flows = std::move(kept);
 }
 
-void Program::specializePassThrough() {
-  // A function whose return value can only be one of its parameters (through its locals, dup(),
-  // fcntl(F_DUPFD)), or what a pointer parameter points to (int t = *p; *p = -1; return t;),
-  // hands each caller back what that caller passed: each call's value gets the call's arguments,
-  // not the function's return place, which holds every caller's sockets.
-  std::vector<std::vector<Id>> incoming(places.size());
-  for (Id f = 0; f < flows.size(); ++f)
+void Program::specializeReturns() {
+  // What one call of a program function gets back, when the function's return can only be:
+  // - one of its parameters (through its locals, dup(), fcntl(F_DUPFD)), or what a pointer
+  //   parameter points to (int t = *p; *p = -1; return t;): each call's value gets that call's
+  //   arguments, not the function's return place, which holds every caller's sockets;
+  // - a socket it makes and nothing else touches (pa_socket_cloexec(): socket() with
+  //   SOCK_CLOEXEC, a fallback without): each call's value is a socket of its own, made at the
+  //   call. One socket for all of them would give a server's listener the options, binds and
+  //   accepts of every client made with the same helper.
+  std::vector<std::vector<Id>> incoming(places.size()), outgoing(places.size());
+  for (Id f = 0; f < flows.size(); ++f) {
     incoming[flows[f].to].push_back(f);
+    outgoing[flows[f].from].push_back(f);
+  }
+  std::map<Id, Id> createdBy; // place -> its (first) create
+  for (Id c = 0; c < creates.size(); ++c)
+    createdBy.emplace(creates[c].place, c);
+  // Places a fact reads: a socket that reaches one inside a maker (an option set, a bind, a
+  // callee that listens) is configured there, and stays the one socket it is.
+  std::vector<char> used(places.size(), 0);
+  auto use = [&](Id place) {
+    if (place != kNone && place < used.size())
+      used[place] = 1;
+  };
+  forEachFactPlace(use);
+  for (const facts::Write &w : writes)
+    use(w.place);
+  for (const facts::Callback &c : callbacks)
+    use(c.socket);
+  for (const facts::Create &c : creates)
+    use(c.peer);
   std::set<Id> removed; // flows from a return place into a call's value, replaced
   for (Id fn = 0; fn < functions.size(); ++fn) {
     if (!functions[fn].defined)
@@ -510,7 +532,10 @@ void Program::specializePassThrough() {
     Id ret = placeByKey("r:" + functions[fn].key);
     if (ret == kNone || CreatedPlaces.count(ret) || Untracked.count(ret))
       continue;
+    // Back from the return through the function's own locals and values, to its parameters,
+    // what they point to, and the sockets it makes.
     std::set<int> params, pointedTo;
+    std::vector<Id> made; // creates of socket() in this function
     bool other = false;
     std::set<Id> seen{ret};
     std::vector<Id> work{ret};
@@ -533,10 +558,20 @@ void Program::specializePassThrough() {
           params.insert(p.index);
           continue;
         }
+        if (auto c = createdBy.find(from); c != createdBy.end()) {
+          const facts::Create &create = creates[c->second];
+          if (create.how != facts::CreateHow::Socket || create.site == kNone || sites[create.site].function != fn) {
+            other = true; // accept(), a socketpair() end, another function's socket
+            break;
+          }
+          if (seen.insert(from).second)
+            made.push_back(c->second);
+          continue;
+        }
         // Anything but the function's own locals and values (a field, a global, another
-        // function's result, a socket it makes, a value it cannot follow) is not a parameter.
+        // function's result, a value it cannot follow) is neither.
         if (p.function != fn || p.kind == facts::PlaceKind::Field || p.kind == facts::PlaceKind::Global ||
-            p.kind == facts::PlaceKind::Return || CreatedPlaces.count(from) || Untracked.count(from) ||
+            p.kind == facts::PlaceKind::Return || Untracked.count(from) ||
             (p.kind == facts::PlaceKind::Value && llvm::StringRef(p.key).starts_with("v:r:"))) {
           other = true;
           break;
@@ -545,19 +580,48 @@ void Program::specializePassThrough() {
           work.push_back(from);
       }
     }
-    if (other || (params.empty() && pointedTo.empty()))
+    bool passThrough = !params.empty() || !pointedTo.empty();
+    if (other || (passThrough ? !made.empty() : made.empty()))
       continue;
+    if (!passThrough) {
+      // A maker: forward from what it makes, nothing on the way may be read by a fact, here or in
+      // a function it hands the fd to (pa_make_fd_cloexec(fd) only sets FD_CLOEXEC).
+      std::set<Id> reached;
+      for (Id c : made)
+        reached.insert(creates[c].place);
+      work.assign(reached.begin(), reached.end());
+      while (!work.empty() && !other) {
+        Id at = work.back();
+        work.pop_back();
+        other = used[at];
+        for (Id f : outgoing[at])
+          if (flows[f].to != ret && reached.insert(flows[f].to).second)
+            work.push_back(flows[f].to);
+      }
+      if (other)
+        continue;
+    }
     for (Id c = 0; c < calls.size(); ++c) {
       const facts::Call &call = calls[c];
-      if (call.callee != fn)
+      if (call.callee != fn || call.site == kNone)
         continue;
       const facts::Site &site = sites[call.site];
       Id value = placeByKey(facts::callValueKey(functions[fn].key, files[site.file], site.offset));
-      if (value == kNone)
+      if (value == kNone || CreatedPlaces.count(value))
         continue;
       for (Id f : incoming[value])
         if (flows[f].from == ret)
           removed.insert(f);
+      if (!passThrough) {
+        facts::Create own = creates[made.front()];
+        own.place = value;
+        own.site = call.site;
+        own.origin = functions[fn].name + "()" +
+                     (call.caller != kNone ? " in " + functions[call.caller].name + "()" : std::string());
+        creates.push_back(std::move(own));
+        CreatedPlaces.insert(value);
+        continue;
+      }
       for (int i : params) {
         if (i < 0 || static_cast<std::size_t>(i) >= call.args.size())
           continue;
@@ -580,136 +644,6 @@ void Program::specializePassThrough() {
         else
           Untracked.insert(value); // a pointer we cannot follow
       }
-    }
-  }
-  if (removed.empty())
-    return;
-  std::vector<facts::Flow> kept;
-  kept.reserve(flows.size());
-  for (Id f = 0; f < flows.size(); ++f)
-    if (!removed.count(f))
-      kept.push_back(flows[f]);
-  flows = std::move(kept);
-}
-
-void Program::specializeMakers() {
-  // A function that only makes a socket and returns it (pa_socket_cloexec(): socket() with
-  // SOCK_CLOEXEC, a fallback without) stands for a new socket at each call: each call's value
-  // gets a socket of its own, made at the call. One socket for all of them would give a
-  // server's listener the options, binds and accepts of every client made with the same helper.
-  std::vector<std::vector<Id>> incoming(places.size()), outgoing(places.size());
-  for (Id f = 0; f < flows.size(); ++f) {
-    incoming[flows[f].to].push_back(f);
-    outgoing[flows[f].from].push_back(f);
-  }
-  // Places a fact reads: a socket that reaches one inside the maker (an option set, a bind, a
-  // callee that listens) is configured there, and stays the one socket it is.
-  std::vector<char> used(places.size(), 0);
-  auto use = [&](Id place) {
-    if (place != kNone && place < used.size())
-      used[place] = 1;
-  };
-  for (const facts::OptionSet &o : options)
-    use(o.place);
-  for (const facts::LifecycleEvent &e : lifecycle)
-    use(e.place);
-  for (const facts::Receive &r : receives)
-    use(r.place);
-  for (const facts::Write &w : writes)
-    use(w.place);
-  for (const facts::Send &s : sends)
-    use(s.channel);
-  for (const facts::Payload &p : payloads)
-    use(p.place);
-  for (const facts::Callback &c : callbacks)
-    use(c.socket);
-  for (const facts::Create &c : creates) {
-    use(c.listener);
-    use(c.peer);
-  }
-  std::map<Id, Id> createdBy; // place -> its (first) create
-  for (Id c = 0; c < creates.size(); ++c)
-    createdBy.emplace(creates[c].place, c);
-  std::set<Id> removed;
-  for (Id fn = 0; fn < functions.size(); ++fn) {
-    if (!functions[fn].defined)
-      continue;
-    Id ret = placeByKey("r:" + functions[fn].key);
-    if (ret == kNone || CreatedPlaces.count(ret) || Untracked.count(ret))
-      continue;
-    // Back from the return: only the function's own locals, down to socket() calls made in it.
-    Id made = kNone;
-    bool other = false;
-    std::set<Id> seen{ret};
-    std::vector<Id> work{ret};
-    while (!work.empty() && !other) {
-      Id at = work.back();
-      work.pop_back();
-      for (Id f : incoming[at]) {
-        Id from = flows[f].from;
-        const facts::Place &p = places[from];
-        if (auto c = createdBy.find(from); c != createdBy.end()) {
-          const facts::Create &create = creates[c->second];
-          if (create.how != facts::CreateHow::Socket || create.site == kNone || sites[create.site].function != fn) {
-            other = true;
-            break;
-          }
-          if (made == kNone)
-            made = c->second;
-          if (seen.insert(from).second)
-            work.push_back(from); // a socket() value has no flows in, but keep the walk uniform
-          continue;
-        }
-        if (p.function != fn || p.kind == facts::PlaceKind::Param || p.kind == facts::PlaceKind::Field ||
-            p.kind == facts::PlaceKind::Global || p.kind == facts::PlaceKind::Return ||
-            Untracked.count(from) || (p.kind == facts::PlaceKind::Value && llvm::StringRef(p.key).starts_with("v:r:"))) {
-          other = true;
-          break;
-        }
-        if (seen.insert(from).second)
-          work.push_back(from);
-      }
-    }
-    if (other || made == kNone)
-      continue;
-    // Forward from everything it makes: nothing on the way may be read by a fact, here or in a
-    // function it hands the fd to (pa_make_fd_cloexec(fd) only sets FD_CLOEXEC).
-    std::set<Id> reached;
-    for (Id p : seen)
-      if (createdBy.count(p))
-        reached.insert(p);
-    work.assign(reached.begin(), reached.end());
-    while (!work.empty() && !other) {
-      Id at = work.back();
-      work.pop_back();
-      if (used[at]) {
-        other = true;
-        break;
-      }
-      for (Id f : outgoing[at])
-        if (flows[f].to != ret && reached.insert(flows[f].to).second)
-          work.push_back(flows[f].to);
-    }
-    if (other)
-      continue;
-    for (Id c = 0; c < calls.size(); ++c) {
-      const facts::Call &call = calls[c];
-      if (call.callee != fn || call.site == kNone)
-        continue;
-      const facts::Site &site = sites[call.site];
-      Id value = placeByKey(facts::callValueKey(functions[fn].key, files[site.file], site.offset));
-      if (value == kNone || CreatedPlaces.count(value))
-        continue;
-      for (Id f : incoming[value])
-        if (flows[f].from == ret)
-          removed.insert(f);
-      facts::Create own = creates[made];
-      own.place = value;
-      own.site = call.site;
-      own.origin = functions[fn].name + "()" +
-                   (call.caller != kNone ? " in " + functions[call.caller].name + "()" : std::string());
-      creates.push_back(std::move(own));
-      CreatedPlaces.insert(value);
     }
   }
   if (removed.empty())
@@ -787,18 +721,7 @@ void Program::addRoots() {
       work.push_back(id);
     }
   };
-  for (const facts::OptionSet &f : options)
-    mark(f.place);
-  for (const facts::LifecycleEvent &f : lifecycle)
-    mark(f.place);
-  for (const facts::Receive &f : receives)
-    mark(f.place);
-  for (const facts::Payload &f : payloads)
-    mark(f.place);
-  for (const facts::Send &f : sends)
-    mark(f.channel);
-  for (const facts::Create &c : creates)
-    mark(c.listener);
+  forEachFactPlace(mark);
   for (const facts::Call &c : calls)
     for (const facts::Argument &a : c.args)
       if (a.mode == facts::ArgMode::Value)

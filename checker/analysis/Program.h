@@ -140,8 +140,23 @@ private:
   Id elementPlace(Id base, int index);
   void addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact);
   Id writeTarget(Id place);
-  void specializePassThrough();
-  void specializeMakers();
+  void specializeReturns();
+  // The places the rules' facts are about: options, lifecycle events, receives, payloads, send
+  // channels and accepting listeners (kNone included; callers skip it).
+  template <class Visit> void forEachFactPlace(Visit &&visit) const {
+    for (const facts::OptionSet &f : options)
+      visit(f.place);
+    for (const facts::LifecycleEvent &f : lifecycle)
+      visit(f.place);
+    for (const facts::Receive &f : receives)
+      visit(f.place);
+    for (const facts::Payload &f : payloads)
+      visit(f.place);
+    for (const facts::Send &f : sends)
+      visit(f.channel);
+    for (const facts::Create &c : creates)
+      visit(c.listener);
+  }
 
   llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
   std::map<std::tuple<Id, std::uint32_t, std::string>, Id> SiteIds;

@@ -17,6 +17,7 @@
 #include "llvm/Option/OptTable.h"
 #include "llvm/Option/Option.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -398,28 +399,30 @@ bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, s
 } // namespace
 
 // What in a command decides which code the preprocessor makes of a file: its macros, include
-// paths, forced includes and language standard. -DPIC is left out: libtool compiles each file
-// twice, with and without it, and nothing tests it beside the PIC code generation.
+// paths, forced includes and language standard, read with clang's option table (every spelling:
+// -DX, -D X, --define-macro=X). -DPIC is left out: libtool compiles each file twice, with and
+// without it, and nothing tests it beside the PIC code generation.
 std::vector<std::string> preprocessingOf(const std::vector<std::string> &argv) {
-  static const llvm::StringRef joined[] = {"-D", "-U", "-I", "-isystem", "-iquote", "-idirafter", "-std="};
-  static const llvm::StringRef separate[] = {"-D", "-U", "-I", "-include", "-imacros", "-isystem",
-                                            "-iquote", "-idirafter"};
+  namespace options = clang::driver::options;
   std::vector<std::string> out;
-  for (std::size_t i = 1; i < argv.size(); ++i) {
-    llvm::StringRef arg = argv[i];
-    if (arg == "-DPIC")
+  if (argv.size() < 2 || isClangCl(argv[0]))
+    return out;
+  std::vector<const char *> raw;
+  for (std::size_t i = 1; i < argv.size(); ++i)
+    raw.push_back(argv[i].c_str());
+  unsigned missingIndex = 0, missingCount = 0;
+  llvm::opt::InputArgList list = clang::driver::getDriverOptTable().ParseArgs(
+      raw, missingIndex, missingCount, llvm::opt::Visibility(options::ClangOption));
+  for (const llvm::opt::Arg *arg : list) {
+    const llvm::opt::Option option = arg->getOption().getUnaliasedOption();
+    if (!option.matches(options::OPT_D) && !option.matches(options::OPT_U) &&
+        !option.matches(options::OPT_I_Group) && !option.matches(options::OPT_clang_i_Group) &&
+        !option.matches(options::OPT_std_EQ))
       continue;
-    if (llvm::is_contained(separate, arg) && i + 1 < argv.size()) {
-      if (!(arg == "-D" && argv[i + 1] == "PIC"))
-        out.push_back(arg.str() + argv[i + 1]);
-      ++i;
+    std::string value = llvm::join(arg->getValues(), ",");
+    if (option.matches(options::OPT_D) && value == "PIC")
       continue;
-    }
-    for (llvm::StringRef prefix : joined)
-      if (arg.starts_with(prefix) && arg.size() > prefix.size()) {
-        out.push_back(arg.str());
-        break;
-      }
+    out.push_back(option.getPrefixedName().str() + value);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -537,9 +540,11 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
       argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
     }
     jobs.push_back({file, command.Directory, adjustCommand(argv, f), outputTarget(argv, command.Output)});
-    std::vector<std::string> first = preprocessingOf(command.CommandLine);
-    for (std::size_t c = 1; c < commands.size(); ++c)
-      jobs.back().otherConfigurations += preprocessingOf(commands[c].CommandLine) != first;
+    if (commands.size() > 1) {
+      std::vector<std::string> first = preprocessingOf(command.CommandLine);
+      for (std::size_t c = 1; c < commands.size(); ++c)
+        jobs.back().otherConfigurations += preprocessingOf(commands[c].CommandLine) != first;
+    }
   }
   return true;
 }
