@@ -178,24 +178,6 @@ bool mentionsCmsghdr(const Stmt *stmt) {
   return false;
 }
 
-facts::Family familyFromValue(std::int64_t value) {
-  using facts::Family;
-  switch (value) {
-  case kernel::kAfUnix: // == AF_LOCAL
-    return Family::Unix;
-  case kernel::kAfNetlink:
-    return Family::Netlink;
-  case kernel::kAfBluetooth:
-    return Family::Bluetooth;
-  case kernel::kAfInet:
-    return Family::Inet;
-  case kernel::kAfInet6:
-    return Family::Inet6;
-  default:
-    return Family::Other;
-  }
-}
-
 std::optional<facts::Family> familyFromName(llvm::StringRef name) {
   using facts::Family;
   return llvm::StringSwitch<std::optional<Family>>(name)

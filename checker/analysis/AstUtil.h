@@ -50,7 +50,6 @@ bool isFdValueType(clang::QualType type, const clang::ASTContext &ctx);
 bool typeIsRecordNamed(clang::QualType type, llvm::StringRef name); // through one pointer
 bool mentionsCmsghdr(const clang::Stmt *stmt);
 
-facts::Family familyFromValue(std::int64_t value);
 std::optional<facts::Family> familyFromName(llvm::StringRef name);
 
 // Calls that read from an fd (an acknowledgement when the fd is a peer's channel).

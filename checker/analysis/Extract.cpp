@@ -162,6 +162,33 @@ const DeclRefExpr *functionRefExpr(const Expr *expr) {
   return nullptr;
 }
 
+// A lambda as an argument (also wrapped into a std::function on the way): its call operator.
+const CXXMethodDecl *lambdaOperator(const Expr *expr) {
+  for (int depth = 0; expr && depth < 6; ++depth) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto *lambda = dyn_cast<LambdaExpr>(expr)) {
+      const CXXMethodDecl *op = lambda->getCallOperator();
+      return op && !op->isDependentContext() ? op : nullptr;
+    }
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr))
+      expr = cleanups->getSubExpr();
+    else if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr))
+      expr = temporary->getSubExpr();
+    else if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
+      expr = bind->getSubExpr();
+    else if (const auto *construct = dyn_cast<CXXConstructExpr>(expr); construct && construct->getNumArgs() >= 1)
+      expr = construct->getArg(0); // std::function<void(int)>(lambda)
+    else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
+      expr = cast->getSubExpr();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// A registration that hands the fd to the callback's first fd parameter.
+constexpr int kFirstFdParam = -2;
+
 const FunctionDecl *functionRef(const Expr *expr) {
   const DeclRefExpr *ref = functionRefExpr(expr);
   return ref ? cast<FunctionDecl>(ref->getDecl()) : nullptr;
@@ -255,8 +282,20 @@ public:
   }
 
   bool TraverseConstructorInitializer(CXXCtorInitializer *init) {
-    if (init && init->isMemberInitializer() && init->getInit() && holdsFd(init->getMember()->getType()))
-      defer(Event::CtorInit, init);
+    if (init && init->getInit()) {
+      // A member or base built in place (sock_(path), Base(fd)): its constructor's `this` is the
+      // member of this object, or this object itself.
+      if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(stripValue(init->getInit())))
+        if (std::optional<Id> self = thisPlace()) {
+          if (init->isMemberInitializer())
+            ConstructStorage[construct] = memberPlace(derefPlace(*self), init->getMember());
+          else if (init->isBaseInitializer() || init->isDelegatingInitializer())
+            ConstructStorage[construct] = derefPlace(*self);
+        }
+      if (init->isMemberInitializer() && (followed(init->getMember()->getType()) ||
+                                          isObjectType(init->getMember()->getType())))
+        defer(Event::CtorInit, init);
+    }
     return Base::TraverseConstructorInitializer(init);
   }
 
@@ -300,11 +339,6 @@ private:
     // fd assignments in the branch of an `if` that compares with a string constant
     // (if (streq(names[i], "varlink")) varlink_fd = fd;): the fd of that name.
     llvm::DenseMap<const BinaryOperator *, std::string> namedAssignments;
-    // Local structs (struct chmsg ch): how often their address is taken, how often as a call's
-    // argument and for which callees, and whether the whole struct is copied into.
-    llvm::DenseMap<const VarDecl *, unsigned> addressTaken, addressToCalls;
-    llvm::DenseMap<const VarDecl *, std::set<std::string>> addressCallees;
-    llvm::DenseSet<const VarDecl *> structCopied;
   };
   struct OpenLoop {
     const Stmt *stmt;
@@ -618,8 +652,20 @@ private:
                 .Default(false))
           readsBack = true;
       }
+      // A class that does more with its fd than own it (BindTo(), Listen(), ReceiveUid()) is an
+      // object: its methods are analysed with `this`.
+      bool onlyOwns = true;
+      for (const CXXMethodDecl *method : record->methods())
+        if (method->isUserProvided() && !isa<CXXConstructorDecl>(method) && !isa<CXXDestructorDecl>(method) &&
+            !isa<CXXConversionDecl>(method) && !method->isOverloadedOperator() && method->getIdentifier() &&
+            !llvm::StringSwitch<bool>(method->getName())
+                 .Cases("get", "fd", "release", "reset", "native_handle", "value", "swap", true)
+                 .Cases("ok", "valid", "is_valid", "close", "Get", "Release", "Reset", "Close", true)
+                 .Cases("IsValid", "is_open", "empty", true)
+                 .Default(false))
+          onlyOwns = false;
       owner = fdFields == 1 && otherFields <= 1 && takesFd && readsBack &&
-              record->hasUserDeclaredDestructor();
+              record->hasUserDeclaredDestructor() && onlyOwns;
     }
     Owners[record] = owner;
     return owner;
@@ -722,85 +768,32 @@ private:
                   recordName(field->getParent()) + "::" + field->getNameAsString());
   }
 
-  // A local struct whose fields only this function fills in: never copied into as a whole, its
-  // address taken only to hand it to calls, to one function besides zeroing it (memset). What
-  // that function reads from its fields is then what this function stored there: its own
-  // places (`ch.fd` of this call), beside the field's place for every object of the record.
-  bool ownFieldsOnly(const VarDecl *var) {
-    // C only: a C++ object also escapes through `this`, references and lambda captures.
-    if (Lang.CPlusPlus || !Current || !var->hasLocalStorage() || isa<ParmVarDecl>(var) ||
-        Current->structCopied.count(var))
-      return false;
-    if (Current->addressTaken.lookup(var) != Current->addressToCalls.lookup(var))
-      return false; // p = &ch, or &ch inside an expression: stores through it are not seen
-    unsigned others = 0;
-    auto callees = Current->addressCallees.find(var);
-    if (callees != Current->addressCallees.end())
-      for (const std::string &name : callees->second)
-        others += name != "memset" && name != "bzero" && name != "explicit_bzero";
-    return others <= 1;
-  }
-  // Up a chain of '.' members (ev->data.fd, ch.hdr.fd): the member where it starts, a '->' one or
-  // the first on an object, and the path of names from there ("data.fd", "hdr.fd").
-  static const MemberExpr *memberChain(const MemberExpr *member, std::string &path) {
-    path = member->getMemberDecl()->getNameAsString();
-    while (!member->isArrow()) {
-      const auto *inner = dyn_cast<MemberExpr>(member->getBase()->IgnoreParenImpCasts());
-      if (!inner)
-        break;
-      path = inner->getMemberDecl()->getNameAsString() + "." + path;
-      member = inner;
-    }
-    return member;
-  }
-  // The local struct and the member path ("fd", "hdr.fd") a `ch.fd` names, or none.
-  const VarDecl *localField(const Expr *expr, std::string &path) {
-    const auto *member = dyn_cast<MemberExpr>(expr->IgnoreParenImpCasts());
-    if (!member || (member = memberChain(member, path))->isArrow())
-      return nullptr;
-    const auto *ref = dyn_cast<DeclRefExpr>(member->getBase()->IgnoreParenImpCasts());
-    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    return var && var->getType()->isRecordType() ? var : nullptr;
-  }
-  // This function's own place for `ch.path` (see ownFieldsOnly); the link's expansion of a
-  // wrapper names it as the call's struct argument followed by the wrapper's member path.
-  // Only for a struct handed to a call: kept for the link even when it holds no socket (-1).
-  std::optional<Id> ownFieldPlace(const VarDecl *var, const std::string &path) {
-    if (!ownFieldsOnly(var) || !Current->addressToCalls.lookup(var))
-      return std::nullopt;
-    std::optional<Id> whole = plainVarPlace(var);
-    if (!whole)
-      return std::nullopt;
-    Id own = intern(U.places[*whole].key + "." + path, facts::PlaceKind::Local,
-                    var->getNameAsString() + "." + path, U.places[*whole].function);
-    OwnFieldPlaces.push_back(own);
-    return own;
-  }
-
-  // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}: stores into the fields, as
-  // ch.fd = sv[0] is (each field is one place for every object of its record).
-  void initFields(const InitListExpr *list, const VarDecl *var, const std::string &prefix) {
+  // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}, ops = {.dispatch = f}: stores
+  // into the object's fields, as ch.fd = sv[0] is.
+  void initFields(const InitListExpr *list, Id object, int depth = 0) {
     const RecordDecl *record = list->getType()->getAsRecordDecl();
-    if (!record || record->isUnion())
+    if (!record || record->isUnion() || depth > 3)
       return; // a union's one initialiser may be any member: no store is known
     for (const FieldDecl *field : record->fields()) {
       unsigned index = field->getFieldIndex();
       if (index >= list->getNumInits())
         break;
       const Expr *value = list->getInit(index)->IgnoreImplicit();
-      std::string path = prefix + (prefix.empty() ? "" : ".") + field->getNameAsString();
+      if (isa<ImplicitValueInitExpr>(value))
+        continue;
+      QualType type = field->getType();
+      Id member = memberPlace(object, field);
       if (const auto *nested = dyn_cast<InitListExpr>(value)) {
-        if (nested->getType()->isRecordType())
-          initFields(nested, var, path);
-        else if (field->getType()->isArrayType() && holdsFd(field->getType()->getAsArrayTypeUnsafe()->getElementType()))
+        if (type->isRecordType())
+          initFields(nested, member, depth + 1);
+        else if (const ArrayType *array = type->getAsArrayTypeUnsafe(); array && followed(array->getElementType()))
           for (unsigned i = 0; i < nested->getNumInits(); ++i)
-            flowInto(nested->getInit(i), element(fieldPlace(field), static_cast<int>(i)), facts::FlowKind::Init);
-      } else if (holdsFd(field->getType())) {
-        std::optional<Id> own = ownFieldPlace(var, path); // {.fd = -1} too: this call's fd is none
-        if (!isa<ImplicitValueInitExpr>(value)) {
-          flowInto(value, fieldPlace(field), facts::FlowKind::Init);
-          flowInto(value, own, facts::FlowKind::Init);
-        }
+            flowInto(nested->getInit(i), element(member, static_cast<int>(i)), facts::FlowKind::Init);
+      } else if (followed(type)) {
+        flowInto(value, member, facts::FlowKind::Init);
+      } else if (isObjectType(type)) {
+        if (std::optional<Id> from = placeOf(value))
+          copyObject(*from, member, type, facts::FlowKind::Init);
       }
     }
   }
@@ -809,6 +802,189 @@ private:
     const facts::Place &b = U.places[base];
     std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
     return intern(b.key + suffix, facts::PlaceKind::Element, b.name + suffix, b.function, index, base);
+  }
+
+  // --- objects (docs/facts-format.md, "Objects") ---------------------------------------------
+  // A struct or class value is an object: its fields are places of its own. An fd owner
+  // (unique_fd) stays what it was, an fd value.
+  bool isObjectType(QualType type) {
+    type = type.getNonReferenceType().getCanonicalType();
+    return type->isRecordType() && !isFdOwnerType(type);
+  }
+  // A value that is the address of objects or functions: a pointer to a struct, to a pointer, to
+  // void (callbacks' user data), to a function; a reference to an object.
+  bool carriesAddress(QualType type) {
+    if (type.isNull())
+      return false;
+    if (type->isReferenceType())
+      return isObjectType(type.getNonReferenceType());
+    type = type.getCanonicalType();
+    if (type->isFunctionPointerType() || type->isMemberFunctionPointerType())
+      return true;
+    const auto *pointer = type->getAs<PointerType>();
+    if (!pointer)
+      return false;
+    QualType pointee = pointer->getPointeeType().getCanonicalType();
+    return pointee->isVoidType() || pointee->isPointerType() || isObjectType(pointee);
+  }
+  // What the analysis follows from place to place: fds, addresses, and (field by field) objects.
+  bool followed(QualType type) { return holdsFd(type) || carriesAddress(type); }
+
+  Id derefPlace(Id pointer) {
+    const facts::Place &p = U.places[pointer];
+    return intern("*" + p.key, facts::PlaceKind::Deref, "*" + p.name, p.function, -1, pointer);
+  }
+  // The field `name` of the object place `object`; `field` is the place of that field in every
+  // object of its record (kNone for a member that is not a record field).
+  Id memberPlace(Id object, llvm::StringRef name, Id field) {
+    const facts::Place &o = U.places[object];
+    std::string display = o.kind == facts::PlaceKind::Deref ? U.places[o.base].name + "->" + name.str()
+                                                             : o.name + "." + name.str();
+    Id id = intern(o.key + "." + name.str(), facts::PlaceKind::Member, display, o.function, -1, object);
+    U.places[id].field = field;
+    return id;
+  }
+  Id memberPlace(Id object, const FieldDecl *field) {
+    return memberPlace(object, field->getName(), fieldPlace(field));
+  }
+  // A place holding the address of `object` (&conn). The address of what a pointer points to is
+  // the pointer: &*p is p.
+  Id addressOf(Id object) {
+    const facts::Place &o = U.places[object];
+    if (o.kind == facts::PlaceKind::Deref)
+      return o.base;
+    bool fresh = PlaceIds.find("&" + o.key) == PlaceIds.end();
+    Id id = intern("&" + o.key, facts::PlaceKind::Value, "&" + o.name, o.function);
+    if (fresh)
+      U.points.push_back({id, object, kNone});
+    return id;
+  }
+  // A socket constant the program hands on (an address family, a socket type), as written: the
+  // place that holds it, or none for any other number.
+  std::optional<Id> constantPlace(const Expr *value) {
+    static const llvm::StringRef families[] = {"AF_UNIX",    "AF_LOCAL",   "PF_UNIX",      "PF_LOCAL",
+                                               "AF_INET",    "PF_INET",    "AF_INET6",     "PF_INET6",
+                                               "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH", "PF_BLUETOOTH"};
+    static const llvm::StringRef types[] = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET", "SOCK_RAW"};
+    std::optional<std::int64_t> number = evalInt(value, Ctx);
+    if (!number || *number < 0 || *number >= facts::kSocketTypeConstant)
+      return std::nullopt;
+    int constant;
+    if (spelledAs(value, families, Ctx))
+      constant = static_cast<int>(*number);
+    else if (spelledAs(value, types, Ctx))
+      constant = facts::kSocketTypeConstant + static_cast<int>(*number & kSockTypeMask);
+    else
+      return std::nullopt;
+    std::string key = "k:" + std::to_string(constant);
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id id = intern(key, facts::PlaceKind::Value, sourceText(value, Ctx));
+    if (fresh)
+      U.points.push_back({id, kNone, kNone, constant});
+    return id;
+  }
+  // A place holding the address of a function (a callback handed on, a table entry).
+  Id functionValue(const FunctionDecl *fn) {
+    Id function = functionId(fn);
+    std::string key = "&fn:" + U.functions[function].key;
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id id = intern(key, facts::PlaceKind::Value, U.functions[function].name);
+    if (fresh)
+      U.points.push_back({id, kNone, function});
+    return id;
+  }
+  // An object made at `at` (a heap allocation, a temporary): its place, and a value that points
+  // to it.
+  Id newObject(const Expr *at, llvm::StringRef prefix, const std::string &name) {
+    SourceLocation loc = SM.getExpansionLoc(at->getBeginLoc());
+    std::string where = normalisedPath(SM.getFilename(loc)) + ":" + std::to_string(SM.getFileOffset(loc));
+    Id object = intern(prefix.str() + ":" + where, facts::PlaceKind::Object, name, functionId(currentFunction()));
+    return object;
+  }
+  // `this` of a member function; inside a lambda, the `this` it captured.
+  std::optional<Id> thisPlace() {
+    // The function whose events are being processed, then the ones around it being walked.
+    if (Current)
+      if (const auto *method = dyn_cast_or_null<CXXMethodDecl>(Current->fn);
+          method && !method->isStatic() && !method->getParent()->isLambda())
+        return thisPlaceOf(method);
+    for (std::size_t i = Scopes.size(); i-- > 0;) {
+      const auto *method = dyn_cast_or_null<CXXMethodDecl>(Scopes[i].fn);
+      if (!method || method->isStatic())
+        continue;
+      if (method->getParent()->isLambda())
+        continue;
+      return thisPlaceOf(method);
+    }
+    return std::nullopt;
+  }
+  Id thisPlaceOf(const CXXMethodDecl *method) {
+    Id function = functionId(method);
+    U.functions[function].method = true;
+    return intern("p:" + U.functions[function].key + "#this", facts::PlaceKind::Param, "this", function, -1);
+  }
+  // The parameter of the function being processed whose value `expr` is: the parameter itself, or
+  // a local initialised from it and never assigned again (int value = on;). -1 otherwise.
+  int parameterValue(const Expr *expr) {
+    const FunctionDecl *fn = currentFunction();
+    if (!expr || !fn)
+      return -1;
+    const auto *ref = dyn_cast<DeclRefExpr>(expr->IgnoreParenImpCasts());
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (var && !isa<ParmVarDecl>(var) && var->isLocalVarDecl() && var->getInit() &&
+        Current && Current->definitions.lookup(var) <= 1)
+      if (const auto *init = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenImpCasts()))
+        var = dyn_cast<VarDecl>(init->getDecl());
+    const auto *param = dyn_cast_or_null<ParmVarDecl>(var);
+    if (!param || param->getDeclContext() != fn)
+      return -1;
+    return static_cast<int>(param->getFunctionScopeIndex());
+  }
+
+  // The place holding the value of an expression of pointer (or reference) type: what it points to
+  // is derefPlace() of it.
+  std::optional<Id> pointerValue(const Expr *expr);
+  // The object an expression of record type denotes (a variable, *p, p->member, a[i]).
+  std::optional<Id> objectOf(const Expr *expr);
+  // A value stored into a place: an fd or an address as it is, an object field by field (or from
+  // the initialiser list that builds it: v.push_back({fd, POLLIN})).
+  void storeInto(const Expr *value, Id target, facts::FlowKind kind) {
+    const Expr *bare = stripValue(value);
+    QualType type = value->getType();
+    if (const auto *list = dyn_cast_or_null<InitListExpr>(bare); list && isObjectType(list->getType())) {
+      initFields(list, target);
+      return;
+    }
+    if (isObjectType(type) && !followed(type)) {
+      if (std::optional<Id> from = placeOf(value))
+        copyObject(*from, target, type, kind);
+      return;
+    }
+    flowInto(value, target, kind);
+  }
+  // A whole object copied (struct conn c = *p; return conn; f(conn)): field by field.
+  void copyObject(Id from, Id to, QualType type, facts::FlowKind kind, int depth = 0);
+  // Where a constructor call builds its object, when the walk saw what it initialises.
+  llvm::DenseMap<const CXXConstructExpr *, Id> ConstructStorage;
+  Id storageOf(const CXXConstructExpr *construct);
+  // Library records the analysis knows the inside of by what they do, not by their fields.
+  enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
+  std::optional<ModelledRecord> modelledRecord(QualType type) {
+    const auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!record || !record->isInStdNamespace() || !record->getIdentifier())
+      return std::nullopt;
+    return llvm::StringSwitch<std::optional<ModelledRecord>>(record->getName())
+        .Cases("vector", "array", "deque", "list", "set", "unordered_set", "span", ModelledRecord::Container)
+        .Cases("map", "unordered_map", "multimap", "initializer_list", ModelledRecord::Container)
+        .Cases("function", "move_only_function", ModelledRecord::Callable)
+        .Cases("optional", "reference_wrapper", ModelledRecord::Transparent)
+        .Cases("unique_ptr", "shared_ptr", "weak_ptr", ModelledRecord::SmartPointer)
+        // An iterator holds the address of an element, as a pointer does.
+        .Cases("__normal_iterator", "_Rb_tree_iterator", "_Rb_tree_const_iterator", ModelledRecord::SmartPointer)
+        .Cases("_Node_iterator", "_Node_const_iterator", "_List_iterator", "_List_const_iterator",
+               ModelledRecord::SmartPointer)
+        .Cases("_Deque_iterator", "reverse_iterator", "move_iterator", "__wrap_iter", ModelledRecord::SmartPointer)
+        .Default(std::nullopt);
   }
 
   // The place a variable names, ignoring reassignments.
@@ -841,6 +1017,9 @@ private:
   // What a socket argument names, for "the same socket" comparisons and messages.
   std::string variableKey(const Expr *expr) {
     const Expr *e = stripValue(expr);
+    // &conn names conn: the callee's c->fd is the caller's conn.fd.
+    if (const auto *address = dyn_cast_or_null<UnaryOperator>(e); address && address->getOpcode() == UO_AddrOf)
+      return variableKey(address->getSubExpr());
     if (const auto *ref = dyn_cast_or_null<DeclRefExpr>(e))
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
         if (std::optional<Id> place = plainVarPlace(var))
@@ -883,51 +1062,35 @@ private:
     return -1;
   }
 
-  // The fd member of a struct, as a path: "fd" for struct pollfd, "data.fd" for struct
-  // epoll_event (through its union); "" when it has none.
-  std::string fdFieldPath(QualType type, int depth = 0) {
+  // The fd member of a struct, as a chain of fields: fd of struct pollfd, data.fd of struct
+  // epoll_event (through its union); empty when it has none.
+  llvm::SmallVector<const FieldDecl *, 2> fdFieldPath(QualType type, int depth = 0) {
     const RecordDecl *record = type->getAsRecordDecl();
     if (!record || !record->getDefinition() || depth > 1)
-      return "";
+      return {};
     for (const FieldDecl *field : record->getDefinition()->fields()) {
       if (holdsFd(field->getType()))
-        return field->getNameAsString();
+        return {field};
       if (field->getType()->isRecordType())
-        if (std::string inner = fdFieldPath(field->getType(), depth + 1); !inner.empty())
-          return field->getNameAsString() + "." + inner;
+        if (llvm::SmallVector<const FieldDecl *, 2> inner = fdFieldPath(field->getType(), depth + 1); !inner.empty()) {
+          inner.insert(inner.begin(), field);
+          return inner;
+        }
     }
-    return "";
+    return {};
   }
   // A callback without an fd parameter that gets the fd in a struct (poll_cb(struct pollfd *pfd)):
-  // the parameter and the path of the fd in it.
-  std::pair<int, std::string> fdInStructParam(const FunctionDecl *fn) {
+  // the place of that fd, pfd->fd (the field of what the parameter points to).
+  std::optional<Id> fdInStructParam(const FunctionDecl *fn) {
     for (unsigned i = 0; i < fn->getNumParams(); ++i)
       if (const auto *pointer = fn->getParamDecl(i)->getType()->getAs<PointerType>())
-        if (std::string path = fdFieldPath(pointer->getPointeeType()); !path.empty())
-          return {static_cast<int>(i), path};
-    return {-1, ""};
-  }
-  Id parameterFieldPlace(const FunctionDecl *fn, unsigned index, const std::string &path) {
-    Id param = paramPlace(fn, index);
-    return intern(U.places[param].key + "->" + path, facts::PlaceKind::Field,
-                  U.places[param].name + "->" + path, functionId(fn), static_cast<int>(index));
-  }
-  // pfd->fd (or ev->data.fd) where pfd is a parameter of the function it is read in and is never
-  // reassigned there: a place of that parameter's own.
-  std::optional<Id> parameterField(const MemberExpr *member) {
-    std::string path;
-    // Down through '.' members (ev->data.fd) to the one that dereferences the parameter.
-    const MemberExpr *arrow = memberChain(member, path);
-    if (!arrow->isArrow())
-      return std::nullopt;
-    const auto *ref = dyn_cast<DeclRefExpr>(arrow->getBase()->IgnoreParenImpCasts());
-    const auto *param = ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
-    const FunctionDecl *fn = currentFunction();
-    if (!param || !fn || param->getDeclContext() != fn)
-      return std::nullopt;
-    if (Current && (Current->unsafe.count(param) || Current->definitions.count(param)))
-      return std::nullopt;
-    return parameterFieldPlace(fn, param->getFunctionScopeIndex(), path);
+        if (llvm::SmallVector<const FieldDecl *, 2> path = fdFieldPath(pointer->getPointeeType()); !path.empty()) {
+          Id place = derefPlace(paramPlace(fn, i));
+          for (const FieldDecl *field : path)
+            place = memberPlace(place, field);
+          return place;
+        }
+    return std::nullopt;
   }
 
   std::optional<Id> placeOf(const Expr *expr);
@@ -963,7 +1126,20 @@ private:
   void processOption(const CallExpr *call, const FunctionDecl *callee, const Event &event);
   void processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event);
   void processUserCall(const Expr *call, const FunctionDecl *callee,
-                       llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false);
+                       llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false,
+                       std::optional<Id> receiverAddress = std::nullopt);
+  // The object std::make_unique<T>(...) or v.emplace_back(...) builds.
+  std::optional<Id> forwardedObject(const CallExpr *call, const FunctionDecl *callee);
+  void processConstruct(const CXXConstructExpr *construct, const Event &event);
+  // A call of a method of a library record the analysis models (modelledRecord): true when done.
+  bool processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event);
+  // A call through a pointer: the link calls whatever reaches it.
+  void processIndirectCall(const CallExpr *call, const Expr *target, llvm::ArrayRef<const Expr *> args,
+                           const Event &event);
+  Id indirectValue(const CallExpr *call);
+  std::optional<Id> modelledValue(const CallExpr *call, const CXXMethodDecl *method);
+  // The argument handed to a parameter of this type: an fd, an address, or nothing followed.
+  facts::Argument argumentFor(QualType paramType, const Expr *value, const Event &event, bool forwarded);
   void pairCreates(const CallExpr *call, const Expr *array, facts::CreateHow how, const Event &event);
   // CMSG_DATA(c), or a call of a function of this file that returns it (chrony's
   // add_control_message(&msg, SOL_SOCKET, SCM_RIGHTS, len): the caller fills what it returns).
@@ -1117,7 +1293,6 @@ private:
   llvm::StringMap<Id> FileByPath;
   llvm::DenseMap<const FunctionDecl *, Id> FunctionIds;
   llvm::StringMap<Id> PlaceIds;
-  std::vector<Id> OwnFieldPlaces; // a local struct's own fields (ownFieldPlace): read by the link
   llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
@@ -1203,26 +1378,20 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
     return true;
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee) {
-    // A call through a pointer (s->poll_fns.dispatch_add(..., fd, ..., acceptor)) can still
-    // register a callback with an fd.
+    // A call through a pointer: the link calls what reaches it (w->fn(w), ops->dispatch_add(...,
+    // fd, ..., acceptor), which may also register a callback with an fd by the general rule).
+    bool relevant = followed(call->getType()) || isObjectType(call->getType());
     for (const Expr *arg : call->arguments())
-      if (functionRefExpr(arg)) {
-        defer(Event::Call, call);
-        break;
-      }
+      relevant |= followed(arg->getType()) || holdsFdField(arg->getType()) || functionRefExpr(arg);
+    if (relevant) {
+      scope().socketCalls = true; // ordered against what the callees do
+      defer(Event::Call, call);
+    }
     return true;
   }
   if (const auto *ref = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
     CalleeRefs.insert(ref);
   Scope &s = scope();
-  for (const Expr *arg : call->arguments())
-    if (const auto *address = dyn_cast<UnaryOperator>(arg->IgnoreParenImpCasts());
-        address && address->getOpcode() == UO_AddrOf)
-      if (const auto *ref = dyn_cast<DeclRefExpr>(address->getSubExpr()->IgnoreParenImpCasts()))
-        if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getType()->isRecordType()) {
-          ++s.addressToCalls[var];
-          s.addressCallees[var].insert(callee->getNameAsString());
-        }
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   if (name == "sd_listen_fds_with_names")
     s.listenFdNames = true;
@@ -1277,11 +1446,16 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
 bool Extractor::VisitCXXConstructExpr(CXXConstructExpr *construct) {
   if (isFdOwnerType(construct->getType()))
     return true; // a value, read where it is stored
+  const CXXConstructorDecl *ctor = construct->getConstructor();
+  if (!ctor || !isObjectType(construct->getType()))
+    return true;
+  // Objects built from followed values, copied from other objects, or of the program's own
+  // classes (their constructors store into `this`).
+  bool relevant = !declaredInSystemHeader(ctor, SM) || modelledRecord(construct->getType());
   for (const Expr *arg : construct->arguments())
-    if (holdsFd(arg->getType())) {
-      defer(Event::Construct, construct);
-      break;
-    }
+    relevant |= followed(arg->getType()) || isObjectType(arg->getType());
+  if (relevant)
+    defer(Event::Construct, construct);
   return true;
 }
 
@@ -1311,8 +1485,6 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
   const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
   if (const auto *ref = dyn_cast<DeclRefExpr>(lhs))
     if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
-      if (var->getType()->isRecordType())
-        scope().structCopied.insert(var); // ch = *other: its fields come from elsewhere
       if (op->getOpcode() != BO_Assign)
         scope().unsafe.insert(var); // x += n: a value we do not follow
       else
@@ -1369,17 +1541,20 @@ bool Extractor::VisitUnaryOperator(UnaryOperator *op) {
     credentialTest(true);
   if (op->getOpcode() == UO_AddrOf || op->isIncrementDecrementOp())
     if (const auto *ref = dyn_cast<DeclRefExpr>(op->getSubExpr()->IgnoreParenImpCasts()))
-      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
         scope().unsafe.insert(var);
-        if (op->getOpcode() == UO_AddrOf && var->getType()->isRecordType())
-          ++scope().addressTaken[var];
-      }
   return true;
 }
 
 bool Extractor::VisitVarDecl(VarDecl *var) {
   if (isa<ParmVarDecl>(var) || !var->getInit())
     return true;
+  // An object built in place (Server s(fd); UnixSocket l = UnixSocket::Stream()): the constructor's
+  // `this`, or what the call returns, is the variable.
+  if (isObjectType(var->getType()) && !var->getType()->isReferenceType())
+    if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(stripValue(var->getInit())))
+      if (std::optional<Id> place = plainVarPlace(var))
+        ConstructStorage[construct] = *place;
   // A table of callbacks (struct ops { int (*readable)(int fd); } ops = {on_read}): an fd
   // registered with the table reaches each of them.
   if (var->getType()->isRecordType() && (var->hasGlobalStorage() || var->isStaticLocal())) {
@@ -1395,16 +1570,15 @@ bool Extractor::VisitVarDecl(VarDecl *var) {
   if (var->getType()->isPointerType() && cmsgDataValue(var->getInit()))
     scope().cmsgDataPointers.insert(var);
   bool array = var->getType()->isArrayType() &&
-               holdsFd(Ctx.getAsArrayType(var->getType())->getElementType());
-  if (var->getType()->isRecordType() && !holdsFd(var->getType())) {
-    // struct chmsg ch = {1, sv[0]}: its fd fields are stored into (Event::VarInit).
-    if (var->hasLocalStorage() && isa<InitListExpr>(var->getInit()->IgnoreImplicit()))
+               followed(Ctx.getAsArrayType(var->getType())->getElementType());
+  if (isObjectType(var->getType()) && !var->getType()->isReferenceType()) {
+    // struct chmsg ch = {1, sv[0]}: its fields are stored into; struct conn c = *p: copied
+    // (Event::VarInit). An object built by a constructor is its call's (Event::Construct).
+    if (!isa<CXXConstructExpr>(stripValue(var->getInit())))
       defer(Event::VarInit, var);
-    else if (var->hasLocalStorage())
-      scope().structCopied.insert(var); // struct chmsg ch = *other
     return true;
   }
-  if (!array && !holdsFd(var->getType()))
+  if (!array && !followed(var->getType()))
     return true;
   if (var->isLocalVarDecl())
     ++scope().definitions[var];
@@ -1413,7 +1587,20 @@ bool Extractor::VisitVarDecl(VarDecl *var) {
 }
 
 bool Extractor::VisitReturnStmt(ReturnStmt *ret) {
-  if (ret->getRetValue() && currentFunction() && holdsFd(currentFunction()->getReturnType()))
+  const FunctionDecl *fn = currentFunction();
+  if (!ret->getRetValue() || !fn)
+    return true;
+  QualType type = fn->getReturnType();
+  if (isObjectType(type) && !type->isReferenceType()) {
+    // return UnixSocket(fd): built in the returned object
+    if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(stripValue(ret->getRetValue()))) {
+      ConstructStorage[construct] = returnPlace(fn);
+      return true;
+    }
+    defer(Event::Return, ret);
+    return true;
+  }
+  if (followed(type))
     defer(Event::Return, ret);
   return true;
 }
@@ -1937,35 +2124,78 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   if (!e)
     return std::nullopt;
   if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
-    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
-      return varPlace(var, ref);
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      std::optional<Id> place = varPlace(var, ref);
+      // A reference names the object it is bound to: what its place points to.
+      if (place && var->getType()->isReferenceType() && isObjectType(var->getType()))
+        return derefPlace(*place);
+      return place;
+    }
+    if (const auto *fn = dyn_cast<FunctionDecl>(ref->getDecl()))
+      return functionValue(fn);
     return std::nullopt;
   }
+  if (isa<CXXThisExpr>(e))
+    return thisPlace();
   if (const auto *member = dyn_cast<MemberExpr>(e)) {
+    if (const auto *var = dyn_cast<VarDecl>(member->getMemberDecl()))
+      return plainVarPlace(var); // a static member is a global
     const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
     if (!field)
       return std::nullopt;
-    Id global = fieldPlace(field);
-    // pfd->fd, ev->data.fd on a parameter: what a registered callback is called with. (Scalar
-    // fds only: an array field keeps one place, so its elements stay the socketpair's ends.)
-    if (std::optional<Id> own = holdsFd(field->getType()) ? parameterField(member) : std::nullopt) {
-      addFlow(global, *own, facts::FlowKind::Fallback);
-      addFlow(*own, global, facts::FlowKind::Assign);
-      return own;
+    // The field of the object the base denotes (p->fd: of what p points to), a place of that
+    // object's own. When the object cannot be named, the field's place for every object of its
+    // record (what the link also uses for pointers whose objects it does not know).
+    std::optional<Id> object;
+    if (member->isArrow()) {
+      if (std::optional<Id> pointer = pointerValue(member->getBase()))
+        object = derefPlace(*pointer);
+    } else {
+      object = placeOf(member->getBase());
     }
-    return global;
+    Id place = object ? memberPlace(*object, field) : fieldPlace(field);
+    // A reference member (EventLoop &loop_) holds the address of the object it names.
+    if (field->getType()->isReferenceType() && isObjectType(field->getType()))
+      return derefPlace(place);
+    return place;
   }
   if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Deref) {
+    QualType pointee = unary->getSubExpr()->getType()->getPointeeType();
+    if (!pointee.isNull() && (isObjectType(pointee) || carriesAddress(pointee))) {
+      std::optional<Id> pointer = pointerValue(unary->getSubExpr());
+      return pointer ? std::optional<Id>(derefPlace(*pointer)) : std::nullopt;
+    }
+    if (!pointee.isNull() && pointee->isFunctionType())
+      return pointerValue(unary->getSubExpr()); // (*cb)(fd) calls what cb points to
     std::optional<Id> base = placeOf(unary->getSubExpr());
     return base ? std::optional<Id>(element(*base, 0)) : std::nullopt;
   }
+  if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_AddrOf)
+    return pointerValue(e);
   if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+    std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+    int at = index && *index >= 0 ? static_cast<int>(*index) : -1;
+    const Expr *baseExpr = subscript->getBase()->IgnoreParens();
+    // conns[i] with `struct conn *conns`: an element of the objects conns points to. (An int
+    // pointer indexed stays what it was: its elements are the callers' array elements.)
+    const auto *decay = dyn_cast<ImplicitCastExpr>(baseExpr);
+    bool decayed = decay && decay->getCastKind() == CK_ArrayToPointerDecay;
+    if (!decayed && isObjectType(subscript->getType())) {
+      std::optional<Id> pointer = pointerValue(subscript->getBase());
+      return pointer ? std::optional<Id>(element(derefPlace(*pointer), at)) : std::nullopt;
+    }
     std::optional<Id> base = placeOf(subscript->getBase());
     if (!base)
       return std::nullopt;
-    std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
-    return element(*base, index && *index >= 0 ? static_cast<int>(*index) : -1);
+    return element(*base, at);
   }
+  if (const auto *lambda = dyn_cast<LambdaExpr>(e))
+    if (const CXXMethodDecl *op = lambda->getCallOperator(); op && !op->isDependentContext())
+      return functionValue(op);
+  if (isa<CXXNewExpr>(e))
+    return pointerValue(e);
+  if (const auto *literal = dyn_cast<CompoundLiteralExpr>(e); literal && isObjectType(literal->getType()))
+    return newObject(literal, "t", "(" + literal->getType().getAsString() + "){...}");
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
     const Expr *object = member->getImplicitObjectArgument();
     const CXXMethodDecl *method = member->getMethodDecl();
@@ -1976,8 +2206,11 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     return callValue(call);
   if (const auto *construct = dyn_cast<CXXConstructExpr>(e)) {
     // UniqueFd(fd), UniqueFd(std::move(other)): the owned fd.
-    if (isFdOwnerType(construct->getType()) && construct->getNumArgs() >= 1)
-      return placeOf(construct->getArg(0));
+    if (isFdOwnerType(construct->getType()))
+      return construct->getNumArgs() >= 1 ? placeOf(construct->getArg(0)) : std::nullopt;
+    // An object: where it is built (the variable, the returned object), or a temporary.
+    if (isObjectType(construct->getType()))
+      return storageOf(construct);
     return std::nullopt;
   }
   // A socket-activation fd: SD_LISTEN_FDS_START (+ n), or a project's own LISTEN_FDS_START.
@@ -2000,6 +2233,130 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
                       "socket activation, " + text, listenFdHandover(value));
 }
 
+Id Extractor::storageOf(const CXXConstructExpr *construct) {
+  if (auto it = ConstructStorage.find(construct); it != ConstructStorage.end())
+    return it->second;
+  QualType type = construct->getType();
+  return newObject(construct, "t", type.getAsString() + " temporary");
+}
+
+std::optional<Id> Extractor::pointerValue(const Expr *expr) {
+  const Expr *e = expr;
+  while (e) {
+    e = e->IgnoreParens();
+    if (const auto *cast = dyn_cast<ImplicitCastExpr>(e)) {
+      if (cast->getCastKind() == CK_ArrayToPointerDecay) {
+        // An array of objects decays to the address of its elements (one object for all).
+        QualType element = cast->getSubExpr()->getType()->getAsArrayTypeUnsafe()
+                               ? cast->getSubExpr()->getType()->getAsArrayTypeUnsafe()->getElementType()
+                               : QualType();
+        std::optional<Id> array = placeOf(cast->getSubExpr());
+        if (!array)
+          return std::nullopt;
+        if (!element.isNull() && isObjectType(element))
+          return addressOf(this->element(*array, -1));
+        return array; // an int array stands for its elements (ArgMode::Array)
+      }
+      e = cast->getSubExpr();
+      continue;
+    }
+    if (const auto *cast = dyn_cast<ExplicitCastExpr>(e); cast && cast->getType()->isPointerType() &&
+                                                           (cast->getSubExpr()->getType()->isPointerType() ||
+                                                            cast->getSubExpr()->getType()->isArrayType())) {
+      e = cast->getSubExpr(); // (struct conn *)data: the same address
+      continue;
+    }
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(e)) {
+      e = cleanups->getSubExpr();
+      continue;
+    }
+    if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = temporary->getSubExpr();
+      continue;
+    }
+    if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(e)) {
+      e = bind->getSubExpr();
+      continue;
+    }
+    break;
+  }
+  if (!e)
+    return std::nullopt;
+  if (const auto *unary = dyn_cast<UnaryOperator>(e)) {
+    if (unary->getOpcode() == UO_AddrOf) {
+      const Expr *sub = unary->getSubExpr()->IgnoreParenImpCasts();
+      if (const auto *ref = dyn_cast<DeclRefExpr>(sub))
+        if (const auto *fn = dyn_cast<FunctionDecl>(ref->getDecl()))
+          return functionValue(fn);
+      QualType type = unary->getSubExpr()->getType();
+      if (!isObjectType(type) && !carriesAddress(type))
+        return std::nullopt; // &fd: an int pointer, followed as ArgMode::Address where passed
+      std::optional<Id> object = placeOf(unary->getSubExpr());
+      return object ? std::optional<Id>(addressOf(*object)) : std::nullopt;
+    }
+    if (unary->isIncrementDecrementOp())
+      return pointerValue(unary->getSubExpr());
+  }
+  if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->isAdditiveOp()) {
+    // conns + i: the same objects (their elements are one)
+    const Expr *pointer = binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
+    return pointerValue(pointer);
+  }
+  if (isa<CXXThisExpr>(e))
+    return thisPlace();
+  if (const auto *fresh = dyn_cast<CXXNewExpr>(e)) {
+    QualType type = fresh->getAllocatedType();
+    Id object = newObject(fresh, "h", "new " + type.getAsString());
+    if (fresh->isArray())
+      object = element(object, -1);
+    if (const CXXConstructExpr *construct = fresh->getConstructExpr())
+      ConstructStorage[construct] = object;
+    return addressOf(object);
+  }
+  if (isa<CXXNullPtrLiteralExpr>(e) || isa<GNUNullExpr>(e) || isa<IntegerLiteral>(e))
+    return std::nullopt;
+  return placeOf(e);
+}
+
+void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, int depth) {
+  type = type.getNonReferenceType().getCanonicalType();
+  const RecordDecl *record = type->getAsRecordDecl();
+  if (!record || !record->getDefinition() || depth > 2 || from == to)
+    return;
+  record = record->getDefinition();
+  if (std::optional<ModelledRecord> modelled = modelledRecord(type)) {
+    // What the analysis follows of a library type: its elements, or the callable it holds.
+    if (*modelled == ModelledRecord::Container || *modelled == ModelledRecord::Transparent)
+      addFlow(element(from, -1), element(to, -1), kind);
+    if (*modelled == ModelledRecord::Callable)
+      addFlow(memberPlace(from, "<callable>", kNone), memberPlace(to, "<callable>", kNone), kind);
+    if (*modelled == ModelledRecord::Transparent || *modelled == ModelledRecord::SmartPointer)
+      addFlow(from, to, kind);
+    return;
+  }
+  if (declaredInSystemHeader(record, SM) && !holdsFdField(type))
+    return;
+  auto fields = [&](const RecordDecl *r, auto &self) -> void {
+    if (const auto *cxx = dyn_cast<CXXRecordDecl>(r))
+      for (const CXXBaseSpecifier &base : cxx->bases())
+        if (const RecordDecl *b = base.getType()->getAsRecordDecl(); b && b->getDefinition())
+          self(b->getDefinition(), self);
+    for (const FieldDecl *field : r->fields()) {
+      QualType t = field->getType();
+      if (followed(t)) {
+        addFlow(memberPlace(from, field), memberPlace(to, field), kind);
+      } else if (isObjectType(t)) {
+        copyObject(memberPlace(from, field), memberPlace(to, field), t, kind, depth + 1);
+      } else if (const ArrayType *array = t->getAsArrayTypeUnsafe(); array && followed(array->getElementType())) {
+        Id a = memberPlace(from, field), b = memberPlace(to, field);
+        for (int k : {0, 1, -1})
+          addFlow(element(a, k), element(b, k), kind);
+      }
+    }
+  };
+  fields(record, fields);
+}
+
 // An fd spelled as a number where an fd is expected (fd 3, the first socket-activation fd).
 bool inheritedNumber(const Expr *arg, const ASTContext &ctx) {
   const auto *literal = dyn_cast<IntegerLiteral>(arg->IgnoreParenImpCasts());
@@ -2010,12 +2367,114 @@ bool inheritedNumber(const Expr *arg, const ASTContext &ctx) {
   return value && *value >= 3 && *value < 1024;
 }
 
+Id Extractor::indirectValue(const CallExpr *call) {
+  SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
+  return intern(facts::indirectValueKey(normalisedPath(SM.getFilename(loc)), SM.getFileOffset(loc)),
+                facts::PlaceKind::Value, sourceText(call->getCallee(), Ctx) + "()",
+                functionId(currentFunction()));
+}
+
+std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethodDecl *method) {
+  std::optional<ModelledRecord> modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
+  if (!modelled)
+    return std::nullopt;
+  const Expr *objectExpr = nullptr;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+    objectExpr = member->getImplicitObjectArgument();
+  else if (call->getNumArgs() >= 1)
+    objectExpr = call->getArg(0);
+  if (!objectExpr)
+    return std::nullopt;
+  std::optional<Id> object;
+  if (objectExpr->getType()->isPointerType()) {
+    if (std::optional<Id> pointer = pointerValue(objectExpr))
+      object = derefPlace(*pointer);
+  } else {
+    object = placeOf(objectExpr);
+  }
+  if (!object)
+    return std::nullopt;
+  llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
+  const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
+  OverloadedOperatorKind kind = op ? op->getOperator() : OO_None;
+  QualType result = call->getType();
+  switch (*modelled) {
+  case ModelledRecord::Container: {
+    // v[i], v.at(i), v.front(): an element (a map's: the value of its key/value pair); v.data():
+    // the elements, as an int array stands for them (or the address of the objects they are);
+    // v.begin(), m.find(k): an iterator, the address of the elements.
+    llvm::StringRef container = method->getParent()->getName();
+    bool map = container.ends_with("map");
+    std::optional<std::int64_t> index;
+    if (kind == OO_Subscript && call->getNumArgs() >= 2)
+      index = evalInt(call->getArg(1), Ctx);
+    if (kind == OO_Subscript || name == "at" || name == "front" || name == "back") {
+      Id item = element(*object, container == "array" && index && *index >= 0 ? static_cast<int>(*index) : -1);
+      return map ? memberPlace(item, "second", kNone) : item;
+    }
+    if (name == "data") {
+      if (carriesAddress(result) && !result->getPointeeType().isNull() && isObjectType(result->getPointeeType()))
+        return addressOf(element(*object, -1));
+      return *object;
+    }
+    if (llvm::StringSwitch<bool>(name)
+            .Cases("begin", "cbegin", "end", "cend", "rbegin", "rend", "find", "lower_bound", "upper_bound", true)
+            .Default(false))
+      return addressOf(element(*object, -1));
+    return std::nullopt;
+  }
+  case ModelledRecord::Transparent:
+    // *opt, opt.value(), opt->: the value it holds (the optional stands for it)
+    if (kind == OO_Arrow)
+      return addressOf(*object);
+    if (kind == OO_Star || name == "value" || name == "get" || name == "value_or")
+      return *object;
+    return std::nullopt;
+  case ModelledRecord::SmartPointer:
+    // p.get(), p->, p.release(): the address it holds; *p: the object
+    if (kind == OO_Star)
+      return derefPlace(*object);
+    if (kind == OO_Arrow || name == "get" || name == "release" || name == "lock")
+      return *object;
+    return std::nullopt;
+  case ModelledRecord::Callable:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Functions that return a new object (the heap allocation is the object).
+bool allocates(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "memalign", "valloc", true)
+      .Cases("g_malloc", "g_malloc0", "g_malloc_n", "g_malloc0_n", "g_try_malloc", "g_try_malloc0", true)
+      .Cases("xmalloc", "xcalloc", "xzalloc", "zalloc", "xrealloc", "mallocz", "qb_malloc", true)
+      .Default(false);
+}
+
 std::optional<Id> Extractor::callValue(const CallExpr *call) {
   const FunctionDecl *callee = call->getDirectCallee();
-  if (!callee)
+  if (!callee) {
+    if (followed(call->getType()) || isObjectType(call->getType()))
+      return indirectValue(call);
     return std::nullopt;
+  }
   if (isStdMove(callee) && call->getNumArgs() == 1)
     return placeOf(call->getArg(0));
+  if (const auto *method = dyn_cast<CXXMethodDecl>(callee))
+    if (std::optional<Id> modelled = modelledValue(call, method))
+      return modelled;
+  if (callee->isInStdNamespace() && callee->getIdentifier() &&
+      (callee->getName() == "make_unique" || callee->getName() == "make_shared" ||
+       callee->getName() == "allocate_shared"))
+    if (std::optional<Id> object = forwardedObject(call, callee))
+      return addressOf(*object); // a smart pointer holding the new object's address
+  if (callee->getIdentifier() && allocates(callee->getName()) && declaredInSystemHeader(callee, SM)) {
+    // A heap object of its own, per allocation.
+    Id object = newObject(call, "h", callee->getNameAsString() + "()" +
+                                         (currentFunction() ? " in " + currentFunction()->getNameAsString() + "()" : ""));
+    return addressOf(object);
+  }
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   bool api = isSocketApi(callee);
   const FunctionDecl *fn = currentFunction();
@@ -2027,7 +2486,7 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
         "AF_UNIX",      "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH",
         "PF_BLUETOOTH", "AF_INET",  "PF_INET", "AF_INET6", "PF_INET6"};
     if (std::optional<std::int64_t> value = evalInt(call->getArg(0), Ctx)) {
-      create.family = familyFromValue(*value);
+      create.family = facts::familyFromValue(*value);
       llvm::StringRef spelled;
       if (spelledAs(call->getArg(0), families, Ctx, &spelled) && familyFromName(spelled) == create.family)
         create.familyName = spelled.str();
@@ -2045,6 +2504,11 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     }
     if (std::optional<std::int64_t> type = evalInt(call->getArg(1), Ctx))
       create.type = static_cast<int>(*type & kSockTypeMask);
+    // socket(family, type, 0) with the family or type a parameter: each caller's constant.
+    if (create.family == facts::Family::Unknown)
+      create.familyParam = parameterValue(call->getArg(0));
+    if (create.type < 0)
+      create.typeParam = parameterValue(call->getArg(1));
     create.origin = "socket()" + where;
     return createValue(call, std::move(create), "socket");
   }
@@ -2097,8 +2561,12 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   for (const FdBox &box : kFdBoxes)
     if (name == box.load && box.outArg < 0)
       return intern(box.key, facts::PlaceKind::Field, box.name);
-  if (!holdsFd(call->getType()) && !holdsFd(callee->getReturnType()))
+  QualType type = callee->getReturnType();
+  bool object = isObjectType(type) && !type->isReferenceType();
+  if (!holdsFd(call->getType()) && !holdsFd(type) && !carriesAddress(type) && !object)
     return std::nullopt;
+  if (declaredInSystemHeader(callee, SM) && !holdsFd(type))
+    return std::nullopt; // a library's pointer or struct: nothing the program put there
   // The value of this call, fed by the callee's return: a place of its own, so that the link can
   // give a function that only hands back an fd it was given (fd_move_above_stdio(fd)) each
   // caller's own fd instead of every caller's.
@@ -2107,7 +2575,12 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, normalisedPath(SM.getFilename(loc)),
                                  SM.getFileOffset(loc)),
                     facts::PlaceKind::Value, callee->getNameAsString() + "()", functionId(fn));
-  addFlow(ret, value, facts::FlowKind::Return);
+  if (object)
+    copyObject(ret, value, type, facts::FlowKind::Return); // a struct returned by value
+  else
+    addFlow(ret, value, facts::FlowKind::Return);
+  if (type->isReferenceType() && isObjectType(type))
+    return derefPlace(value); // T &get(): the object the returned address names
   return value;
 }
 
@@ -2133,10 +2606,15 @@ void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::Flo
       construct && isFdOwnerType(construct->getType()) &&
       (construct->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(construct->getArg(0))))
     return;
-  if (std::optional<Id> from = placeOf(e)) {
+  if (std::optional<Id> from = carriesAddress(e->getType()) ? pointerValue(e) : placeOf(e)) {
     bool viaUnknownIndex = (U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0) ||
                            objectAtRunTimeIndex(e);
     addFlow(*from, *target, kind, exact && !viaUnknownIndex);
+    return;
+  }
+  // A socket constant kept for later (family = AF_INET6; a.domain = AF_UNIX).
+  if (std::optional<Id> constant = constantPlace(e)) {
+    addFlow(*constant, *target, kind);
     return;
   }
   // A value we cannot follow (x + 1, a call through a pointer). Small constants (-1, 0) are
@@ -2172,14 +2650,9 @@ void Extractor::process(const Event &event) {
   case Event::Call:
     processCall(static_cast<const CallExpr *>(event.node), event);
     return;
-  case Event::Construct: {
-    const auto *construct = static_cast<const CXXConstructExpr *>(event.node);
-    if (!construct->getConstructor() || declaredInSystemHeader(construct->getConstructor(), SM))
-      return;
-    llvm::SmallVector<const Expr *, 4> args(construct->arguments());
-    processUserCall(construct, construct->getConstructor(), args, event);
+  case Event::Construct:
+    processConstruct(static_cast<const CXXConstructExpr *>(event.node), event);
     return;
-  }
   case Event::Assign: {
     const auto *op = static_cast<const BinaryOperator *>(event.node);
     const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
@@ -2193,7 +2666,14 @@ void Extractor::process(const Event &event) {
       payload(op, op->getRHS(), false, 1, event);
       return;
     }
-    if (!holdsFd(op->getLHS()->getType()))
+    QualType type = op->getLHS()->getType();
+    if (isObjectType(type)) { // *p = conn, a = b: the object copied field by field
+      if (std::optional<Id> from = placeOf(op->getRHS()))
+        if (std::optional<Id> to = placeOf(lhs))
+          copyObject(*from, *to, type, facts::FlowKind::Assign);
+      return;
+    }
+    if (!followed(type))
       return;
     std::optional<Id> place;
     if (const auto *ref = dyn_cast<DeclRefExpr>(lhs); ref && isa<VarDecl>(ref->getDecl()))
@@ -2208,9 +2688,6 @@ void Extractor::process(const Event &event) {
         return;
     }
     flowInto(op->getRHS(), place, facts::FlowKind::Assign);
-    std::string path;
-    if (const VarDecl *var = localField(lhs, path))
-      flowInto(op->getRHS(), ownFieldPlace(var, path), facts::FlowKind::Assign);
     return;
   }
   case Event::VarInit: {
@@ -2223,12 +2700,23 @@ void Extractor::process(const Event &event) {
             flowInto(list->getInit(i), element(*array, static_cast<int>(i)), facts::FlowKind::Init);
       return;
     }
-    if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit());
-        list && var->getType()->isRecordType() && !holdsFd(var->getType())) {
-      initFields(list, var, "");
+    if (isObjectType(var->getType()) && !var->getType()->isReferenceType()) {
+      std::optional<Id> object = plainVarPlace(var);
+      if (!object)
+        return;
+      if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit()))
+        initFields(list, *object);
+      else if (std::optional<Id> from = placeOf(init))
+        copyObject(*from, *object, var->getType(), facts::FlowKind::Init); // struct conn c = *p
       return;
     }
     std::optional<Id> place = plainVarPlace(var);
+    if (place && var->getType()->isReferenceType()) {
+      // Conn &c = conns[i]: the reference holds the object's address
+      if (std::optional<Id> object = placeOf(init))
+        addFlow(addressOf(*object), *place, facts::FlowKind::Init);
+      return;
+    }
     if (Flow)
       if (auto it = Flow->initDef.find(var); it != Flow->initDef.end())
         place = Flow->defs[it->second].place;
@@ -2237,6 +2725,17 @@ void Extractor::process(const Event &event) {
   }
   case Event::Return: {
     const auto *ret = static_cast<const ReturnStmt *>(event.node);
+    QualType type = Current->fn->getReturnType();
+    if (isObjectType(type) && !type->isReferenceType()) {
+      if (std::optional<Id> object = placeOf(ret->getRetValue()))
+        copyObject(*object, returnPlace(Current->fn), type, facts::FlowKind::Return);
+      return;
+    }
+    if (type->isReferenceType() && isObjectType(type)) { // T &get() { return obj_; }
+      if (std::optional<Id> object = placeOf(ret->getRetValue()))
+        addFlow(addressOf(*object), returnPlace(Current->fn), facts::FlowKind::Return);
+      return;
+    }
     flowInto(ret->getRetValue(), returnPlace(Current->fn), facts::FlowKind::Return);
     return;
   }
@@ -2258,8 +2757,24 @@ void Extractor::process(const Event &event) {
   case Event::CtorInit: {
     const auto *init = static_cast<const CXXCtorInitializer *>(event.node);
     const FieldDecl *field = init->getMember();
-    Id place = intern(fieldKey(field), facts::PlaceKind::Field,
-                      recordName(field->getParent()) + "::" + field->getNameAsString());
+    std::optional<Id> self = thisPlace();
+    Id place = self ? memberPlace(derefPlace(*self), field) : fieldPlace(field);
+    QualType type = field->getType();
+    if (type->isReferenceType()) { // loop_(loop): the address of the object it names
+      if (isObjectType(type)) {
+        if (std::optional<Id> object = placeOf(init->getInit()))
+          addFlow(addressOf(*object), place, facts::FlowKind::Init);
+      } else {
+        flowInto(init->getInit(), place, facts::FlowKind::Init);
+      }
+      return;
+    }
+    if (isObjectType(type)) {
+      if (!isa<CXXConstructExpr>(stripValue(init->getInit())))
+        if (std::optional<Id> from = placeOf(init->getInit()))
+          copyObject(*from, place, type, facts::FlowKind::Init);
+      return;
+    }
     flowInto(init->getInit(), place, facts::FlowKind::Init);
     return;
   }
@@ -2309,7 +2824,7 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
     create.creator = name.str();
     if (how == facts::CreateHow::Socketpair) {
       if (std::optional<std::int64_t> family = evalInt(call->getArg(0), Ctx)) {
-        create.family = familyFromValue(*family);
+        create.family = facts::familyFromValue(*family);
         create.familyName = facts::name(create.family);
       }
       if (std::optional<std::int64_t> type = evalInt(call->getArg(1), Ctx))
@@ -2469,6 +2984,9 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee) {
     processRegistration(call, nullptr, event);
+    llvm::SmallVector<const Expr *, 4> args(call->arguments());
+    if (!isa<CXXPseudoDestructorExpr>(call->getCallee()->IgnoreParenImpCasts()))
+      processIndirectCall(call, call->getCallee(), args, event);
     return;
   }
   if (isStdMove(callee))
@@ -2617,16 +3135,43 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
         if (args.size() > (mapped ? 1u : 0u) && args[mapped ? 1 : 0].getKind() == TemplateArgument::Type)
           built = args[mapped ? 1 : 0].getAsType();
       }
+    // The object it builds: a heap object of its own (make_unique), or an element of the container
+    // it is called on (emplace_back): the constructor's `this`.
+    std::optional<Id> object = forwardedObject(call, callee);
     if (const CXXRecordDecl *record = built.isNull() ? nullptr : built->getAsCXXRecordDecl())
       if (record->hasDefinition() && !isFdOwner(record))
         for (const CXXConstructorDecl *ctor : record->getDefinition()->ctors())
           if (call->getNumArgs() >= skip && ctor->getNumParams() == call->getNumArgs() - skip) {
             llvm::SmallVector<const Expr *, 4> args(call->arguments());
-            processUserCall(call, ctor, llvm::ArrayRef(args).drop_front(skip), event, true);
+            processUserCall(call, ctor, llvm::ArrayRef(args).drop_front(skip), event, true,
+                            object ? std::optional<Id>(addressOf(*object)) : std::nullopt);
           }
+    // A container of fds (or a value-holding type): what emplace_back(fd) puts there.
+    if (object && built.isNull() == false && holdsFd(built))
+      for (unsigned i = skip; i < call->getNumArgs(); ++i)
+        flowInto(call->getArg(i), *object, facts::FlowKind::Assign);
     return;
   }
 
+  if (processModelledCall(call, callee, event))
+    return;
+  // epoll_wait(ep, out, n, t) writes into out[] what epoll_ctl() was given: objects the program
+  // cannot see written, read as every object of their record (as through a pointer from outside).
+  if (api && (name == "epoll_wait" || name == "epoll_pwait" || name == "epoll_pwait2") && call->getNumArgs() >= 2)
+    if (std::optional<Id> pointer = pointerValue(call->getArg(1))) {
+      Id object = derefPlace(*pointer);
+      for (const facts::Points &pt : U.points)
+        if (pt.place == *pointer && pt.target != kNone)
+          object = pt.target;
+      untracked(object);
+    }
+  // An object whose address a library is given (epoll_ctl(..., &ev)) may be kept there and read
+  // back: it is an object of its own, kept with its fields.
+  if (declaredInSystemHeader(callee, SM) && !(api && isSocketCallName(name)))
+    for (const Expr *arg : call->arguments())
+      if (const auto *pointer = arg->getType()->getAs<PointerType>();
+          pointer && isObjectType(pointer->getPointeeType()) && !pointer->getPointeeType().isConstQualified())
+        pointerValue(arg);
   if (declaredInSystemHeader(callee, SM) || (api && isSocketCallName(name)))
     return; // library code: what it does with an fd is modelled above or not at all
   llvm::SmallVector<const Expr *, 4> args(call->arguments());
@@ -2637,9 +3182,91 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   processUserCall(call, callee, llvm::ArrayRef(args).drop_front(first), event);
 }
 
+facts::Argument Extractor::argumentFor(QualType type, const Expr *value, const Event &event, bool forwarded) {
+  facts::Argument arg;
+  if (holdsFd(type) || (forwarded && holdsFd(value->getType()))) {
+    if (std::optional<Id> constant = constantPlace(value)) {
+      // bind_listen(AF_INET6, ...): the callee's socket(family, ...) takes it.
+      arg.place = *constant;
+      arg.mode = facts::ArgMode::Value;
+    } else if (std::optional<Id> place = placeOf(value)) {
+      arg.place = *place;
+      arg.mode = facts::ArgMode::Value;
+      arg.exact = !objectAtRunTimeIndex(value);
+    } else if (inheritedNumber(value, Ctx)) {
+      arg.place = inheritedFd(*evalInt(value, Ctx), value, event.loop);
+      arg.mode = facts::ArgMode::Value;
+    } else if (!evalInt(value, Ctx)) {
+      // Passed something we cannot follow: the parameter may hold any socket.
+      arg.mode = facts::ArgMode::Value;
+    } else {
+      // -1 or 0: "no socket" from this caller; the parameter is not left to the unknown.
+      arg.mode = facts::ArgMode::Constant;
+    }
+  } else if (const auto *pointer = type->getAs<PointerType>();
+             pointer && holdsFd(pointer->getPointeeType())) {
+    const Expr *bare = value->IgnoreParenImpCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf) {
+      if (std::optional<Id> place = placeOf(address->getSubExpr())) {
+        arg.place = *place;
+        arg.mode = facts::ArgMode::Address;
+      }
+    } else if (std::optional<Id> place = placeOf(arrayBase(bare))) {
+      arg.place = *place;
+      arg.mode = facts::ArgMode::Array;
+    }
+  } else if (carriesAddress(type)) {
+    // An address: a pointer's value, or the object a reference parameter is bound to.
+    std::optional<Id> place;
+    if (type->isReferenceType()) {
+      if (std::optional<Id> object = placeOf(value))
+        place = addressOf(*object);
+    } else {
+      place = pointerValue(value);
+    }
+    if (place) {
+      arg.place = *place;
+      arg.mode = facts::ArgMode::Value;
+    } else if (!value->IgnoreParenImpCasts()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+      arg.mode = facts::ArgMode::Value; // an address we cannot follow
+    } else {
+      arg.mode = facts::ArgMode::Constant;
+    }
+  }
+  return arg;
+}
+
+std::optional<Id> Extractor::forwardedObject(const CallExpr *call, const FunctionDecl *callee) {
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  if (name == "make_unique" || name == "make_shared" || name == "allocate_shared") {
+    std::string built = "object";
+    if (const TemplateArgumentList *targs = callee->getTemplateSpecializationArgs();
+        targs && targs->size() >= 1 && targs->get(0).getKind() == TemplateArgument::Type)
+      built = targs->get(0).getAsType().getAsString();
+    return newObject(call, "h", name.str() + "<" + built + ">()");
+  }
+  const auto *member = dyn_cast<CXXMemberCallExpr>(call);
+  const Expr *objectExpr = member ? member->getImplicitObjectArgument() : nullptr;
+  if (!objectExpr)
+    return std::nullopt;
+  std::optional<Id> container;
+  if (objectExpr->getType()->isPointerType()) {
+    if (std::optional<Id> pointer = pointerValue(objectExpr))
+      container = derefPlace(*pointer);
+  } else {
+    container = placeOf(objectExpr);
+  }
+  if (!container)
+    return std::nullopt;
+  Id item = element(*container, -1);
+  if (name == "try_emplace" || llvm::StringRef(cast<CXXMethodDecl>(callee)->getParent()->getName()).ends_with("map"))
+    return memberPlace(item, "second", kNone);
+  return item;
+}
+
 void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee,
                                 llvm::ArrayRef<const Expr *> args, const Event &event,
-                                bool forwarded) {
+                                bool forwarded, std::optional<Id> receiverAddress) {
   if (!callee)
     return;
   facts::Call call;
@@ -2648,37 +3275,16 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
   for (unsigned i = 0; i < count; ++i) {
     const ParmVarDecl *param = callee->getParamDecl(i);
     QualType type = param->getType();
-    facts::Argument arg;
     const Expr *value = args[i];
-    if (holdsFd(type) || (forwarded && holdsFd(value->getType()))) {
-      if (std::optional<Id> place = placeOf(value)) {
-        arg.place = *place;
-        arg.mode = facts::ArgMode::Value;
-        arg.exact = !objectAtRunTimeIndex(value);
-      } else if (inheritedNumber(value, Ctx)) {
-        arg.place = inheritedFd(*evalInt(value, Ctx), value, event.loop);
-        arg.mode = facts::ArgMode::Value;
-      } else if (!evalInt(value, Ctx)) {
-        // Passed something we cannot follow: the parameter may hold any socket.
-        arg.mode = facts::ArgMode::Value;
-      } else {
-        // -1 or 0: "no socket" from this caller; the parameter is not left to the unknown.
-        arg.mode = facts::ArgMode::Constant;
-      }
-    } else if (const auto *pointer = type->getAs<PointerType>();
-               pointer && holdsFd(pointer->getPointeeType())) {
-      const Expr *bare = value->IgnoreParenImpCasts();
-      if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf) {
-        if (std::optional<Id> place = placeOf(address->getSubExpr())) {
-          arg.place = *place;
-          arg.mode = facts::ArgMode::Address;
-        }
-      } else if (std::optional<Id> place = placeOf(arrayBase(bare))) {
-        arg.place = *place;
-        arg.mode = facts::ArgMode::Array;
-      }
-    } else if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr")) {
+    facts::Argument arg = argumentFor(type, value, event, forwarded);
+    if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr"))
       call.passesControl = true;
+    if (arg.mode == facts::ArgMode::None) {
+      if (isObjectType(type) && !type->isReferenceType())
+        // An object passed by value: the parameter is a copy of it, field by field. (Built in
+        // place when it is a temporary: the constructor's storage is the parameter.)
+        if (std::optional<Id> object = placeOf(value))
+          copyObject(*object, paramPlace(callee, i), type, facts::FlowKind::Argument);
     }
     if (arg.mode != facts::ArgMode::None) {
       arg.text = sourceText(value, Ctx);
@@ -2697,25 +3303,56 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       any = true; // the callee may bind or connect to it
     }
     if (type->isIntegerType()) {
-      // A count (n_fds) the callee may size its message with: a constant, or the caller's own
-      // parameter handed on (for the callers of the caller). An int may also be an fd.
+      // A count (n_fds) the callee may size its message with, an option or a family: a constant,
+      // or the caller's own parameter handed on (for the callers of the caller). An int may also
+      // be an fd.
       if (std::optional<std::int64_t> number = evalInt(value, Ctx); number && *number >= 0)
         arg.number = *number;
       else if (const auto *ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts()))
         if (const auto *own = dyn_cast<ParmVarDecl>(ref->getDecl());
             own && Current && Current->fn && own->getDeclContext() == Current->fn)
           arg.param = static_cast<int>(own->getFunctionScopeIndex());
+      // A socket constant handed to a helper (bind_listen(AF_INET6, ...), SetFlag(SOL_SOCKET,
+      // SO_PASSCRED, true)) decides what the helper does: the call is kept for it.
+      static const llvm::StringRef socketConstants[] = {
+          "AF_UNIX", "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_INET", "AF_INET6", "PF_INET", "PF_INET6",
+          "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH", "SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD",
+          "SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
+      if (arg.number >= 0 && spelledAs(value, socketConstants, Ctx))
+        any = true;
     }
     call.args.push_back(std::move(arg));
   }
+  // `this`: the object a member function is called on (the one being built, for a constructor).
+  if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && !method->isStatic()) {
+    std::optional<Id> receiver;
+    const Expr *object = nullptr;
+    if (const auto *member = dyn_cast<CXXMemberCallExpr>(callExpr))
+      object = member->getImplicitObjectArgument();
+    else if (const auto *op = dyn_cast<CXXOperatorCallExpr>(callExpr); op && op->getNumArgs() >= 1)
+      object = op->getArg(0);
+    if (receiverAddress)
+      receiver = receiverAddress;
+    else if (const auto *construct = dyn_cast<CXXConstructExpr>(callExpr))
+      receiver = addressOf(storageOf(construct));
+    else if (object && object->getType()->isPointerType())
+      receiver = pointerValue(object);
+    else if (object)
+      if (std::optional<Id> place = placeOf(object))
+        receiver = addressOf(*place);
+    if (receiver) {
+      call.receiver.place = *receiver;
+      call.receiver.mode = facts::ArgMode::Value;
+      call.receiver.text = object ? sourceText(object, Ctx) : "this";
+      thisPlaceOf(method);
+      any = true;
+    }
+  }
   // Calls that pass no fd still order the socket calls in the callee against the caller's (the
   // daemon's state struct, a socket returned): kept, without arguments to follow.
-  bool relevant = holdsFd(callee->getReturnType());
+  bool relevant = followed(callee->getReturnType()) || isObjectType(callee->getReturnType());
   for (const Expr *arg : args)
     relevant |= holdsFdField(arg->getType());
-  if (const auto *member = dyn_cast<CXXMemberCallExpr>(callExpr))
-    if (const Expr *object = member->getImplicitObjectArgument())
-      relevant |= holdsFdField(object->getType());
   if (!any && !call.passesControl && !relevant)
     return;
   call.caller = functionId(currentFunction());
@@ -2724,23 +3361,187 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
   U.calls.push_back(std::move(call));
 }
 
+bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  const auto *method = dyn_cast<CXXMethodDecl>(callee);
+  if (!method)
+    return false;
+  std::optional<ModelledRecord> modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
+  if (!modelled)
+    return false;
+  const Expr *objectExpr = nullptr;
+  llvm::SmallVector<const Expr *, 4> args;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    objectExpr = member->getImplicitObjectArgument();
+    args.append(call->arg_begin(), call->arg_end());
+  } else if (call->getNumArgs() >= 1) { // an operator: the object first
+    objectExpr = call->getArg(0);
+    args.append(call->arg_begin() + 1, call->arg_end());
+  }
+  if (!objectExpr)
+    return true;
+  std::optional<Id> object = objectExpr->getType()->isPointerType()
+                                 ? (pointerValue(objectExpr) ? std::optional<Id>(derefPlace(*pointerValue(objectExpr)))
+                                                             : std::nullopt)
+                                 : placeOf(objectExpr);
+  if (!object)
+    return true;
+  llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
+  const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
+  switch (*modelled) {
+  case ModelledRecord::Container:
+    // v.push_back(fd), v.emplace_back(fd), v.insert(it, fd), v[i] = fd (an element place, below)
+    if (llvm::StringSwitch<bool>(name)
+            .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
+            .Default(false))
+      for (const Expr *arg : args)
+        storeInto(arg, element(*object, -1), facts::FlowKind::Assign);
+    if (name == "insert" && !args.empty())
+      storeInto(args.back(), element(*object, -1), facts::FlowKind::Assign);
+    if ((op && op->getOperator() == OO_Equal) || name == "assign" || name == "swap")
+      for (const Expr *arg : args)
+        if (std::optional<Id> from = placeOf(arg))
+          copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+    return true;
+  case ModelledRecord::Callable:
+    if (op && op->getOperator() == OO_Call) {
+      processIndirectCall(call, nullptr, args, event);
+      U.indirectCalls.back().target = memberPlace(*object, "<callable>", kNone);
+      return true;
+    }
+    if ((op && op->getOperator() == OO_Equal) || name == "swap")
+      for (const Expr *arg : args) {
+        if (modelledRecord(arg->getType()) == ModelledRecord::Callable) {
+          if (std::optional<Id> from = placeOf(arg))
+            copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+        } else {
+          flowInto(arg, memberPlace(*object, "<callable>", kNone), facts::FlowKind::Assign);
+        }
+      }
+    return true;
+  case ModelledRecord::Transparent:
+  case ModelledRecord::SmartPointer:
+    if ((op && op->getOperator() == OO_Equal) || name == "emplace" || name == "reset")
+      for (const Expr *arg : args) {
+        if (modelledRecord(arg->getType()) == modelled) {
+          if (std::optional<Id> from = placeOf(arg))
+            copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+        } else {
+          flowInto(arg, *object, facts::FlowKind::Assign);
+        }
+      }
+    return true;
+  }
+  return true;
+}
+
+void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target,
+                                    llvm::ArrayRef<const Expr *> args, const Event &event) {
+  facts::Call call;
+  if (target) {
+    std::optional<Id> place = pointerValue(target);
+    if (!place)
+      return;
+    call.target = *place;
+  }
+  // The parameters' types, from the pointer's prototype.
+  const FunctionProtoType *proto = nullptr;
+  if (target) {
+    QualType type = target->getType();
+    if (const auto *pointer = type->getAs<PointerType>())
+      type = pointer->getPointeeType();
+    proto = type->getAs<FunctionProtoType>();
+  }
+  for (unsigned i = 0; i < args.size(); ++i) {
+    QualType type = proto && i < proto->getNumParams() ? proto->getParamType(i) : args[i]->getType();
+    facts::Argument arg = argumentFor(type, args[i], event, /*forwarded=*/!proto);
+    if (arg.mode != facts::ArgMode::None) {
+      arg.text = sourceText(args[i], Ctx);
+      arg.var = variableKey(args[i]);
+    }
+    if (type->isIntegerType())
+      if (std::optional<std::int64_t> number = evalInt(args[i], Ctx); number && *number >= 0)
+        arg.number = *number;
+    call.args.push_back(std::move(arg));
+  }
+  call.caller = functionId(currentFunction());
+  call.site = makeSite(callExpr, nullptr, event.loop);
+  // What the call gives back: a value of its own, fed by the link from the functions it calls.
+  if (followed(callExpr->getType()) || isObjectType(callExpr->getType()))
+    indirectValue(callExpr);
+  U.indirectCalls.push_back(std::move(call));
+}
+
+void Extractor::processConstruct(const CXXConstructExpr *construct, const Event &event) {
+  const CXXConstructorDecl *ctor = construct->getConstructor();
+  Id storage = storageOf(construct);
+  QualType type = construct->getType();
+  llvm::SmallVector<const Expr *, 4> args(construct->arguments());
+  if (std::optional<ModelledRecord> modelled = modelledRecord(type)) {
+    // std::vector<int>{a, b}, std::function<void(int)>(lambda), std::optional<int>(fd),
+    // std::unique_ptr<T>(new T): what the object holds afterwards.
+    for (const Expr *arg : args) {
+      const Expr *bare = stripValue(arg);
+      if (const auto *list = dyn_cast_or_null<CXXStdInitializerListExpr>(bare))
+        bare = list->getSubExpr()->IgnoreImplicit();
+      if (const auto *list = dyn_cast_or_null<InitListExpr>(bare)) {
+        for (const Expr *init : list->inits())
+          flowInto(init, element(storage, -1), facts::FlowKind::Init);
+        continue;
+      }
+      if (isObjectType(arg->getType()) && modelledRecord(arg->getType()) == modelled) {
+        if (std::optional<Id> from = placeOf(arg))
+          copyObject(*from, storage, type, facts::FlowKind::Init); // a copy or move
+        continue;
+      }
+      switch (*modelled) {
+      case ModelledRecord::Callable:
+        flowInto(arg, memberPlace(storage, "<callable>", kNone), facts::FlowKind::Init);
+        break;
+      case ModelledRecord::Transparent:
+      case ModelledRecord::SmartPointer:
+        flowInto(arg, storage, facts::FlowKind::Init);
+        break;
+      case ModelledRecord::Container:
+        break; // a size or an allocator
+      }
+    }
+    return;
+  }
+  if (!ctor)
+    return;
+  // A copy or move the compiler writes is the object copied field by field; one the program
+  // writes is a call of its own.
+  if (ctor->isCopyOrMoveConstructor() && (ctor->isTrivial() || ctor->isDefaulted() || !ctor->hasBody()) &&
+      !args.empty()) {
+    if (std::optional<Id> from = placeOf(args[0]))
+      copyObject(*from, storage, type, facts::FlowKind::Init);
+    return;
+  }
+  if (declaredInSystemHeader(ctor, SM))
+    return;
+  processUserCall(construct, ctor, args, event);
+}
+
 void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
   llvm::StringRef name = callee && callee->getIdentifier() ? callee->getName() : "";
   // Registered with an fd, a callback is not escaping: the registration says what it is called with.
-  auto registerWith = [&](const Expr *fdArg, const DeclRefExpr *ref, int param, bool accepts,
+  auto registerWith = [&](const Expr *fdArg, const Expr *callbackArg, int param, bool accepts,
                           const std::string &registrar) {
-    const auto *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    const DeclRefExpr *ref = functionRefExpr(callbackArg);
+    const FunctionDecl *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : lambdaOperator(callbackArg);
     if (!target)
       return;
+    if (param == kFirstFdParam)
+      param = firstFdParam(target);
     if (param < 0) {
       // The callback gets the fd inside a struct it is handed (struct pollfd *pfd).
-      auto [index, path] = fdInStructParam(target);
+      std::optional<Id> field = fdInStructParam(target);
       std::optional<Id> socket = placeOf(fdArg);
-      if (index < 0 || !socket)
+      if (!field || !socket)
         return;
-      addFlow(*socket, parameterFieldPlace(target, static_cast<unsigned>(index), path),
-              facts::FlowKind::Callback, true, makeSite(call, fdArg, event.loop));
-      ModeledRefs.insert(ref);
+      addFlow(*socket, *field, facts::FlowKind::Callback, true, makeSite(call, fdArg, event.loop));
+      if (ref)
+        ModeledRefs.insert(ref);
       return;
     }
     if (static_cast<unsigned>(param) >= target->getNumParams())
@@ -2763,27 +3564,26 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
       callback.socket = *socket;
     }
     U.callbacks.push_back(std::move(callback));
-    ModeledRefs.insert(ref);
+    if (ref)
+      ModeledRefs.insert(ref);
   };
   for (const KnownRegistrar &r : kKnownRegistrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
-      registerWith(call->getArg(r.fdArg), functionRefExpr(call->getArg(r.callbackArg)), r.param,
-                   r.accepts, name.str());
+      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
       return;
     }
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
-      registerWith(call->getArg(r.fdArg), functionRefExpr(call->getArg(r.callbackArg)), r.param,
-                   false, name.str());
+      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, false, name.str());
       return;
     }
   // The general rule for project-local loops: a call that passes an fd together with a function
-  // (or a table of them) hands the fd to that function's first fd parameter.
-  llvm::SmallVector<const DeclRefExpr *, 4> targets;
+  // or a lambda (or a table of them) hands the fd to that function's first fd parameter.
+  llvm::SmallVector<const Expr *, 4> targets;
   llvm::SmallVector<const VarDecl *, 2> tables;
   for (const Expr *arg : call->arguments()) {
-    if (const DeclRefExpr *ref = functionRefExpr(arg)) {
-      targets.push_back(ref);
+    if (functionRefExpr(arg) || lambdaOperator(arg)) {
+      targets.push_back(arg);
       continue;
     }
     const Expr *bare = arg->IgnoreParenImpCasts();
@@ -2800,9 +3600,8 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   for (const Expr *arg : call->arguments()) {
     if (!holdsFd(arg->getType()) || functionRefExpr(arg))
       continue;
-    for (const DeclRefExpr *ref : targets)
-      registerWith(arg, ref, firstFdParam(cast<FunctionDecl>(ref->getDecl())), false,
-                   "a call passing both");
+    for (const Expr *target : targets)
+      registerWith(arg, target, kFirstFdParam, false, "a call passing both");
     for (const VarDecl *table : tables)
       if (std::optional<Id> socket = placeOf(arg))
         addFlow(*socket, tablePlace(table), facts::FlowKind::Callback, true,
@@ -2824,12 +3623,17 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
       optionArg = static_cast<int>(i);
       break;
     }
-  if (optionArg < 0 && !configured)
+  // setsockopt(fd_, level, option, &value, ...) in a helper whose option is its parameter
+  // (SetFlag(level, option, on)): an option where a caller passes one of the constants (the link).
+  int optionParam = -1;
+  if (isSetsockopt && optionArg < 0 && call->getNumArgs() >= 3)
+    optionParam = parameterValue(call->getArg(2));
+  if (optionArg < 0 && !configured && optionParam < 0)
     return;
   // getsockopt() and getters read the option; they set nothing.
   if (!configured && name.contains_insensitive("get"))
     return;
-  if (isSetsockopt && optionArg != 2)
+  if (isSetsockopt && optionArg != 2 && optionParam < 0)
     return;
 
   facts::OptionSet fact;
@@ -2838,7 +3642,8 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
                                      .Case("SO_PASSSEC", facts::Option::PassSec)
                                      .Case("SO_PASSPIDFD", facts::Option::PassPidfd)
                                      .Default(facts::Option::PassCred)
-                               : wrapper->getValue();
+                : configured ? wrapper->getValue()
+                             : facts::Option::PassCred; // named by a caller (optionParam)
 
   // The socket: setsockopt's first argument, or the first integer argument of a wrapper that
   // names a place (or a number: an inherited fd).
@@ -2883,6 +3688,13 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
       }
   }
   fact.value = facts::Tri::Maybe;
+  fact.optionParam = optionParam;
+  if (valueArg) {
+    const Expr *pointed = valueArg->IgnoreParenCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(pointed); address && address->getOpcode() == UO_AddrOf)
+      pointed = address->getSubExpr();
+    fact.valueParam = parameterValue(pointed);
+  }
   if (!valueArg) {
     fact.value = facts::Tri::True; // enable_passcred(fd): naming the option means turning it on
   } else {
@@ -2945,10 +3757,19 @@ void Extractor::finishUnit() {
   // A local can be dropped when no socket can reach it or it leads to nothing: every other place
   // is seen by other TUs (parameters, returns, fields, globals, created values).
   std::size_t n = U.places.size();
+  // Objects whose address is taken are reached through pointers the link resolves: their fields
+  // are kept, and so are places reached through pointers and the pointers themselves.
+  std::vector<char> addressed(n, 0);
+  for (const facts::Points &pt : U.points)
+    if (pt.target != kNone)
+      addressed[pt.target] = 1;
   auto local = [&](Id id) {
-    while (U.places[id].kind == facts::PlaceKind::Element)
+    while (U.places[id].kind == facts::PlaceKind::Element || U.places[id].kind == facts::PlaceKind::Member) {
+      if (addressed[id])
+        return false;
       id = U.places[id].base;
-    return U.places[id].kind == facts::PlaceKind::Local;
+    }
+    return U.places[id].kind == facts::PlaceKind::Local && !addressed[id];
   };
   std::vector<std::vector<Id>> out(n), in(n);
   for (const facts::Flow &flow : U.flows) {
@@ -3012,8 +3833,20 @@ void Extractor::finishUnit() {
       source[id] = 1;
   for (const facts::Callback &c : U.callbacks)
     sink[c.socket] = 1;
-  for (Id id : OwnFieldPlaces)
-    sink[id] = 1;
+  for (const facts::Points &pt : U.points)
+    source[pt.place] = 1;
+  for (const facts::Call &c : U.indirectCalls) {
+    sink[c.target] = 1;
+    for (const facts::Argument &a : c.args)
+      if (a.place != kNone)
+        sink[a.place] = 1;
+  }
+  for (const facts::Call &c : U.calls)
+    if (c.receiver.place != kNone)
+      sink[c.receiver.place] = 1;
+  for (Id id = 0; id < n; ++id)
+    if (U.places[id].kind == facts::PlaceKind::Deref)
+      sink[U.places[id].base] = source[id] = sink[id] = 1; // what it points to is found by the link
   // An array's elements are read where the array is (a payload copied from `fds`).
   for (Id id = 0; id < n; ++id)
     if (U.places[id].base != kNone && sink[U.places[id].base])
@@ -3051,8 +3884,19 @@ void Extractor::finishUnit() {
     force(f.place);
   for (const facts::Callback &c : U.callbacks)
     force(c.socket);
-  for (Id id : OwnFieldPlaces)
-    force(id);
+  for (const facts::Points &pt : U.points) {
+    force(pt.place);
+    force(pt.target);
+  }
+  for (const facts::Call &c : U.indirectCalls)
+    force(c.target);
+  for (Id id = 0; id < n; ++id)
+    if (U.places[id].kind == facts::PlaceKind::Deref && keep[id])
+      force(id);
+  // A kept member keeps its record's field place (where pointers from outside meet).
+  for (Id id = 0; id < n; ++id)
+    if (keep[id] && U.places[id].field != kNone)
+      force(U.places[id].field);
 
   std::vector<Id> remap(n, kNone);
   std::vector<facts::Place> places;
@@ -3102,17 +3946,36 @@ void Extractor::finishUnit() {
     map(f.place);
   for (facts::Callback &c : U.callbacks)
     map(c.socket);
-  for (facts::Call &c : U.calls)
-    for (facts::Argument &a : c.args)
-      if (a.place != kNone) {
-        if (!keep[a.place]) {
-          // No socket can reach it: nothing flows into the parameter from here.
-          a.place = kNone;
-          a.mode = facts::ArgMode::None;
-        } else {
-          map(a.place);
-        }
-      }
+  for (facts::Place &p : U.places)
+    if (p.field != kNone)
+      p.field = keep[p.field] ? remap[p.field] : kNone;
+  std::vector<facts::Points> points;
+  for (facts::Points &pt : U.points)
+    if (keep[pt.place] && (pt.target == kNone || keep[pt.target])) {
+      map(pt.place);
+      map(pt.target);
+      points.push_back(pt);
+    }
+  U.points = std::move(points);
+  for (facts::Call &c : U.indirectCalls)
+    map(c.target);
+  auto mapArgument = [&](facts::Argument &a) {
+    if (a.place == kNone)
+      return;
+    if (!keep[a.place]) {
+      // No socket can reach it: nothing flows into the parameter from here.
+      a.place = kNone;
+      a.mode = facts::ArgMode::None;
+    } else {
+      map(a.place);
+    }
+  };
+  for (std::vector<facts::Call> *list : {&U.calls, &U.indirectCalls})
+    for (facts::Call &c : *list) {
+      for (facts::Argument &a : c.args)
+        mapArgument(a);
+      mapArgument(c.receiver);
+    }
 }
 
 } // namespace

@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 2;
+inline constexpr int kFormatVersion = 3;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -42,6 +42,14 @@ enum class PlaceKind : std::uint8_t {
   Return,  // r:<function>
   Value,   // v:<callee>@<file>:<offset> (the fd one call creates), v:r:<function>@<file>:<offset>
            // (what one call of a program function returns: callValueKey), or c:<constant> (inherited fd)
+  // The value flow of objects (docs/facts-format.md, "Objects"): a struct or class is an object,
+  // a pointer (or a reference, or `this`) holds the addresses of objects (Points), and a field is
+  // a place of each object, not one place of its record.
+  Member,  // <base key>.<field>: a field of the object `base` (a local, global or parameter of
+           // record type, an Object, a Deref, an Element or another Member)
+  Deref,   // *<base key>: whatever object the pointer place `base` points to; the link resolves it
+           // to the objects that reach `base`
+  Object,  // h:<file>:<offset> (a heap allocation), t:<file>:<offset> (a temporary or a closure)
 };
 
 struct Place {
@@ -50,7 +58,9 @@ struct Place {
   std::string name;        // for messages: "fd", "sv[1]", "Server::fd_", "make_socket()"
   Id function = kNone;     // Local/Param/Return: owning function (index into Unit::functions)
   int index = -1;          // Param: position; Element: constant index (-1: run-time index)
-  Id base = kNone;         // Element: the array's place
+  Id base = kNone;         // Element: the array's place; Member: the object; Deref: the pointer
+  Id field = kNone;        // Member of a record field: the field's place for every object of the
+                           // record (f:<record>::<field>), where objects the link cannot name meet
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -121,6 +131,7 @@ struct Function {
   bool buildsScmCredentials = false; // names SCM_CREDENTIALS other than in a comparison
   bool addressEscapes = false;     // address taken for something other than a known callback
   bool system = false;             // declared in a system header (never analysed)
+  bool method = false;             // a C++ member function with `this` (p:<key>#this)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +173,10 @@ struct Create {
   // listen-fd sockets taken by sd_listen_fds_with_names(): the names the function compares the
   // fds' names with (FileDescriptorName=); empty when it does not.
   std::vector<std::string> handoverNames;
+  // socket(family, type, ...) with the family or type taken from a parameter of its function
+  // (bind_listen(int family, ...)): each caller's constant decides (the link specialises).
+  int familyParam = -1;
+  int typeParam = -1;
 };
 
 enum class Option : std::uint8_t { PassCred, PassSec, PassPidfd };
@@ -175,6 +190,11 @@ struct OptionSet {
   bool throughWrapper = false; // not setsockopt() itself
   bool familyGuarded = false;  // under a condition that tests the family
   Id statement = kNone;        // index into Unit::statements
+  // setsockopt(fd_, level, option, &value, ...) in a function whose `option` (and value) are its
+  // parameters (SetFlag(level, option, on)): an option only where a caller passes one of the
+  // constants; the link makes one OptionSet per such call, on the caller's socket.
+  int optionParam = -1;
+  int valueParam = -1;
 };
 
 enum class Lifecycle : std::uint8_t { Bind, Listen, Connect };
@@ -245,7 +265,9 @@ struct Limit {
 
 // Fallback: what a callback's struct parameter holds (pfd->fd) when the link finds no
 // registration that says which fd it is called with: everything stored in that field.
-enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback, Fallback };
+// Resolved (added by the link): between a place reached through a pointer (a Member or Element
+// of a Deref) and the same place of an object the pointer points to.
+enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback, Fallback, Resolved };
 
 struct Flow {
   Id from = kNone;
@@ -274,6 +296,17 @@ struct Argument {
   bool exact = true;        // false: read out of an object picked at run time (procs[i].fd)
 };
 
+// A place that holds the address of an object (p = &conn, p = malloc(...), `this` of a
+// constructor's object), of a function (cb = on_read, .dispatch = my_dispatch, a lambda), or a
+// socket constant the program hands on (bind_listen(AF_INET6, ...), a.family = AF_UNIX).
+struct Points {
+  Id place = kNone;
+  Id target = kNone;   // the object's place, or kNone
+  Id function = kNone; // the function, or kNone
+  int constant = -1;   // an address family (AF_INET6: 10), or kSocketTypeConstant + a socket type
+};
+inline constexpr int kSocketTypeConstant = 256;
+
 // A call of a function that is not a socket API call (those become facts). The link turns its
 // arguments into flows into the callee's parameters wherever the callee is defined.
 struct Call {
@@ -282,6 +315,11 @@ struct Call {
   Id callee = kNone;
   std::vector<Argument> args;
   bool passesControl = false; // hands a msghdr/cmsghdr to the callee
+  // A member call: what becomes the callee's `this` (the address of the object it is called on).
+  Argument receiver;
+  // A call through a pointer (Unit::indirectCalls: callee is kNone): the place of the pointer;
+  // the link calls every function (and closure) that reaches it.
+  Id target = kNone;
 };
 
 // A socket registered with a function that an event loop calls with it: the link adds a flow from
@@ -343,6 +381,8 @@ struct Unit {
   std::vector<Flow> flows;
   std::vector<Call> calls;
   std::vector<Callback> callbacks;
+  std::vector<Points> points;
+  std::vector<Call> indirectCalls; // calls through pointers (Call::target)
   std::vector<Id> untracked;       // places written with values we cannot follow
   std::vector<ServiceSocket> services; // only in the units read from service files
   // The program or library the unit is compiled into, from its compile command's output path
@@ -356,6 +396,15 @@ inline std::string outKey(const std::string &elementKey) { return "o:" + element
 inline std::string callValueKey(const std::string &callee, const std::string &file, std::uint32_t offset) {
   return "v:r:" + callee + "@" + file + ":" + std::to_string(offset);
 }
+// What a call through a pointer gives back (Unit::indirectCalls), fed by what each function the
+// link finds there returns.
+inline std::string indirectValueKey(const std::string &file, std::uint32_t offset) {
+  return "v:r:*@" + file + ":" + std::to_string(offset);
+}
+
+// The family an AF_* value names (AF_LOCAL is AF_UNIX), and the option an SO_* value names.
+Family familyFromValue(std::int64_t value);
+std::optional<Option> optionFromValue(std::int64_t value);
 
 // Names for messages and the facts format.
 const char *name(PlaceKind kind);

@@ -147,6 +147,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(p.function);
     io.i32(p.index);
     io.id(p.base);
+    io.id(p.field);
   });
   io.list(u.sites, [&](Site &s) {
     io.id(s.file);
@@ -202,6 +203,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.flag(f.buildsScmCredentials);
     io.flag(f.addressEscapes);
     io.flag(f.system);
+    io.flag(f.method);
   });
   io.list(u.creates, [&](Create &c) {
     io.id(c.place);
@@ -218,6 +220,8 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.text(c.origin);
     io.text(c.handover);
     io.list(c.handoverNames, [&](std::string &n) { io.text(n); });
+    io.i32(c.familyParam);
+    io.i32(c.typeParam);
   });
   io.list(u.options, [&](OptionSet &o) {
     io.id(o.place);
@@ -227,6 +231,8 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.flag(o.throughWrapper);
     io.flag(o.familyGuarded);
     io.id(o.statement);
+    io.i32(o.optionParam);
+    io.i32(o.valueParam);
   });
   io.list(u.lifecycle, [&](LifecycleEvent &e) {
     io.id(e.place);
@@ -275,21 +281,32 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(f.site);
     io.flag(f.exact);
   });
-  io.list(u.calls, [&](Call &c) {
+  auto argument = [&](Argument &a) {
+    io.id(a.place);
+    io.enumeration(a.mode);
+    io.text(a.text);
+    io.text(a.var);
+    io.text(a.constant);
+    io.s64(a.number);
+    io.i32(a.param);
+    io.flag(a.exact);
+  };
+  auto call = [&](Call &c) {
     io.id(c.site);
     io.id(c.caller);
     io.id(c.callee);
-    io.list(c.args, [&](Argument &a) {
-      io.id(a.place);
-      io.enumeration(a.mode);
-      io.text(a.text);
-      io.text(a.var);
-      io.text(a.constant);
-      io.s64(a.number);
-      io.i32(a.param);
-      io.flag(a.exact);
-    });
+    io.id(c.target);
+    io.list(c.args, argument);
+    argument(c.receiver);
     io.flag(c.passesControl);
+  };
+  io.list(u.calls, call);
+  io.list(u.indirectCalls, call);
+  io.list(u.points, [&](Points &p) {
+    io.id(p.place);
+    io.id(p.target);
+    io.id(p.function);
+    io.i32(p.constant);
   });
   io.list(u.callbacks, [&](Callback &c) {
     io.id(c.site);
@@ -441,6 +458,7 @@ std::string checkUnit(const Unit &u) {
       fail("places: an entry has no key");
     ref(p.function, functions, "places: function");
     ref(p.base, places, "places: base");
+    ref(p.field, places, "places: field");
   }
   for (const Site &s : u.sites) {
     ref(s.file, files, "sites: file");
@@ -496,15 +514,28 @@ std::string checkUnit(const Unit &u) {
     ref(f.to, places, "flows: to", true);
     ref(f.site, sites, "flows: site");
   }
-  for (const Call &c : u.calls) {
+  auto checkCall = [&](const Call &c, bool indirect) {
     ref(c.site, sites, "calls: site", true);
     ref(c.caller, functions, "calls: caller");
-    ref(c.callee, functions, "calls: callee", true);
+    ref(c.callee, functions, "calls: callee", !indirect);
+    ref(c.target, places, "calls: target", indirect);
+    ref(c.receiver.place, places, "call receiver: place");
     for (const Argument &a : c.args) {
       ref(a.place, places, "call args: place");
       if (a.place == kNone && (a.mode == ArgMode::Address || a.mode == ArgMode::Array))
         fail("call args: an address or array argument names no place");
     }
+  };
+  for (const Call &c : u.calls)
+    checkCall(c, false);
+  for (const Call &c : u.indirectCalls)
+    checkCall(c, true);
+  for (const Points &p : u.points) {
+    ref(p.place, places, "points: place", true);
+    ref(p.target, places, "points: target");
+    ref(p.function, functions, "points: function");
+    if ((p.target != kNone) + (p.function != kNone) + (p.constant >= 0) != 1)
+      fail("points: an entry names not exactly one of an object, a function and a constant");
   }
   for (const Callback &c : u.callbacks) {
     ref(c.site, sites, "callbacks: site", true);

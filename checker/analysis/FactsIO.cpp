@@ -1,5 +1,7 @@
 #include "FactsIO.h"
 
+#include "afunix/KernelConstants.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
@@ -28,8 +30,8 @@ template <typename E, std::size_t N> struct Names {
   }
 };
 
-constexpr Names<PlaceKind, 7> kPlaceKinds{
-    {"local", "param", "field", "global", "element", "return", "value"}};
+constexpr Names<PlaceKind, 10> kPlaceKinds{
+    {"local", "param", "field", "global", "element", "return", "value", "member", "deref", "object"}};
 constexpr Names<CreateHow, 8> kCreateHows{
     {"socket", "socketpair", "accept", "producer", "external", "not-socket", "parameter", "unknown"}};
 constexpr Names<Family, 7> kFamilies{
@@ -39,12 +41,42 @@ constexpr Names<Tri, 3> kTris{{"false", "true", "maybe"}};
 constexpr Names<Lifecycle, 3> kLifecycles{{"bind", "listen", "connect"}};
 constexpr Names<ReceiveKind, 2> kReceiveKinds{{"recvmsg", "other"}};
 constexpr Names<LimitWhere, 3> kLimitWheres{{"cmsg_len", "payload_copy", "buffer_size"}};
-constexpr Names<FlowKind, 7> kFlowKinds{
-    {"init", "assign", "argument", "return", "element", "callback", "fallback"}};
+constexpr Names<FlowKind, 8> kFlowKinds{
+    {"init", "assign", "argument", "return", "element", "callback", "fallback", "resolved"}};
 constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};
 constexpr Names<CredentialOutcome, 3> kOutcomes{{"unknown", "fails-open", "fails-closed"}};
 constexpr Names<Manager, 2> kManagers{{"systemd", "android-init"}};
 } // namespace
+
+Family familyFromValue(std::int64_t value) {
+  switch (value) {
+  case kernel::kAfUnix: // == AF_LOCAL
+    return Family::Unix;
+  case kernel::kAfNetlink:
+    return Family::Netlink;
+  case kernel::kAfBluetooth:
+    return Family::Bluetooth;
+  case kernel::kAfInet:
+    return Family::Inet;
+  case kernel::kAfInet6:
+    return Family::Inet6;
+  default:
+    return Family::Other;
+  }
+}
+
+std::optional<Option> optionFromValue(std::int64_t value) {
+  switch (value) {
+  case kernel::kSoPassCred:
+    return Option::PassCred;
+  case kernel::kSoPassSec:
+    return Option::PassSec;
+  case kernel::kSoPassPidfd:
+    return Option::PassPidfd;
+  default:
+    return std::nullopt;
+  }
+}
 
 const char *name(PlaceKind kind) { return kPlaceKinds.of(kind); }
 const char *name(CreateHow how) { return kCreateHows.of(how); }
@@ -159,6 +191,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.flag("builds_scm_credentials", f.buildsScmCredentials);
       w.flag("address_escapes", f.addressEscapes);
       w.flag("system", f.system);
+      w.flag("method", f.method);
     });
     w.array("places", u.places, [&](const Place &p) {
       j.attribute("key", p.key);
@@ -167,6 +200,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("function", p.function);
       w.integer("index", p.index, -1);
       w.id("base", p.base);
+      w.id("field", p.field);
     });
     w.array("sites", u.sites, [&](const Site &s) {
       w.id("file", s.file);
@@ -220,6 +254,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.text("origin", c.origin);
       w.text("handover", c.handover);
       w.strings("handover_names", c.handoverNames);
+      w.integer("family_param", c.familyParam, -1);
+      w.integer("type_param", c.typeParam, -1);
     });
     w.array("options", u.options, [&](const OptionSet &o) {
       j.attribute("place", static_cast<std::int64_t>(o.place));
@@ -229,6 +265,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.flag("wrapper", o.throughWrapper);
       w.flag("family_guarded", o.familyGuarded);
       w.id("statement", o.statement);
+      w.integer("option_param", o.optionParam, -1);
+      w.integer("value_param", o.valueParam, -1);
     });
     w.array("lifecycle", u.lifecycle, [&](const LifecycleEvent &l) {
       j.attribute("place", static_cast<std::int64_t>(l.place));
@@ -279,27 +317,41 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       if (!f.exact)
         j.attribute("exact", false);
     });
-    w.array("calls", u.calls, [&](const Call &c) {
+    auto argument = [&](const Argument &a) {
+      if (a.mode != ArgMode::None)
+        j.attribute("mode", name(a.mode));
+      w.id("place", a.place);
+      w.text("text", a.text);
+      w.text("var", a.var);
+      w.text("constant", a.constant);
+      w.integer("number", a.number, -1);
+      w.integer("param", a.param, -1);
+      if (!a.exact)
+        j.attribute("exact", false);
+    };
+    auto call = [&](const Call &c) {
       j.attribute("site", static_cast<std::int64_t>(c.site));
       w.id("caller", c.caller);
-      j.attribute("callee", static_cast<std::int64_t>(c.callee));
+      w.id("callee", c.callee);
+      w.id("target", c.target);
       j.attributeArray("args", [&] {
         for (const Argument &a : c.args)
-          j.object([&] {
-            if (a.mode != ArgMode::None)
-              j.attribute("mode", name(a.mode));
-            w.id("place", a.place);
-            w.text("text", a.text);
-            w.text("var", a.var);
-            w.text("constant", a.constant);
-            w.integer("number", a.number, -1);
-            w.integer("param", a.param, -1);
-            if (!a.exact)
-              j.attribute("exact", false);
-          });
+          j.object([&] { argument(a); });
       });
+      if (c.receiver.mode != ArgMode::None)
+        j.attributeObject("receiver", [&] { argument(c.receiver); });
       w.flag("passes_control", c.passesControl);
-    });
+    };
+    w.array("calls", u.calls, call);
+    if (!u.indirectCalls.empty())
+      w.array("indirect_calls", u.indirectCalls, call);
+    if (!u.points.empty())
+      w.array("points", u.points, [&](const Points &p) {
+        j.attribute("place", static_cast<std::int64_t>(p.place));
+        w.id("target", p.target);
+        w.id("function", p.function);
+        w.integer("constant", p.constant, -1);
+      });
     w.array("callbacks", u.callbacks, [&](const Callback &c) {
       j.attribute("site", static_cast<std::int64_t>(c.site));
       j.attribute("socket", static_cast<std::int64_t>(c.socket));
@@ -575,6 +627,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.buildsScmCredentials = r.flag(o, "builds_scm_credentials");
     f.addressEscapes = r.flag(o, "address_escapes");
     f.system = r.flag(o, "system");
+    f.method = r.flag(o, "method");
     u.functions.push_back(std::move(f));
   });
   r.each(*root, "places", "places", [&](const json::Object &o) {
@@ -587,6 +640,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     p.function = r.ref(o, "function", nFunctions, "places");
     p.index = static_cast<int>(r.integer(o, "index", -1, "places"));
     p.base = r.ref(o, "base", nPlaces, "places");
+    p.field = r.ref(o, "field", nPlaces, "places");
     u.places.push_back(std::move(p));
   });
   r.each(*root, "sites", "sites", [&](const json::Object &o) {
@@ -650,6 +704,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     c.origin = r.text(o, "origin");
     c.handover = r.text(o, "handover");
     c.handoverNames = r.strings(o, "handover_names", "creates");
+    c.familyParam = static_cast<int>(r.integer(o, "family_param", -1, "creates"));
+    c.typeParam = static_cast<int>(r.integer(o, "type_param", -1, "creates"));
     u.creates.push_back(std::move(c));
   });
   r.each(*root, "options", "options", [&](const json::Object &o) {
@@ -661,6 +717,8 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.throughWrapper = r.flag(o, "wrapper");
     f.familyGuarded = r.flag(o, "family_guarded");
     f.statement = r.ref(o, "statement", nStatements, "options");
+    f.optionParam = static_cast<int>(r.integer(o, "option_param", -1, "options"));
+    f.valueParam = static_cast<int>(r.integer(o, "value_param", -1, "options"));
     u.options.push_back(f);
   });
   r.each(*root, "lifecycle", "lifecycle", [&](const json::Object &o) {
@@ -724,27 +782,44 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.exact = r.flag(o, "exact", true);
     u.flows.push_back(f);
   });
-  r.each(*root, "calls", "calls", [&](const json::Object &o) {
+  auto argument = [&](const json::Object &a) {
+    Argument arg;
+    arg.mode = r.enumeration(a, "mode", kArgModes, ArgMode::None, "call args", false);
+    arg.place = r.ref(a, "place", nPlaces, "call args");
+    arg.text = r.text(a, "text");
+    arg.var = r.text(a, "var");
+    arg.constant = r.text(a, "constant");
+    arg.number = r.integer(a, "number", -1, "call args");
+    arg.param = static_cast<int>(r.integer(a, "param", -1, "call args"));
+    arg.exact = r.flag(a, "exact", true);
+    if (arg.place == kNone && (arg.mode == ArgMode::Address || arg.mode == ArgMode::Array))
+      r.fail("call args: an address or array argument names no place");
+    return arg;
+  };
+  auto call = [&](const json::Object &o, bool indirect) {
     Call c;
     c.site = r.ref(o, "site", nSites, "calls", true);
     c.caller = r.ref(o, "caller", nFunctions, "calls");
-    c.callee = r.ref(o, "callee", nFunctions, "calls", true);
-    r.each(o, "args", "call args", [&](const json::Object &a) {
-      Argument arg;
-      arg.mode = r.enumeration(a, "mode", kArgModes, ArgMode::None, "call args", false);
-      arg.place = r.ref(a, "place", nPlaces, "call args");
-      arg.text = r.text(a, "text");
-      arg.var = r.text(a, "var");
-      arg.constant = r.text(a, "constant");
-      arg.number = r.integer(a, "number", -1, "call args");
-      arg.param = static_cast<int>(r.integer(a, "param", -1, "call args"));
-      arg.exact = r.flag(a, "exact", true);
-      if (arg.place == kNone && (arg.mode == ArgMode::Address || arg.mode == ArgMode::Array))
-        r.fail("call args: an address or array argument names no place");
-      c.args.push_back(std::move(arg));
-    });
+    c.callee = r.ref(o, "callee", nFunctions, "calls", !indirect);
+    c.target = r.ref(o, "target", nPlaces, "calls", indirect);
+    r.each(o, "args", "call args", [&](const json::Object &a) { c.args.push_back(argument(a)); });
+    if (const json::Object *receiver = o.getObject("receiver"))
+      c.receiver = argument(*receiver);
     c.passesControl = r.flag(o, "passes_control");
-    u.calls.push_back(std::move(c));
+    return c;
+  };
+  r.each(*root, "calls", "calls", [&](const json::Object &o) { u.calls.push_back(call(o, false)); });
+  r.each(*root, "indirect_calls", "indirect calls",
+         [&](const json::Object &o) { u.indirectCalls.push_back(call(o, true)); });
+  r.each(*root, "points", "points", [&](const json::Object &o) {
+    Points p;
+    p.place = r.ref(o, "place", nPlaces, "points", true);
+    p.target = r.ref(o, "target", nPlaces, "points");
+    p.function = r.ref(o, "function", nFunctions, "points");
+    p.constant = static_cast<int>(r.integer(o, "constant", -1, "points"));
+    if ((p.target != kNone) + (p.function != kNone) + (p.constant >= 0) != 1)
+      r.fail("points: an entry names not exactly one of an object, a function and a constant");
+    u.points.push_back(p);
   });
   r.each(*root, "callbacks", "callbacks", [&](const json::Object &o) {
     Callback c;

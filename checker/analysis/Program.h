@@ -67,6 +67,10 @@ public:
   std::vector<facts::Flow> flows;
   std::vector<facts::Call> calls;
   std::vector<facts::Callback> callbacks;
+  std::vector<facts::Points> points;
+  // Calls through pointers, as extracted; each function the link finds at one becomes a Call in
+  // `calls` too (Call::target kept).
+  std::vector<facts::Call> indirectCalls;
   std::vector<facts::ServiceSocket> services; // from service files (ServiceFiles.h)
 
   std::size_t unitCount = 0;
@@ -116,6 +120,18 @@ public:
   // --- loops -----------------------------------------------------------------------------------
   bool loopEncloses(Id outer, Id inner) const; // inner is outer or nested in it
 
+  // --- objects ---------------------------------------------------------------------------------
+  // The places whose address reaches `pointer`: objects (a struct variable, a heap allocation, a
+  // member of another object), ascending; `unknown` is set when the pointer may come from outside.
+  std::vector<Id> objectsAt(Id pointer, bool *unknown = nullptr) const;
+  // The functions a pointer may hold (callbacks, table entries).
+  std::vector<Id> functionsAt(Id pointer) const;
+  // The socket constants (Points::constant) that reach a place: the families a caller may pass.
+  std::vector<int> constantsAt(Id place) const;
+  // For a place reached through a pointer (*p, p->fds), the same place of each object the pointer
+  // points to that the program has (their elements are what the pointer's elements are).
+  std::vector<Id> throughPointer(Id place) const;
+
   // Debug and test rendering, one line per fact in a stable order, with readable place names
   // ("param:use#0", "local:f:fd", "field:server::fd"); `afunix-check --dump-facts` prints it.
   std::string dump() const;
@@ -128,9 +144,38 @@ public:
 private:
   void mergeUnit(const facts::Unit &unit);
   void deriveFlows();
+  void deriveCallFlows(const facts::Call &call);
+  Id thisPlace(Id function);
   void dropFallbacks();
   void addRoots();
   void propagate();
+  // Objects: which objects (and functions) reach each pointer, what a place reached through a
+  // pointer is in each of them, and which functions a call through a pointer calls.
+  void resolveObjects();
+  void cloneConstructors();
+  void findAccessors();
+  void liftOptions();
+  Id statementAt(Id site) const;
+  void instantiateAccessors();
+  // A getter's load (source kNone) or a setter's store (source: the stored parameter) through the
+  // parameter `param` (-1: this), made per call.
+  struct Access {
+    Id function;
+    int param;
+    Id deref, place, source;
+  };
+  std::vector<Access> Accessors;
+  std::map<std::pair<Id, Id>, Id> SetterVia; // a store a setter makes per call -> its parameter
+  std::map<Id, std::pair<Id, Id>> ConstantFrom; // create -> the places its family and type come from
+  void specialiseFamilies();
+  std::size_t FlowCountBeforeClones = 0;
+  bool resolveRound();
+  Id derefRoot(Id place);
+  Id storeSide(Id place);
+  Id counterpart(Id place, Id deref, Id object);
+  Id unknownCounterpart(Id place);
+  Id addressValue(Id object);
+  Id derefOf(Id pointer); // what a pointer place points to: *p, or x for &x
   void inheritListenerFamilies();
   void index();
   bool blockReaches(Id function, Id from, Id to) const;
@@ -167,12 +212,33 @@ private:
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
-  std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys;
+  std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
+  std::set<std::tuple<Id, Id, Id>> PointsKeys;
   std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
   std::set<std::tuple<Id, Id, int>> CallbackKeys;
 
   using OriginSet = std::shared_ptr<const std::vector<Id>>;
   std::vector<OriginSet> Origins, Exact;
+  // Address values (resolveObjects): ids [0, ObjectPlaces.size()) are objects, then functions by
+  // FunctionValues index; kUnknownObject is what a pointer from outside may point to.
+  static constexpr Id kUnknownObject = 0x7fffffff;
+  static constexpr Id kConstantBase = 0x70000000; // + Points::constant: a socket constant
+  std::vector<Id> ObjectPlaces, FunctionValues;
+  llvm::DenseMap<Id, Id> ObjectIds, FunctionValueIds; // place / function -> value id
+  std::vector<OriginSet> Addresses;                    // per place
+  std::vector<std::vector<Id>> AddressSeeds;           // per place: value ids made there
+  std::vector<Id> DerefRoots;                          // per place (derefRoot), kNone: none
+  std::vector<Id> Derefs;                              // every Deref place
+  std::map<Id, std::vector<Id>> DerefChildren;         // Deref -> its Members and Elements
+  Id ChildrenScanned = 0;                              // places sorted into DerefChildren
+  std::map<std::pair<Id, Id>, std::size_t> ResolvedDerefs; // (Deref, value) -> children done
+  std::set<std::pair<Id, Id>> BoundCalls;              // (indirect call, function)
+  std::map<Id, Id> StoreSides;                         // place -> its store side
+  std::set<Id> StoreSideIds;
+  std::map<Id, Id> StoreSideOf; // store side -> the place it stands for
+  std::set<Id> RegisteredMembers;                      // a registration writes their fd (pfd->fd)
+  std::map<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
+  bool SeedUnknown = false;
   std::vector<std::vector<Id>> CallsOf, CallsIn, Incoming, Outgoing; // flows by place
   std::vector<Id> Evidence;
   mutable std::vector<Summary> Summaries;

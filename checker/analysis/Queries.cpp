@@ -389,10 +389,18 @@ std::vector<Id> elementOrigins(const Program &program, Id array) {
   std::vector<Id> out = program.originsOf(array);
   if (array == kNone)
     return out;
+  // An array reached through a pointer (const std::vector<int> &fds, s->fds): the elements of
+  // the arrays it points to.
+  std::vector<Id> arrays{array};
+  for (Id there : program.throughPointer(array))
+    arrays.push_back(there);
   for (Id p = 0; p < program.places.size(); ++p)
-    if (program.places[p].base == array)
+    if (llvm::is_contained(arrays, program.places[p].base))
       for (Id origin : program.originsOf(p))
         out.push_back(origin);
+  for (Id there : arrays)
+    for (Id origin : program.originsOf(there))
+      out.push_back(origin);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -407,13 +415,24 @@ int paramIndex(const Program &p, Id place, Id function) {
   return pl.kind == facts::PlaceKind::Param && pl.function == function ? pl.index : -1;
 }
 
-// c->fd where c is the function's parameter: the parameter's position (the extractor's own place
-// for a struct parameter's fd field, p:<function>#<i>-><path>).
-int paramFieldIndex(const Program &p, Id place, Id function) {
+// c->fd (or c->hdr.fds[0]) where c is the function's parameter: the parameter's position, and the
+// place c points to (*c) the member hangs off.
+int paramFieldIndex(const Program &p, Id place, Id function, Id *deref = nullptr) {
   if (place == kNone || function == kNone)
     return -1;
-  const facts::Place &pl = p.places[place];
-  return pl.kind == facts::PlaceKind::Field && pl.function == function && pl.index >= 0 ? pl.index : -1;
+  Id at = place;
+  while (at != kNone && (p.places[at].kind == facts::PlaceKind::Member ||
+                         p.places[at].kind == facts::PlaceKind::Element))
+    at = p.places[at].base;
+  if (at == place || at == kNone || p.places[at].kind != facts::PlaceKind::Deref)
+    return -1;
+  Id param = p.places[at].base;
+  const facts::Place &pl = p.places[param];
+  if (pl.kind != facts::PlaceKind::Param || pl.function != function || pl.index < 0)
+    return -1;
+  if (deref)
+    *deref = at;
+  return pl.index;
 }
 
 // The caller's name for the callee's `c->fd`: the struct argument's name with the same fields.
@@ -580,15 +599,29 @@ std::vector<SendSite> expandSends(const Program &p) {
           // c->fd: the place stays (what the field holds), named as the caller names it; or,
           // when the caller hands over a local struct only it fills in (&ch) and the callee
           // does not store into c->fd itself, what the caller stored in ch.fd.
-          if (int field = paramFieldIndex(p, place, fn); field >= 0) {
+          Id deref = kNone;
+          // *fds of a reference or pointer parameter (const std::vector<int> &fds): the caller's.
+          if (const facts::Place &at = p.places[place]; at.kind == facts::PlaceKind::Deref && at.base != kNone)
+            if (int index = paramIndex(p, at.base, fn); index >= 0 && static_cast<std::size_t>(index) < call.args.size()) {
+              llvm::StringRef named(call.args[index].text);
+              named.consume_front("&");
+              text = named.str();
+              var = call.args[index].var;
+              return true;
+            }
+          if (int field = paramFieldIndex(p, place, fn, &deref); field >= 0) {
             var = substituteVar(p, var, fn, call);
-            std::size_t arrow = p.places[place].key.find("->");
-            if (static_cast<std::size_t>(field) < call.args.size() && !call.args[field].var.empty() &&
-                arrow != std::string::npos && !p.storedInto(place)) {
-              Id own = p.placeByKey(call.args[field].var + "." + p.places[place].key.substr(arrow + 2));
-              if (own != kNone) {
-                place = own;
-                exact = exact && call.args[field].exact;
+            if (static_cast<std::size_t>(field) < call.args.size()) {
+              // The one object this caller hands over: the same member of it.
+              bool unknown = false;
+              std::vector<Id> objects = p.objectsAt(call.args[field].place, &unknown);
+              if (objects.size() == 1 && !unknown) {
+                std::string suffix = p.places[place].key.substr(p.places[deref].key.size());
+                Id own = p.placeByKey(p.places[objects[0]].key + suffix);
+                if (own != kNone) {
+                  place = own;
+                  exact = exact && call.args[field].exact;
+                }
               }
             }
           }

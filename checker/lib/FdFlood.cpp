@@ -175,6 +175,7 @@ void fdFlood(RuleContext &ctx) {
     // flush loop sends whatever was queued: it repeats only what the queuing side repeats, and
     // bounds it when it receives from the peer per message.
     Id unboundedLoop = kNone, flushLoop = kNone;
+    std::size_t loopLevel = site.levels.size() - 1;
     bool acknowledged = false;
     for (std::size_t i = 0; i < site.levels.size(); ++i) {
       const SendLevel &level = site.levels[i];
@@ -197,6 +198,7 @@ void fdFlood(RuleContext &ctx) {
         if (l.trips && *l.trips <= kernel::kScmMaxFd)
           continue;
         unboundedLoop = loop;
+        loopLevel = i;
         break;
       }
       if (acknowledged || unboundedLoop != kNone)
@@ -205,8 +207,10 @@ void fdFlood(RuleContext &ctx) {
     if (acknowledged)
       continue;
 
-    const SendLevel &primary = site.levels.back();
-    const std::string &overText = primary.channelText;
+    // Reported once, at the statement to change: the send or wrapper call inside the loop that
+    // repeats it (not at each caller that makes the socket concrete: those are notes).
+    const SendLevel &primary = site.levels[loopLevel];
+    const std::string &overText = site.levels.back().channelText;
 
     // No loop: once per event of an event-loop callback that reaches the send.
     std::optional<EventChain> event;
@@ -238,8 +242,8 @@ void fdFlood(RuleContext &ctx) {
     std::string flush = site.queued ? P.functions[site.levels.front().function].name : "";
     if (unboundedLoop != kNone) {
       how = site.queued ? "queued in a loop (with '" + primary.callee + "', sent by '" + flush + "')"
-            : site.levels.size() > 1 ? "in a loop (through '" + primary.callee + "')"
-                                     : "in a loop";
+            : loopLevel > 0 ? "in a loop (through '" + primary.callee + "')"
+                            : "in a loop";
       bound = "receive an acknowledgement from the peer on '" + overText +
               "' in each iteration, or send in chunks of at most " +
               std::to_string(kernel::kScmMaxFd) + " fds and wait for each";
@@ -291,8 +295,11 @@ void fdFlood(RuleContext &ctx) {
     if (event)
       ctx.note(r, event->registration,
                P.functions[event->callback].name + "() registered here: an event loop calls it once per event");
-    if (site.levels.size() > 1)
+    if (site.levels.size() > 1 && loopLevel > 0)
       ctx.note(r, site.levels.front().site, site.queued ? "queued fds sent here by " + flush + "()" : "sent here");
+    for (std::size_t outer = loopLevel + 1; outer < site.levels.size(); ++outer)
+      ctx.note(r, site.levels[outer].site,
+               "with '" + site.levels[outer].channelText + "' from " + P.functions[site.levels[outer].function].name + "()");
     if (flushLoop != kNone)
       ctx.note(r, P.loops[flushLoop].site, "every queued message sent in this loop, none waited for");
   }

@@ -38,6 +38,9 @@ inline constexpr int kMsgDontwait = 0x40;
 // hands over starts after stdin, stdout and stderr.
 inline constexpr int kListenFdsStart = 3;
 
+// Socket options (include/uapi/asm-generic/socket.h): the credential options a receiver enables.
+inline constexpr int kSoPassCred = 16;
+inline constexpr int kSoPassSec = 34;
 // Socket options newer than some libcs' headers (include/uapi/asm-generic/socket.h).
 inline constexpr int kSoPassPidfd = 76;  // 6.5
 inline constexpr int kSoPeerPidfd = 77;  // 6.5
