@@ -173,23 +173,47 @@ std::vector<Client> clientsOf(const Program &P, const CredentialQueries &Q, Id s
   return out;
 }
 
+namespace {
+// Whether the write may run before the option on the same socket: on some path from the
+// socket's creation (a loop that makes a new socket each turn starts over there), or, when the
+// creation is not in view, on some path at all.
+bool mayComeFirst(const Program &P, const CredentialQueries &Q, Id origin, const facts::Write &w,
+                  const facts::OptionSet &option) {
+  const facts::Create &create = P.creates[origin];
+  if (create.site != kNone && P.sites[create.site].function != kNone)
+    return Q.inOneRun(origin, create.site, create.place, w.site, w.place, option.site, option.place,
+                      Q.mayPrecede(origin, w.site, w.place, option.site, option.place, false));
+  return Q.mayPrecede(origin, w.site, w.place, option.site, option.place, false);
+}
+} // namespace
+
 ClientVerdict clientStart(const Program &P, const CredentialQueries &Q, const Client &client) {
-  if (!Q.optionsOn(client.origin).empty())
-    return {ClientStart::EnablesPasscred, P.options[Q.optionsOn(client.origin).front()].site};
+  const std::vector<Id> &options = Q.optionsOn(client.origin);
   std::vector<const facts::Write *> writes;
   for (const facts::Write &w : P.writes)
     if (P.reaches(client.origin, w.place))
       writes.push_back(&w);
   if (writes.empty())
-    return {};
-  if (llvm::all_of(writes, [](const facts::Write *w) { return w->credentials; }))
-    return {ClientStart::SendsCredentials, writes.front()->site};
-  // Each write must come after a receive on the same socket: in its function, a receive that
-  // every path to the write passes; across functions, one that is ordered before it.
-  Id waitedWith = kNone;
+    return options.empty() ? ClientVerdict{} : ClientVerdict{ClientStart::EnablesPasscred, P.options[options.front()].site};
+  // Each write must carry credentials: attached by its sendmsg(), by the client's own SO_PASSCRED
+  // set before it (an option the write may precede does not count: what it sent first went out
+  // without), or the write waits for the server: in its function, a receive that every path to
+  // the write passes; across functions, one that is ordered before it.
+  Id enabledAt = kNone, waitedWith = kNone;
   for (const facts::Write *w : writes) {
     if (w->credentials)
       continue;
+    Id option = kNone;
+    for (Id o : options)
+      if (!mayComeFirst(P, Q, client.origin, *w, P.options[o])) {
+        option = P.options[o].site;
+        break;
+      }
+    if (option != kNone) {
+      if (enabledAt == kNone)
+        enabledAt = option;
+      continue;
+    }
     Id before = kNone;
     for (const facts::Receive &r : P.receives) {
       if (!P.reaches(client.origin, r.place))
@@ -207,7 +231,76 @@ ClientVerdict clientStart(const Program &P, const CredentialQueries &Q, const Cl
     if (waitedWith == kNone)
       waitedWith = before;
   }
-  return {ClientStart::WaitsForServer, waitedWith};
+  if (waitedWith != kNone)
+    return {ClientStart::WaitsForServer, waitedWith};
+  if (enabledAt != kNone)
+    return {ClientStart::EnablesPasscred, enabledAt};
+  return {ClientStart::SendsCredentials, writes.front()->site};
+}
+
+std::vector<Id> serversOf(const Program &P, const CredentialQueries &Q, Id client) {
+  std::set<std::string> wanted;
+  for (Id e : Q.eventsOn(client, facts::Lifecycle::Connect))
+    for (const std::string &a : addressesOf(P, P.lifecycle[e].address, P.lifecycle[e].site))
+      wanted.insert(a);
+  for (const facts::Write &w : P.writes)
+    if (w.address.known() && P.reaches(client, w.place))
+      for (const std::string &a : addressesOf(P, w.address, w.site))
+        wanted.insert(a);
+  std::vector<Id> out;
+  if (wanted.empty())
+    return out;
+  for (Id origin = 0; origin < P.creates.size(); ++origin) {
+    if (origin == client)
+      continue;
+    bool meets = false;
+    for (Id e : Q.eventsOn(origin, facts::Lifecycle::Bind))
+      for (const std::string &a : addressesOf(P, P.lifecycle[e].address, P.lifecycle[e].site))
+        meets |= wanted.count(a) != 0;
+    for (Id s : handoverOf(P, origin).sockets)
+      meets |= P.services[s].family == facts::Family::Unix && wanted.count(P.services[s].address) != 0;
+    if (meets)
+      out.push_back(origin);
+  }
+  return out;
+}
+
+ServerVerdict serverAnswers(const Program &P, const CredentialQueries &Q, Id server) {
+  bool listener = !Q.eventsOn(server, facts::Lifecycle::Listen).empty() || !Q.acceptedFrom(server).empty();
+  // Set on the listener before listen(), or by the unit that made it: every connection has it
+  // (inherited), and a socket with SO_PASSCRED attaches credentials to what it sends.
+  Handover handover = handoverOf(P, server);
+  if (handover.passcred == facts::Tri::True)
+    return {ServerAnswers::EnablesPasscred, P.services[handover.sockets.front()].passcredSite};
+  if (Id option = Q.enabledBefore(server, listener ? facts::Lifecycle::Listen : facts::Lifecycle::Bind);
+      option != kNone)
+    return {ServerAnswers::EnablesPasscred, option};
+  std::vector<Id> answering = listener ? Q.acceptedFrom(server) : std::vector<Id>{server};
+  Id enabledAt = kNone;
+  bool any = false, allCredentials = true;
+  for (Id socket : answering)
+    for (const facts::Write &w : P.writes) {
+      if (!P.reaches(socket, w.place))
+        continue;
+      any = true;
+      if (w.credentials)
+        continue;
+      allCredentials = false;
+      Id option = kNone;
+      for (Id o : Q.optionsOn(socket))
+        if (!mayComeFirst(P, Q, socket, w, P.options[o])) {
+          option = P.options[o].site;
+          break;
+        }
+      if (option == kNone)
+        return {ServerAnswers::Unknown, w.site};
+      if (enabledAt == kNone)
+        enabledAt = option;
+    }
+  if (!any)
+    return {};
+  return allCredentials ? ServerVerdict{ServerAnswers::SendsCredentials, kNone}
+                        : ServerVerdict{ServerAnswers::EnablesPasscred, enabledAt};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,9 +316,69 @@ CredentialQueries::CredentialQueries(const Program &program) : P(program) {
   for (Id e = 0; e < P.lifecycle.size(); ++e)
     for (Id origin : P.originsOf(P.lifecycle[e].place))
       Events[origin].push_back(e);
+  Accepted.assign(P.creates.size(), {});
+  for (Id c = 0; c < P.creates.size(); ++c)
+    if (P.creates[c].how == facts::CreateHow::Accept && P.creates[c].listener != kNone)
+      for (Id listener : P.originsOf(P.creates[c].listener))
+        Accepted[listener].push_back(c);
 }
 
 const std::vector<Id> &CredentialQueries::optionsOn(Id origin) const { return Options[origin]; }
+
+const std::vector<Id> &CredentialQueries::acceptedFrom(Id origin) const { return Accepted[origin]; }
+
+Id CredentialQueries::enabledBefore(Id origin, facts::Lifecycle kind) const {
+  std::vector<Id> events = eventsOn(origin, kind);
+  for (Id o : Options[origin]) {
+    const facts::OptionSet &option = P.options[o];
+    bool beforeAll = true;
+    for (Id e : events)
+      if (!mayPrecede(origin, option.site, option.place, P.lifecycle[e].site, P.lifecycle[e].place,
+                      /*unknown=*/true))
+        beforeAll = false;
+    if (beforeAll)
+      return option.site;
+  }
+  return kNone;
+}
+
+Id CredentialQueries::credentialRead(Id origin) const {
+  auto readOn = [&](Id socket) {
+    for (const facts::Receive &r : P.receives) {
+      Id function = P.sites[r.site].function;
+      if (r.kind == facts::ReceiveKind::Recvmsg && function != kNone &&
+          P.credentialEvidence(function) != kNone && P.reaches(socket, r.place))
+        return r.site;
+    }
+    return kNone;
+  };
+  if (Id at = readOn(origin); at != kNone)
+    return at;
+  for (Id accepted : Accepted[origin])
+    if (Id at = readOn(accepted); at != kNone)
+      return at;
+  return kNone;
+}
+
+bool CredentialQueries::unixByUse(Id origin) const {
+  for (Id e : Events[origin])
+    if (P.lifecycle[e].kind != facts::Lifecycle::Listen && P.lifecycle[e].address.known())
+      return true;
+  Handover handover = handoverOf(P, origin);
+  if (!handover.sockets.empty() && llvm::all_of(handover.sockets, [&](Id s) {
+        return P.services[s].family == facts::Family::Unix;
+      }))
+    return true;
+  // An accepted socket is what its listener is.
+  const facts::Create &create = P.creates[origin];
+  if (create.how == facts::CreateHow::Accept && create.listener != kNone) {
+    const std::vector<Id> &listeners = P.originsOf(create.listener);
+    return !listeners.empty() && llvm::all_of(listeners, [&](Id l) {
+      return P.creates[l].family == facts::Family::Unix || (l != origin && unixByUse(l));
+    });
+  }
+  return false;
+}
 
 std::vector<Id> CredentialQueries::eventsOn(Id origin, facts::Lifecycle kind) const {
   std::vector<Id> out;
@@ -322,6 +475,69 @@ bool CredentialQueries::mayPrecede(Id origin, Id a, Id placeA, Id b, Id placeB, 
       }
   }
   return common ? false : unknown;
+}
+
+namespace {
+// Within one function: some path runs `a` and then `b` without running `barrier` in between
+// (`barrier` may be `a` itself: without running it again). Positions are CFG skeleton blocks and
+// the order inside a block.
+bool pathAvoiding(const Program &P, Id a, Id b, Id barrier) {
+  const facts::Site &A = P.sites[a], &B = P.sites[b], &X = P.sites[barrier];
+  auto between = [&](std::uint32_t after, std::uint32_t before) {
+    return X.element > after && X.element < before;
+  };
+  if (A.block == B.block && A.element < B.element)
+    return !(X.block == A.block && between(A.element, B.element));
+  if (X.block == A.block && X.element > A.element)
+    return false; // leaving a's block runs the barrier
+  const auto &successors = P.functions[A.function].successors;
+  std::vector<bool> seen(successors.size());
+  std::vector<Id> work(successors[A.block].begin(), successors[A.block].end());
+  while (!work.empty()) {
+    Id block = work.back();
+    work.pop_back();
+    if (block >= successors.size() || seen[block])
+      continue;
+    seen[block] = true;
+    if (block == B.block && !(X.block == block && X.element < B.element))
+      return true;
+    if (X.block == block)
+      continue;
+    work.insert(work.end(), successors[block].begin(), successors[block].end());
+  }
+  return false;
+}
+} // namespace
+
+bool CredentialQueries::inOneRun(Id origin, Id start, Id startPlace, Id a, Id placeA, Id b, Id placeB,
+                                 bool unknown) const {
+  auto known = [&](Id x, Id y, Id z) {
+    return P.sites[x].block != kNone && P.sites[y].block != kNone && P.sites[z].block != kNone;
+  };
+  Id fn = P.sites[start].function;
+  if (fn != kNone && P.sites[a].function == fn && P.sites[b].function == fn)
+    return known(start, a, b) ? pathAvoiding(P, start, a, start) && pathAvoiding(P, a, b, start) : unknown;
+  auto fromStart = seenFrom(P, origin, start, startPlace);
+  auto fromA = seenFrom(P, origin, a, placeA);
+  auto fromB = seenFrom(P, origin, b, placeB);
+  for (const auto &[function, starts] : fromStart) {
+    auto ia = fromA.find(function), ib = fromB.find(function);
+    if (function == kNone || ia == fromA.end() || ib == fromB.end())
+      continue;
+    bool decided = false;
+    for (Id s : starts)
+      for (Id x : ia->second)
+        for (Id y : ib->second) {
+          if (!known(s, x, y))
+            continue;
+          decided = true;
+          if (pathAvoiding(P, s, x, s) && pathAvoiding(P, x, y, s))
+            return true;
+        }
+    if (decided)
+      return false;
+  }
+  return unknown;
 }
 
 bool CredentialQueries::mustFollow(Id origin, Id first, Id placeFirst, Id then, Id placeThen,

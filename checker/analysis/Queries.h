@@ -43,10 +43,25 @@ public:
   // Whether SO_PASSCRED reaches the socket where it gates delivery: on the socket itself or, for
   // an accepted socket, on its listener (inherited since 3.12).
   Passcred reaching(Id origin) const;
+  // An enabling SO_PASSCRED on the origin that may run before every `kind` call on it (unordered
+  // facts count as before: the rules would rather miss than guess); kNone when none does.
+  Id enabledBefore(Id origin, facts::Lifecycle kind) const;
+  // The accept()ed sockets whose listener may be `origin`.
+  const std::vector<Id> &acceptedFrom(Id origin) const;
+  // A recvmsg() whose function looks at SCM_CREDENTIALS (Program::credentialEvidence), on the
+  // socket or on a socket accepted from it; kNone when the program has none.
+  Id credentialRead(Id origin) const;
+  // What says the socket is an AF_UNIX one although its socket() call does not name the family:
+  // a bind()/connect() to a sun_path, the service files' sockets it may be, all AF_UNIX.
+  bool unixByUse(Id origin) const;
 
   // Order of two facts on one origin (site and the place the fact is on), in one function or
   // seen from a function that reaches both through calls passing the socket.
   bool mayPrecede(Id origin, Id siteA, Id placeA, Id siteB, Id placeB, bool unknown) const;
+  // Some run from `start` (a socket's creation, an accept()) reaches `a` and then `b` without
+  // running `start` again: in a loop that makes a new socket each turn, what happens to the
+  // previous turn's socket does not count. Decided in the innermost function that sees all three.
+  bool inOneRun(Id origin, Id start, Id startPlace, Id a, Id placeA, Id b, Id placeB, bool unknown) const;
   // `then` runs after `first`: on some path first and then `then`, on none the other way round.
   bool mustFollow(Id origin, Id first, Id placeFirst, Id then, Id placeThen, bool unknown) const;
   // Where that is decided: the two sites (the facts themselves, or the calls that lead to them)
@@ -58,6 +73,7 @@ private:
   const Program &P;
   std::vector<std::vector<Id>> Options;               // by origin
   std::vector<std::vector<Id>> Events;                // by origin
+  std::vector<std::vector<Id>> Accepted;              // by listener origin
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -76,10 +92,15 @@ struct Client {
 // bind(), or by the socket unit a service manager made it from).
 std::vector<Client> clientsOf(const Program &program, const CredentialQueries &queries, Id server);
 
+// The servers a client socket meets: the sockets bound (or, for a service manager's socket, whose
+// unit listens) at an address the client connect()s or sendto()s to. The reverse of clientsOf.
+std::vector<Id> serversOf(const Program &program, const CredentialQueries &queries, Id client);
+
 // What a client does before its first message, as far as a late SO_PASSCRED at the server goes.
 enum class ClientStart {
   Unknown,          // it writes nothing the program shows, or nothing can be said
-  EnablesPasscred,  // SO_PASSCRED on its own socket: credentials are attached to every message
+  EnablesPasscred,  // SO_PASSCRED on its own socket before each write: credentials are attached
+                    // to every message (the kernel attaches them at send time)
   SendsCredentials, // every sendmsg() attaches SCM_CREDENTIALS, which survive a late enable
   WaitsForServer,   // it receives before each write: it writes only once the server has
   SendsAtOnce,      // some write may come before anything from the server
@@ -89,6 +110,21 @@ struct ClientVerdict {
   Id site = kNone; // the option, the write, or the receive it waits with
 };
 ClientVerdict clientStart(const Program &program, const CredentialQueries &queries, const Client &client);
+
+// What a server's answers carry, as far as a late SO_PASSCRED at the client goes: the sockets it
+// answers on (its accepted connections, or itself for a datagram server) have SO_PASSCRED before
+// every write (set there, on the listener before listen(), or by its socket unit), or every write
+// attaches SCM_CREDENTIALS. Either way the kernel attaches credentials when it queues the answer.
+enum class ServerAnswers {
+  Unknown,          // it writes without credentials, or nothing can be said
+  EnablesPasscred,
+  SendsCredentials,
+};
+struct ServerVerdict {
+  ServerAnswers answers = ServerAnswers::Unknown;
+  Id site = kNone; // the option, the socket unit's line, or a write
+};
+ServerVerdict serverAnswers(const Program &program, const CredentialQueries &queries, Id server);
 
 enum class FdKind { UnixSocket, OtherSocket, NotSocket, Unknown };
 FdKind fdKind(const facts::Create &create);

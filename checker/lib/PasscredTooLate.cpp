@@ -2,13 +2,47 @@
 
 #include "Queries.h"
 
+#include "afunix/KernelConstants.h"
+
 namespace afunix::rules {
 
 using namespace analysis;
 
 namespace {
 
-constexpr int kSockDgram = 2;
+using Variant = ::afunix::catalog::Variant;
+using Fill = std::map<std::string, std::string>;
+
+// The family a socket() call names, when it names one that is not AF_UNIX: SO_PASSCRED never
+// delivered anything there (and fails since 6.16: afunix-passcred-wrong-family's case).
+bool otherFamily(facts::Family family) {
+  return family != facts::Family::Unknown && family != facts::Family::Unix;
+}
+
+// What each variant's window is and what it loses, for the wording of a finding on a socket
+// nothing shows to be AF_UNIX (unknown-family).
+struct Window {
+  const char *variant, *window, *loss;
+};
+constexpr Window kWindows[] = {
+    {"accepted-socket", "after accept()",
+     "messages the client sends between accept() and this call arrive with pid=0 uid=65534 gid=65534"},
+    {"accepted-socket-after-read", "after the server read from the connection",
+     "that read gets no credentials, and messages sent between accept() and this call arrive with "
+     "pid=0 uid=65534 gid=65534"},
+    {"dgram-after-bind", "after bind()",
+     "datagrams queued before this call arrive with pid=0 uid=65534 gid=65534"},
+    {"listener-after-listen", "after listen()",
+     "clients that connect before this call get no credentials at all (Linux 6.16+)"},
+    {"listener-after-accept", "after accept() on it",
+     "connections accepted before this call get no credentials at all"},
+    {"handed-over", "only here, though it was made elsewhere",
+     "messages queued before this call arrive with pid=0 uid=65534 gid=65534"},
+    {"handed-over-listener", "only here, on a listener made elsewhere",
+     "connections pending before this call get no credentials at all (Linux 6.16+)"},
+    {"external-socket", "only here, though it was made elsewhere",
+     "messages queued before this call arrive with pid=0 uid=65534 gid=65534"},
+};
 
 class TooLate {
 public:
@@ -18,39 +52,46 @@ public:
     for (const facts::OptionSet &option : P.options) {
       if (!enablesPasscred(option))
         continue;
-      for (Id origin : P.originsOf(option.place)) {
-        const facts::Create &create = P.creates[origin];
-        // SO_PASSCRED never did anything on inet sockets (afunix-passcred-wrong-family's case).
-        if (create.family != facts::Family::Unknown && create.family != facts::Family::Unix)
-          continue;
-        if (create.how == facts::CreateHow::External) {
-          if (checkHandedOver(option, origin))
-            break;
-          continue;
-        }
-        if (create.how == facts::CreateHow::Accept) {
-          if (checkAccepted(option, origin))
-            break;
-          continue;
-        }
-        if (!createdHere(create.how))
-          continue;
-        facts::Lifecycle kind = create.type == kSockDgram ? facts::Lifecycle::Bind : facts::Lifecycle::Listen;
-        if (checkAfter(option, origin, kind))
-          break;
-      }
+      check(option);
     }
+    // A socket that may not be AF_UNIX gets no edit: on another family the inserted call fails.
+    for (Report &r : Ctx.Reports)
+      if (r.variant == "unknown-family")
+        r.fixes.clear();
   }
 
 private:
+  // One enabling SO_PASSCRED: the first origin it may be on that makes a finding decides.
+  void check(const facts::OptionSet &option) {
+    for (Id origin : P.originsOf(option.place)) {
+      const facts::Create &create = P.creates[origin];
+      if (otherFamily(create.family))
+        continue;
+      bool reported = false;
+      if (create.how == facts::CreateHow::External) {
+        reported = checkHandedOver(option, origin);
+      } else if (create.how == facts::CreateHow::Accept) {
+        reported = checkAccepted(option, origin);
+      } else if (createdHere(create.how)) {
+        facts::Lifecycle kind = create.type == kernel::kSockDgram ? facts::Lifecycle::Bind : facts::Lifecycle::Listen;
+        reported = checkAfter(option, origin, kind) || checkRequester(option, origin);
+      }
+      if (reported)
+        return;
+    }
+  }
+
+  // Why a late SO_PASSCRED loses nothing, peer by peer (for --pedantic's withheld note).
+  enum class Harmless { PeerEnables, PeerSendsCredentials, PeerWaits };
   struct Paired {
-    bool harmless = false; // every client makes the late SO_PASSCRED harmless
+    bool harmless = false; // every peer makes the late SO_PASSCRED harmless
     Id atOnce = kNone;     // a client's write that may come before it
+    std::vector<std::pair<Id, Harmless>> why; // each harmless peer: the site that shows it
   };
   // The clients of the servers' addresses (Queries.h: clientsOf), as they bear on `option`, late
-  // on the accepted or bound socket `late`: harmless when each client enables SO_PASSCRED itself,
-  // attaches SCM_CREDENTIALS to what it sends (they survive a late enable), or writes only after
-  // receiving from the server, which writes only after the option.
+  // on the accepted or bound socket `late`: harmless when each client enables SO_PASSCRED itself
+  // before it writes, attaches SCM_CREDENTIALS to what it sends (they survive a late enable), or
+  // writes only after receiving from the server, which writes only after the option.
   Paired judgeClients(const std::vector<Id> &servers, const facts::OptionSet &option, Id late) {
     Paired out;
     std::vector<Client> clients;
@@ -64,10 +105,14 @@ private:
       ClientVerdict v = clientStart(P, Q, c);
       switch (v.start) {
       case ClientStart::EnablesPasscred:
+        out.why.push_back({v.site, Harmless::PeerEnables});
+        break;
       case ClientStart::SendsCredentials:
+        out.why.push_back({v.site, Harmless::PeerSendsCredentials});
         break;
       case ClientStart::WaitsForServer:
         out.harmless &= serverWritesOnlyAfter(option, late);
+        out.why.push_back({v.site, Harmless::PeerWaits});
         break;
       case ClientStart::SendsAtOnce:
         if (out.atOnce == kNone)
@@ -80,6 +125,88 @@ private:
       }
     }
     return out;
+  }
+
+  // The peers that answer a client's requests (the servers at its address, a socketpair's other
+  // end): harmless when each attaches credentials to its answers itself.
+  Paired judgeServers(const std::vector<Id> &servers) {
+    Paired out;
+    out.harmless = !servers.empty();
+    for (Id server : servers) {
+      ServerVerdict v = serverAnswers(P, Q, server);
+      if (v.answers == ServerAnswers::EnablesPasscred)
+        out.why.push_back({v.site, Harmless::PeerEnables});
+      else if (v.answers == ServerAnswers::SendsCredentials)
+        out.why.push_back({v.site, Harmless::PeerSendsCredentials});
+      else {
+        out.harmless = false;
+        if (out.atOnce == kNone)
+          out.atOnce = v.site;
+      }
+    }
+    return out;
+  }
+
+  // --pedantic: the finding `wouldBe` is withheld because every peer makes it harmless; say why.
+  void reportWithheld(Id site, const facts::OptionSet &option, const char *wouldBe, const Paired &paired,
+                      bool servers) {
+    if (!Ctx.Options.pedantic || !Ctx.variant(wouldBe))
+      return;
+    const Variant *chosen = Ctx.variant("withheld");
+    if (!chosen)
+      return;
+    bool enables = false, sends = false, waits = false;
+    for (const auto &[at, why] : paired.why) {
+      enables |= why == Harmless::PeerEnables;
+      sends |= why == Harmless::PeerSendsCredentials;
+      waits |= why == Harmless::PeerWaits;
+    }
+    std::string who = servers ? "every peer that answers it" : "every client of its address in the program";
+    std::string reason;
+    if (enables + sends + waits > 1)
+      reason = who + " enables SO_PASSCRED on its own socket before sending, attaches SCM_CREDENTIALS "
+                     "to each message, or writes only after the server (see the notes)";
+    else if (enables)
+      reason = who + " enables SO_PASSCRED on its own socket before sending, so the kernel attaches "
+                     "credentials to each of its messages when it queues them";
+    else if (sends)
+      reason = who + " attaches SCM_CREDENTIALS to each message, and explicit credentials are "
+                     "delivered whenever the reader enables SO_PASSCRED";
+    else
+      reason = who + " writes only after the server has, and the server writes only after this call";
+    Report &r = Ctx.report(site, *chosen,
+                           {{"socket", P.sites[option.site].text}, {"variant", wouldBe}, {"reason", reason}});
+    for (const auto &[at, why] : paired.why)
+      Ctx.note(r, at,
+               why == Harmless::PeerEnables
+                   ? (servers ? "this peer has SO_PASSCRED before it answers: its answers carry credentials"
+                              : "this client enables SO_PASSCRED before it sends: its messages carry credentials")
+               : why == Harmless::PeerSendsCredentials
+                   ? "SCM_CREDENTIALS attached to each message here"
+                   : "this client writes only after receiving from the server");
+  }
+
+  // The variant to report as `id`, or, for a socket nothing shows to be AF_UNIX (its socket()
+  // call does not name the family, no sun_path, no AF_UNIX socket unit) and from which nothing in
+  // the program reads credentials, the note `unknown-family`: it may well be a TCP socket (a
+  // getaddrinfo() result, a service manager's socket of any kind), where SO_PASSCRED never
+  // delivered anything. nullptr when neither applies to the target kernel.
+  const Variant *weigh(const char *id, Id origin, Fill &fill) {
+    const Variant *chosen = Ctx.variant(id);
+    if (!chosen)
+      return nullptr;
+    const facts::Create &create = P.creates[origin];
+    if (create.family == facts::Family::Unix || Q.unixByUse(origin) || Q.credentialRead(origin) != kNone)
+      return chosen;
+    const Variant *note = Ctx.variant("unknown-family");
+    if (!note)
+      return nullptr;
+    for (const Window &w : kWindows)
+      if (llvm::StringRef(id) == w.variant) {
+        fill["window"] = w.window;
+        fill["loss"] = w.loss;
+      }
+    return note;
   }
 
   // The server writes on `late` (its greeting, its answers) only after `option`: a client that
@@ -111,8 +238,23 @@ private:
                "a client writes here right after connecting, before the server enables SO_PASSCRED");
   }
 
+  // Whether the socket is a listener: something accept()s on it or listen()s on it, or the
+  // service files' sockets it may be are all stream listeners (Accept=no).
+  bool isListener(Id origin) {
+    if (!Q.acceptedFrom(origin).empty() || !Q.eventsOn(origin, facts::Lifecycle::Listen).empty())
+      return true;
+    Handover handover = handoverOf(P, origin);
+    return !handover.sockets.empty() && llvm::all_of(handover.sockets, [&](Id s) {
+      const facts::ServiceSocket &socket = P.services[s];
+      return !socket.accept && (socket.type == kernel::kSockStream || socket.type == kernel::kSockSeqpacket);
+    });
+  }
+
   // SO_PASSCRED set by the program on a socket a service manager made: late, unless the manager
-  // enabled it before handing it over (then this call is redundant, not late).
+  // enabled it before handing it over (then this call is redundant, not late). On a listener,
+  // what is lost is different: a connection pending when it is handed over (the one that started
+  // the service, with socket activation) never gets the flag on 6.16+, so it gets no credentials
+  // at all; 3.12-6.15 copy the flag at accept().
   bool checkHandedOver(const facts::OptionSet &option, Id origin) {
     const facts::Create &create = P.creates[origin];
     Handover handover = handoverOf(P, origin);
@@ -121,42 +263,27 @@ private:
     // Some of the sockets it may be enable it and some do not: which one this is, we cannot tell.
     if (handover.passcred == facts::Tri::Maybe && !handover.sockets.empty())
       return false;
-    if (create.handover.empty()) {
-      const auto *chosen = Ctx.variant("external-socket");
-      if (!chosen)
-        return false;
-      Report &r = Ctx.report(option.site, *chosen,
-                             {{"socket", P.sites[option.site].text}, {"origin", create.origin}});
-      Ctx.note(r, create.site, "the socket comes from outside the program here");
-      return true;
-    }
-    const auto *chosen = Ctx.variant("handed-over");
+    // The unit's sockets it may be are all of another family (ListenStream=8080): never a window
+    // here, and the unit's PassCredentials= is afunix-passcred-wrong-family's business.
+    if (!handover.sockets.empty() && llvm::all_of(handover.sockets, [&](Id s) {
+          return otherFamily(P.services[s].family);
+        }))
+      return false;
+    bool listener = isListener(origin);
+    const char *id = listener ? "handed-over-listener" : create.handover.empty() ? "external-socket" : "handed-over";
+    Fill fill{{"socket", P.sites[option.site].text},
+              {"origin", create.origin},
+              {"handover", handoverName(P, handover, create)},
+              {"advice", handoverAdvice(P, handover, create)}};
+    const Variant *chosen = weigh(id, origin, fill);
     if (!chosen)
       return false;
-    Report &r = Ctx.report(option.site, *chosen,
-                           {{"socket", P.sites[option.site].text},
-                            {"handover", handoverName(P, handover, create)},
-                            {"advice", handoverAdvice(P, handover, create)}});
-    noteServiceFiles(Ctx, r, {origin});
+    Report &r = Ctx.report(option.site, *chosen, fill);
+    if (create.handover.empty() && !listener)
+      Ctx.note(r, create.site, "the socket comes from outside the program here");
+    else
+      noteServiceFiles(Ctx, r, {origin});
     return true;
-  }
-
-
-  // Whether SO_PASSCRED reaches `origin` at a point that may run before every `kind` call on it
-  // (unordered facts count as before: the rule would rather miss than guess).
-  bool enabledBefore(Id origin, facts::Lifecycle kind) {
-    std::vector<Id> events = Q.eventsOn(origin, kind);
-    for (Id o : Q.optionsOn(origin)) {
-      const facts::OptionSet &option = P.options[o];
-      bool beforeAll = true;
-      for (Id e : events)
-        if (!Q.mayPrecede(origin, option.site, option.place, P.lifecycle[e].site, P.lifecycle[e].place,
-                          /*unknown=*/true))
-          beforeAll = false;
-      if (beforeAll)
-        return true;
-    }
-    return false;
   }
 
   bool checkAccepted(const facts::OptionSet &option, Id origin) {
@@ -169,6 +296,8 @@ private:
     std::vector<Id> handed; // listeners a service manager made without SO_PASSCRED
     for (Id listener : listeners) {
       const facts::Create &made = P.creates[listener];
+      if (otherFamily(made.family))
+        return false;
       // A listener from elsewhere may have SO_PASSCRED from its creator: its configuration says.
       if (made.how == facts::CreateHow::External) {
         if (handoverOf(P, listener).passcred != facts::Tri::False || !Q.optionsOn(listener).empty())
@@ -178,29 +307,42 @@ private:
       }
       if (!createdHere(made.how))
         return false;
-      if (enabledBefore(listener, facts::Lifecycle::Listen))
+      // On the listener before listen(), or before this accept(): the accepted socket inherits it
+      // (at accept() on 3.12-6.15). On 6.16+ a client that connected before the listener's option
+      // does not, which is the listener's own finding (listener-after-listen), not this one.
+      if (Q.enabledBefore(listener, facts::Lifecycle::Listen) != kNone)
         return false;
+      for (Id o : Q.optionsOn(listener))
+        if (Q.mayPrecede(listener, P.options[o].site, P.options[o].place, accepted.site, accepted.listener,
+                         /*unknown=*/true))
+          return false;
     }
-    Paired paired = judgeClients(listeners, option, origin);
-    if (paired.harmless)
-      return false;
     // The server reads from the connection before enabling it: what it read came without
     // credentials on every connection, not only when a client is quick.
+    // Within one connection: from its accept(), a read and then the option (in a loop, the
+    // previous connection's read does not come before this one's option).
     Id readFirst = kNone;
     for (const facts::Receive &read : P.receives)
       if (P.reaches(origin, read.place) &&
-          Q.mayPrecede(origin, read.site, read.place, option.site, option.place, /*unknown=*/false)) {
+          Q.inOneRun(origin, accepted.site, accepted.place, read.site, read.place, option.site, option.place,
+                     Q.mayPrecede(origin, read.site, read.place, option.site, option.place, false))) {
         readFirst = read.site;
         break;
       }
     const char *variantId = readFirst != kNone ? "accepted-socket-after-read" : "accepted-socket";
+    Paired paired = judgeClients(listeners, option, origin);
+    if (paired.harmless) {
+      reportWithheld(option.site, option, variantId, paired, false);
+      return false;
+    }
+    if (!handed.empty() && handed.size() != listeners.size())
+      return false; // some made here, some handed over: no one place to fix
+    Fill fill{{"socket", P.sites[option.site].text}};
+    const Variant *chosen = weigh(variantId, origin, fill);
+    if (!chosen)
+      return false;
+    Report &r = Ctx.report(option.site, *chosen, fill);
     if (!handed.empty()) {
-      if (handed.size() != listeners.size())
-        return false; // some made here, some handed over: no one place to fix
-      const auto *chosen = Ctx.variant(variantId);
-      if (!chosen)
-        return false;
-      Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
       Ctx.note(r, accepted.site, "accept() here");
       if (readFirst != kNone)
         Ctx.note(r, readFirst, "the connection is read from here first");
@@ -208,11 +350,7 @@ private:
       noteClient(r, paired);
       return true;
     }
-    const auto *chosen = Ctx.variant(variantId);
-    if (!chosen)
-      return false;
     std::vector<Id> listens = Q.eventsOn(listeners.front(), facts::Lifecycle::Listen);
-    Report &r = Ctx.report(option.site, *chosen, {{"socket", P.sites[option.site].text}});
     if (readFirst != kNone)
       Ctx.note(r, readFirst, "the connection is read from here first");
     // Fix: enable it on the listener right before its only listen(), when that call is a plain
@@ -249,36 +387,40 @@ private:
           Q.mayPrecede(origin, other.site, other.place, before->site, before->place, /*unknown=*/true))
         return false;
     }
+    // How long the window is: a listener that may accept() before the option hands out
+    // connections that never get SO_PASSCRED (on every kernel since 3.12), not just the
+    // instructions between listen() and the option that only 6.16 turned into a window.
+    Id acceptedBefore = kNone;
+    if (kind == facts::Lifecycle::Listen)
+      for (Id a : Q.acceptedFrom(origin)) {
+        const facts::Create &c = P.creates[a];
+        if (c.site != kNone &&
+            Q.mayPrecede(origin, c.site, c.listener, option.site, option.place, /*unknown=*/false)) {
+          acceptedBefore = c.site;
+          break;
+        }
+      }
+    const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind"
+                            : acceptedBefore != kNone      ? "listener-after-accept"
+                                                           : "listener-after-listen";
+    // Across functions the finding is where the order is decided: the call that enables it,
+    // after the call that binds or listens.
+    bool lifted = decided.second != option.site;
     // A datagram server's clients may make it harmless; a listener's cannot: since 6.16 a
     // connection made before the option never gets it, whatever the client does.
     Paired paired;
     if (kind == facts::Lifecycle::Bind) {
       paired = judgeClients({origin}, option, origin);
-      if (paired.harmless)
+      if (paired.harmless) {
+        reportWithheld(decided.second, option, variantId, paired, false);
         return false;
+      }
     }
-    // How long the window is: a listener that may accept() before the option hands out
-    // connections that never get SO_PASSCRED (on every kernel since 3.12), not just the few
-    // instructions between listen() and the option that only 6.16 turned into a window.
-    Id acceptedBefore = kNone;
-    if (kind == facts::Lifecycle::Listen)
-      for (const facts::Create &c : P.creates)
-        if (c.how == facts::CreateHow::Accept && c.listener != kNone && c.site != kNone &&
-            P.reaches(origin, c.listener) &&
-            Q.mayPrecede(origin, c.site, c.listener, option.site, option.place, /*unknown=*/false)) {
-          acceptedBefore = c.site;
-          break;
-        }
-    const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind"
-                            : acceptedBefore != kNone      ? "listener-after-accept"
-                                                           : "listener-after-listen";
-    const auto *chosen = Ctx.variant(variantId);
+    Fill fill{{"socket", P.sites[option.site].text}};
+    const Variant *chosen = weigh(variantId, origin, fill);
     if (!chosen)
       return false;
-    // Across functions the finding is where the order is decided: the call that enables it,
-    // after the call that binds or listens.
-    bool lifted = decided.second != option.site;
-    Report &r = Ctx.report(decided.second, *chosen, {{"socket", P.sites[option.site].text}});
+    Report &r = Ctx.report(decided.second, *chosen, fill);
     // Fix: move the option's statement before the call it must precede, when both sit in one
     // block and the moved statement only uses variables declared before that call.
     if (!lifted && decided.first == before->site && option.statement != kNone &&
@@ -305,6 +447,69 @@ private:
     Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
     Ctx.note(r, P.creates[origin].site, "socket created here");
     noteClient(r, paired);
+    return true;
+  }
+
+  // The requesting side: a client (a connect()ed socket, a socketpair() end) that sends and only
+  // then enables SO_PASSCRED to check who answers. A peer that answers at once has queued its
+  // answer before the option: it arrives with pid=0 uid=65534 (measured on 6.18, like every
+  // message queued before a late enable). Only where the program reads credentials from it.
+  bool checkRequester(const facts::OptionSet &option, Id origin) {
+    const facts::Create &create = P.creates[origin];
+    bool pairEnd = create.how == facts::CreateHow::Socketpair;
+    if (!Q.eventsOn(origin, facts::Lifecycle::Listen).empty() || !Q.eventsOn(origin, facts::Lifecycle::Bind).empty())
+      return false;
+    std::vector<Id> connects = Q.eventsOn(origin, facts::Lifecycle::Connect);
+    if (!pairEnd && connects.empty())
+      return false;
+    Id read = Q.credentialRead(origin);
+    if (read == kNone)
+      return false;
+    const facts::Write *request = nullptr;
+    std::pair<Id, Id> decided;
+    for (const facts::Write &w : P.writes) {
+      if (!P.reaches(origin, w.place))
+        continue;
+      if (auto pair = Q.following(origin, w.site, w.place, option.site, option.place)) {
+        request = &w;
+        decided = *pair;
+        break;
+      }
+    }
+    if (!request)
+      return false;
+    // Another SO_PASSCRED that may come before the request makes this one redundant.
+    for (Id o : Q.optionsOn(origin)) {
+      const facts::OptionSet &other = P.options[o];
+      if (&other != &option &&
+          Q.mayPrecede(origin, other.site, other.place, request->site, request->place, /*unknown=*/true))
+        return false;
+    }
+    // Peers that attach credentials to their answers themselves make it harmless.
+    std::vector<Id> peers = pairEnd ? P.originsOf(create.peer) : serversOf(P, Q, origin);
+    Paired paired = judgeServers(peers);
+    if (paired.harmless) {
+      reportWithheld(decided.second, option, "client-after-send", paired, true);
+      return false;
+    }
+    const Variant *chosen = Ctx.variant("client-after-send");
+    if (!chosen)
+      return false;
+    bool lifted = decided.second != option.site;
+    Report &r = Ctx.report(decided.second, *chosen, {{"socket", P.sites[option.site].text}});
+    if (std::optional<ReportEdit> fix = enablePasscredEarly(P, Q, origin))
+      r.fixes.push_back(*fix);
+    if (lifted)
+      Ctx.note(r, option.site, "SO_PASSCRED is enabled here");
+    if (decided.first != request->site)
+      Ctx.note(r, decided.first, "the request is sent in this call");
+    Ctx.note(r, request->site, "the request is sent here, before SO_PASSCRED is enabled");
+    if (connects.size() == 1)
+      Ctx.note(r, P.lifecycle[connects.front()].site, "connect() here");
+    Ctx.note(r, read, "the answer's credentials are read here");
+    Ctx.note(r, create.site, "socket created here");
+    if (paired.atOnce != kNone)
+      Ctx.note(r, paired.atOnce, "the peer answers here, without credentials of its own");
     return true;
   }
 

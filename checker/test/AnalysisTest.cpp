@@ -426,6 +426,30 @@ TEST(Program, OrderAcrossFunctionsThroughTheCallThatPassesTheSocket) {
   EXPECT_TRUE(q.mustFollow(origin, l.site, l.place, o.site, o.place, false));
 }
 
+TEST(Program, OrderWithinOneTurnOfALoopThatAcceptsEachTime) {
+  // The read of one connection comes after the option on it; only the previous turn's read
+  // (another connection) comes before this turn's option, and does not count.
+  Linked f = one("static void reads(int c) { char b; read(c, &b, 1); }"
+                 "void f(int l) { int on = 1; for (;;) { int c = accept(l, 0, 0);"
+                 "setsockopt(c, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); reads(c); close(c); } }"
+                 "void g(int l) { int on = 1; for (;;) { int c = accept(l, 0, 0); reads(c);"
+                 "setsockopt(c, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); close(c); } }");
+  const Program &p = f.p();
+  CredentialQueries q(p);
+  ASSERT_EQ(p.options.size(), 2u);
+  ASSERT_EQ(p.receives.size(), 1u);
+  for (const facts::OptionSet &o : p.options) {
+    Id origin = p.originsOf(o.place)[0];
+    const facts::Create &accepted = p.creates[origin];
+    ASSERT_EQ(accepted.how, facts::CreateHow::Accept);
+    const facts::Receive &r = p.receives[0];
+    bool readFirst = q.inOneRun(origin, accepted.site, accepted.place, r.site, r.place, o.site, o.place, true);
+    // Without the accept() as a barrier, the loop makes every order possible.
+    EXPECT_TRUE(q.mayPrecede(origin, r.site, r.place, o.site, o.place, false));
+    EXPECT_EQ(readFirst, p.functions[p.sites[o.site].function].name == "g") << p.functions[p.sites[o.site].function].name;
+  }
+}
+
 TEST(Program, OrderAcrossUnrelatedFunctionsIsUnknown) {
   Linked f = one("void a(int fd) { listen(fd, 1); } void b(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }");
   const Program &p = f.p();

@@ -145,6 +145,77 @@ TEST_F(Credentials, EmbryoAgreesWithAnIndependentPathnameListener) {
   EXPECT_EQ(value("creds.embryo_attach").boolean, expected == "creds");
 }
 
+// The windows of afunix-passcred-too-late's variants, against a pathname listener and send()
+// (the experiment uses autobound names and write()).
+TEST_F(Credentials, ConnectionWindowsAgreeWithAnIndependentPathnameListener) {
+  test::TempDir dir;
+  socklen_t len;
+  sockaddr_un addr = dir.address("windows", len);
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  auto classify = [](const Received &r) -> std::string {
+    if (!r.hasCreds)
+      return "none";
+    return r.cred.pid == getpid() ? "creds" : r.cred.pid == 0 ? "pid0" : "?";
+  };
+  // A request sent, answered at once, and only then SO_PASSCRED on the client.
+  int client = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  int accepted = accept(listener, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  ASSERT_EQ(send(client, "q", 1, 0), 1);
+  char byte;
+  ASSERT_EQ(recv(accepted, &byte, 1, 0), 1);
+  ASSERT_EQ(send(accepted, "a", 1, 0), 1);
+  enablePasscred(client);
+  Received answer = readWithCredentials(client);
+  close(accepted);
+  close(client);
+  // A message between accept() and the server's option, and one after it (from a client without
+  // SO_PASSCRED: a sender's own flag attaches credentials).
+  client = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  accepted = accept(listener, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  ASSERT_EQ(send(client, "b", 1, 0), 1);
+  enablePasscred(accepted);
+  ASSERT_EQ(send(client, "c", 1, 0), 1);
+  Received between = readWithCredentials(accepted);
+  Received after = readWithCredentials(accepted);
+  close(accepted);
+  close(client);
+  // A connection pending when the listener gets SO_PASSCRED.
+  client = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_EQ(connect(client, reinterpret_cast<sockaddr *>(&addr), len), 0);
+  enablePasscred(listener);
+  accepted = accept(listener, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  ASSERT_EQ(send(client, "p", 1, 0), 1);
+  Received pending = readWithCredentials(accepted);
+  close(accepted);
+  close(client);
+  close(listener);
+
+  EXPECT_EQ(value("creds.window.stream.answer_before_client_option").text, classify(answer));
+  EXPECT_EQ(value("creds.window.stream.between_accept_and_option").text, classify(between));
+  EXPECT_EQ(value("creds.window.stream.after_option").text, classify(after));
+  EXPECT_EQ(value("creds.window.stream.pending_at_listener_option").text, classify(pending));
+  // What holds on every kernel since 3.2: a reader without the flag gets nothing, one that set
+  // it before the message was queued gets real credentials, and so does a reader of a message
+  // whose sender had the flag.
+  for (const char *type : {"stream", "seqpacket"}) {
+    std::string base = std::string("creds.window.") + type + ".";
+    EXPECT_EQ(value(base + "read_before_option").text, "none") << base;
+    EXPECT_EQ(value(base + "after_option").text, "creds") << base;
+    EXPECT_EQ(value(base + "answer_after_client_option").text, "creds") << base;
+    EXPECT_EQ(value(base + "sender_option_then_late").text, "creds") << base;
+    // Like every message queued before a late SO_PASSCRED (creds.late_passcred).
+    EXPECT_EQ(value(base + "between_accept_and_option").text, value("creds.table.stream.write.late").text) << base;
+    EXPECT_EQ(value(base + "answer_before_client_option").text, value("creds.table.stream.write.late").text) << base;
+  }
+}
+
 TEST(ListenerInherit, AgreesWithAnIndependentPathnameListener) {
   test::TempDir dir;
   socklen_t len;

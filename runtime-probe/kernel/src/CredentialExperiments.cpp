@@ -134,6 +134,94 @@ Fd connectTo(int type, const sockaddr_un &addr, socklen_t len) {
   return client;
 }
 
+// One connection of `type` on a fresh listener: the client, the accepted socket and the listener.
+struct Connection {
+  Fd listener, client, accepted;
+  std::string error;
+};
+Connection connection(int type, bool acceptNow) {
+  Connection c;
+  sockaddr_un addr{};
+  socklen_t len = 0;
+  c.listener = autoboundListener(type, addr, len);
+  if (c.listener)
+    c.client = connectTo(type, addr, len);
+  if (c.client && acceptNow)
+    c.accepted = Fd(accept4(c.listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  if (!c.listener || !c.client || (acceptNow && !c.accepted))
+    c.error = "error: set-up " + errnoName(errno);
+  return c;
+}
+
+// The windows afunix-passcred-too-late's variants name, measured on one connection each: what a
+// message gets, depending on when it was queued against the SO_PASSCRED that lets it be read.
+// Keys under creds.window.<type>.
+void connectionWindows(Observation &o, int type) {
+  const std::string base = std::string("creds.window.") + typeName(type) + ".";
+  auto sendByte = [](int fd) { return sendOne(fd, SendMethod::Write); };
+  // A step that failed left its value empty: say which errno it left.
+  auto set = [&](const char *key, const std::string &value) {
+    o.set(base + key, Value::of(value.empty() ? "error: " + errnoName(errno) : value));
+  };
+  { // accepted-socket: a message between accept() and the server's option, one after it.
+    Connection c = connection(type, true);
+    std::string between = c.error, after = c.error;
+    if (c.error.empty() && sendByte(c.client.get()) && setFlag(c.accepted.get(), SO_PASSCRED) &&
+        sendByte(c.client.get())) {
+      between = receiveCredentials(c.accepted.get());
+      after = receiveCredentials(c.accepted.get());
+    }
+    set("between_accept_and_option", between);
+    set("after_option", after);
+  }
+  { // accepted-socket-after-read: the server reads before its option.
+    Connection c = connection(type, true);
+    std::string read = c.error;
+    if (c.error.empty() && sendByte(c.client.get()))
+      read = receiveCredentials(c.accepted.get());
+    set("read_before_option", read);
+  }
+  { // listener-after-listen, handed-over-listener: a connection pending when the listener gets it.
+    Connection c = connection(type, false);
+    std::string pending = c.error;
+    if (c.error.empty() && setFlag(c.listener.get(), SO_PASSCRED)) {
+      c.accepted = Fd(accept4(c.listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      // Written after accept(): with the flag inherited (3.12-6.15) it would carry credentials.
+      if (!c.accepted)
+        pending = "error: accept " + errnoName(errno);
+      else if (sendByte(c.client.get()))
+        pending = receiveCredentials(c.accepted.get());
+    }
+    set("pending_at_listener_option", pending);
+  }
+  { // client-after-send: the server answers the request at once, the client enables it after.
+    Connection c = connection(type, true);
+    std::string answer = c.error;
+    if (c.error.empty() && sendByte(c.client.get()) &&
+        receiveCredentials(c.accepted.get()).rfind("error", 0) != 0 && sendByte(c.accepted.get()) &&
+        setFlag(c.client.get(), SO_PASSCRED))
+      answer = receiveCredentials(c.client.get());
+    set("answer_before_client_option", answer);
+  }
+  { // ... and enabled after connect(), before the request: correct.
+    Connection c = connection(type, true);
+    std::string answer = c.error;
+    if (c.error.empty() && setFlag(c.client.get(), SO_PASSCRED) && sendByte(c.client.get()) &&
+        receiveCredentials(c.accepted.get()).rfind("error", 0) != 0 && sendByte(c.accepted.get()))
+      answer = receiveCredentials(c.client.get());
+    set("answer_after_client_option", answer);
+  }
+  { // withheld: the sender has SO_PASSCRED, the receiver enables it late (truth table column L
+    // for the sender's flag; explicit SCM_CREDENTIALS is creds.table.*.sendmsg_creds.late).
+    Connection c = connection(type, true);
+    std::string got = c.error;
+    if (c.error.empty() && setFlag(c.client.get(), SO_PASSCRED) && sendByte(c.client.get()) &&
+        setFlag(c.accepted.get(), SO_PASSCRED))
+      got = receiveCredentials(c.accepted.get());
+    set("sender_option_then_late", got);
+  }
+}
+
 } // namespace
 
 std::string credentialsDelivered(int socketType, SendMethod method, PasscredTiming timing) {
@@ -190,6 +278,8 @@ Observation credentialsExperiment() {
             Value::of(credentialsDeliveredToEmbryo(type, method)));
   if (mismatches)
     o.note(std::to_string(mismatches) + " table cells could not be measured (see 'error' cells)");
+  for (int type : {SOCK_STREAM, SOCK_SEQPACKET})
+    connectionWindows(o, type);
 
   // The summary comes from the plainest case: write() on a stream socketpair, SO_PASSCRED
   // enabled on the reader only after the byte was queued. Other types must agree.
@@ -226,6 +316,14 @@ Observation credentialsExperiment() {
          o.get("creds.table.stream.sendmsg_creds.late")->text + "'");
   o.note("write() to a not-yet-accepted stream socket, SO_PASSCRED set after accept(): '" +
          embryo + "'");
+  auto window = [&](const char *key) { return o.get(std::string("creds.window.stream.") + key)->text; };
+  o.note("stream connection: written between accept() and the reader's SO_PASSCRED '" +
+         window("between_accept_and_option") + "', after it '" + window("after_option") +
+         "', read before it '" + window("read_before_option") + "', pending when the listener got it '" +
+         window("pending_at_listener_option") + "'");
+  o.note("an answer queued before the requesting client's SO_PASSCRED '" +
+         window("answer_before_client_option") + "', after it '" + window("answer_after_client_option") +
+         "'; a sender with SO_PASSCRED, reader enabling it late '" + window("sender_option_then_late") + "'");
 
   o.implies("Credentials reach a reader only if it has SO_PASSCRED when it reads: a check guarded "
             "by 'if an SCM_CREDENTIALS cmsg is present' on a socket without SO_PASSCRED never runs.",

@@ -1,6 +1,7 @@
-// SO_PASSCRED set on each accepted socket, never on the listener: a client that writes right
-// after connect() is seen as pid=0 uid=65534 on Linux 3.2+. The fix-it enables it on the
-// listener before listen().
+// SO_PASSCRED set on each accepted socket, never on the listener: a client that writes between
+// accept() and the setsockopt() is seen as pid=0 uid=65534 on Linux 3.2+ (what it wrote before
+// accept() keeps its credentials: the not-yet-accepted socket gets them attached). The fix-it
+// enables it on the listener before listen().
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/socket.h>
@@ -22,7 +23,7 @@ int serve(const char *path) {
     if (cfd < 0)
       continue;
     int one = 1;
-    setsockopt(cfd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: accepted socket 'cfd'
+    setsockopt(cfd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: accepted socket 'cfd' only after accept(): messages the client sends between accept() and this call arrive with pid=0 EXPECT-MESSAGE: (what it sent before accept() keeps its credentials)
     close(cfd);
   }
 }

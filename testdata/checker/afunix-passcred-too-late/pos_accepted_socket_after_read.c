@@ -1,5 +1,6 @@
 // The server reads the client's hello before it enables SO_PASSCRED on the connection: on every
-// connection, that first message (and anything else queued by then) arrives without credentials.
+// connection that read gets no credentials at all (no SCM_CREDENTIALS cmsg: the reader had no
+// SO_PASSCRED), and what the client sent after accept() and is still queued arrives as pid 0.
 #define _GNU_SOURCE
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -14,7 +15,7 @@ int main(void) {
     char hello[16];
     if (read(conn, hello, sizeof hello) <= 0) // EXPECT-NOTE: the connection is read from here first
       continue;
-    setsockopt(conn, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:5 EXPECT-MESSAGE: only after the server has read from it EXPECT-SEVERITY: error
+    setsockopt(conn, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:5 EXPECT-MESSAGE: only after the server has read from it: on every connection that read gets no credentials at all EXPECT-SEVERITY: error
     close(conn);
   }
 }

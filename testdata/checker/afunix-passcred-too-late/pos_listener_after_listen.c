@@ -14,7 +14,7 @@ int daemon_start(struct daemon *d) {
   d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
   listen(d->listen_fd, 32); // EXPECT-NOTE: listen() here
   int one = 1;
-  setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' a few instructions after listen() EXPECT-SEVERITY: note
+  setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' after listen(), before any accept() EXPECT-SEVERITY: note
   return d->listen_fd;
 }
 
