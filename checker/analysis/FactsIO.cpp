@@ -1,5 +1,7 @@
 #include "FactsIO.h"
 
+#include "InputFiles.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
@@ -478,10 +480,10 @@ private:
 } // namespace
 
 llvm::Expected<Unit> readUnit(llvm::StringRef text) {
-  llvm::Expected<json::Value> parsed = json::parse(text);
+  std::string why;
+  std::optional<json::Value> parsed = ::afunix::analysis::parseJson(text, why);
   if (!parsed)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "not a facts file: " + llvm::toString(parsed.takeError()));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "not a facts file: " + why);
   const json::Object *root = parsed->getAsObject();
   if (!root || root->getString("format") != std::optional<llvm::StringRef>("afunix-facts"))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "not a facts file");
