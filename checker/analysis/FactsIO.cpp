@@ -1,5 +1,6 @@
 #include "FactsIO.h"
 
+#include "InputFiles.h"
 #include "afunix/KernelConstants.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -530,10 +531,10 @@ private:
 } // namespace
 
 llvm::Expected<Unit> readUnit(llvm::StringRef text) {
-  llvm::Expected<json::Value> parsed = json::parse(text);
+  std::string why;
+  std::optional<json::Value> parsed = ::afunix::analysis::parseJson(text, why);
   if (!parsed)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "not a facts file: " + llvm::toString(parsed.takeError()));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "not a facts file: " + why);
   const json::Object *root = parsed->getAsObject();
   if (!root || root->getString("format") != std::optional<llvm::StringRef>("afunix-facts"))
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "not a facts file");

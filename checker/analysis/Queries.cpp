@@ -682,7 +682,7 @@ std::vector<PayloadFd> payloadsIn(const Program &p, const std::vector<std::vecto
     fd.text = p.sites[pl.site].text;
     fd.var = p.sites[pl.site].var;
     Id writeLoop = p.sites[pl.site].loop;
-    if (writeLoop != kNone && !p.loopEncloses(writeLoop, p.sites[send].loop)) {
+    if (writeLoop != kNone && !loopEncloses(p, writeLoop, p.sites[send].loop)) {
       fd.many = true;
       fd.count = -1;
       fd.countParam = -1;
@@ -702,6 +702,18 @@ SendLevel callLevel(const Program &p, const facts::Call &call) {
 }
 
 } // namespace
+
+std::vector<Id> loopsAround(const Program &p, Id loop) {
+  std::vector<Id> chain;
+  for (; loop != kNone && loop < p.loops.size() && !llvm::is_contained(chain, loop);
+       loop = p.loops[loop].parent)
+    chain.push_back(loop);
+  return chain;
+}
+
+bool loopEncloses(const Program &p, Id outer, Id inner) {
+  return outer != kNone && llvm::is_contained(loopsAround(p, inner), outer);
+}
 
 std::vector<SendSite> expandSends(const Program &p) {
   std::vector<std::vector<Id>> byFunction(p.functions.size());
@@ -791,7 +803,15 @@ std::vector<SendSite> expandSends(const Program &p) {
       work.push_back(std::move(s));
   }
 
-  // Wrappers: judged at each call site in the program, with the arguments put in.
+  // Wrappers: judged at each call site in the program, with the arguments put in. Each call of a
+  // wrapper of a wrapper is a path of its own (F callers at each of four levels: F^4 sites for
+  // one sendmsg(), a million for F = 32, and every rule walks each). Past kMaxSendPaths sites
+  // from one send the rest are judged where the expansion stopped, at a wrapper's call of the
+  // wrapper below it: its arguments are still the wrapper's parameters, whose origins the link
+  // follows from every caller, so the judgement stands, one level in.
+  std::map<Id, std::size_t> paths; // per send site (levels.front()): sites made from it
+  for (const SendSite &site : work)
+    ++paths[site.levels.front().site];
   while (!work.empty()) {
     SendSite site = std::move(work.back());
     work.pop_back();
@@ -800,7 +820,9 @@ std::vector<SendSite> expandSends(const Program &p) {
     bool usesParam = paramIndex(p, top.channel, fn) >= 0 || paramFieldIndex(p, top.channel, fn) >= 0;
     for (const PayloadFd &fd : site.payload)
       usesParam |= paramIndex(p, fd.place, fn) >= 0 || paramFieldIndex(p, fd.place, fn) >= 0;
-    if (!usesParam || fn == kNone || p.callsOf(fn).empty() || site.levels.size() > 4) {
+    std::size_t &made = paths[site.levels.front().site];
+    if (!usesParam || fn == kNone || p.callsOf(fn).empty() || site.levels.size() > 4 ||
+        made + p.callsOf(fn).size() > kMaxSendPaths) {
       out.push_back(std::move(site));
       continue;
     }
@@ -877,6 +899,7 @@ std::vector<SendSite> expandSends(const Program &p) {
         continue;
       outer.levels.push_back(std::move(level));
       work.push_back(std::move(outer));
+      ++made;
       expanded = true;
     }
     if (!expanded)

@@ -160,8 +160,17 @@ struct SendSite {
 // Every send of SCM_RIGHTS fds. A wrapper whose channel or fds are parameters (or fields of a
 // struct parameter: c->fd) is expanded to each call of it in the program, with the caller's
 // arguments put in; with no caller it stays. A flush whose fds were queued by another function
-// (Program::queueParams) is expanded to each call of the queuing function instead.
+// (Program::queueParams) is expanded to each call of the queuing function instead. At most
+// kMaxSendPaths sites come from one send (see expandSends()).
 std::vector<SendSite> expandSends(const Program &program);
+inline constexpr std::size_t kMaxSendPaths = 4096;
+
+// The loops around `loop` (itself first, then each enclosing one), each once. Every walk up the
+// loops of a program goes through these: the link merges loops by their site, and two loops of
+// one macro expansion share a site (`#define EACH_PAIR(i, j) for (...) for (...)`), so a loop
+// can be its own parent. A walk that trusted the parents would never end.
+std::vector<Id> loopsAround(const Program &program, Id loop);
+bool loopEncloses(const Program &program, Id outer, Id inner);
 
 // Event-loop callbacks: per function, the registration that has an event loop call it with an fd
 // (a facts::Callback, a table of callbacks, a struct pollfd handed to it), or kNone. A thread's

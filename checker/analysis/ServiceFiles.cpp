@@ -1,6 +1,7 @@
 #include "ServiceFiles.h"
 
 #include "Digest.h"
+#include "InputFiles.h"
 
 #include "afunix/KernelConstants.h"
 
@@ -114,14 +115,13 @@ public:
   facts::Unit &U;
 };
 
+// A regular file only: a FIFO or a device named like a unit is never opened for reading.
 bool readFile(const std::string &path, std::string &content, std::string &error) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    error = path + ": cannot read: " + buffer.getError().message();
+  std::string why;
+  if (!readInputFile(path, kMaxSourceBytes, content, why)) {
+    error = "cannot read " + why;
     return false;
   }
-  content = (*buffer)->getBuffer().str();
   return true;
 }
 
@@ -254,7 +254,11 @@ bool readSocketUnit(const std::string &path, facts::Unit &out, std::string &erro
   Builder b(out);
   out.mainFile = path;
   std::vector<Listen> listens;
-  std::optional<Setting> passcred;
+  std::optional<Setting> passcred; // the last PassCredentials= line: what a fix-it rewrites
+  // What systemd makes of the PassCredentials= lines: the last it can parse (an empty one resets
+  // it to the default, no); a value it cannot parse ("maybe") is ignored with a warning, so the
+  // value before it stands. A template's @VALUE@ is not known until the unit is configured.
+  facts::Tri enabled = facts::Tri::False;
   bool accept = false;
   std::string fdName = unitName, service;
   for (Source &source : sources) {
@@ -268,6 +272,12 @@ bool readSocketUnit(const std::string &path, facts::Unit &out, std::string &erro
           listens.push_back({s.key, s});
       } else if (s.key == "PassCredentials") {
         passcred = s;
+        if (s.value.empty())
+          enabled = facts::Tri::False;
+        else if (std::optional<bool> value = parseBoolean(s.value))
+          enabled = *value ? facts::Tri::True : facts::Tri::False;
+        else if (llvm::StringRef(s.value).contains('@') || llvm::StringRef(s.value).contains('$'))
+          enabled = facts::Tri::Maybe;
       } else if (s.key == "Accept") {
         accept = parseBoolean(s.value).value_or(false);
       } else if (s.key == "FileDescriptorName" && !s.value.empty()) {
@@ -288,13 +298,10 @@ bool readSocketUnit(const std::string &path, facts::Unit &out, std::string &erro
   auto siteOf = [&](const Setting &s, std::uint32_t offset, llvm::StringRef text) {
     return b.site(s.file, s.line->offset, s.line->number, offset, text);
   };
-  facts::Tri enabled = facts::Tri::False;
   Id passcredSite = kNone, enableAt = kNone, removeAt = kNone;
   std::uint32_t enableLength = 0, removeLength = 0;
   std::string enableText;
   if (passcred) {
-    std::optional<bool> value = parseBoolean(passcred->value);
-    enabled = !value ? facts::Tri::Maybe : *value ? facts::Tri::True : facts::Tri::False;
     passcredSite = siteOf(*passcred, passcred->valueOffset, passcred->value);
     // Rewrite the value in place: PassCredentials=no becomes PassCredentials=yes.
     enableAt = passcredSite;
@@ -310,7 +317,9 @@ bool readSocketUnit(const std::string &path, facts::Unit &out, std::string &erro
     enableAt = b.site(last.file, last.line->end, last.line->number + (newline ? 1 : 0), last.line->end, "");
     if (!newline)
       out.sites[enableAt].column = last.line->end - last.line->offset + 1;
-    enableText = newline ? "PassCredentials=yes\n" : "\nPassCredentials=yes\n";
+    // The file's own line ending: a unit written with CRLF gets a CRLF line.
+    const char *eol = llvm::StringRef(source.content).contains("\r\n") ? "\r\n" : "\n";
+    enableText = std::string(newline ? "" : eol) + "PassCredentials=yes" + eol;
   }
   for (std::size_t i = 0; i < listens.size(); ++i) {
     std::optional<std::pair<facts::Family, int>> kind = socketOf(listens[i]);
@@ -344,10 +353,14 @@ bool readSocketUnit(const std::string &path, facts::Unit &out, std::string &erro
 // Android init .rc files
 
 struct Token {
-  llvm::StringRef text;
-  std::uint32_t offset; // in the file
+  std::string text;     // the word init reads: quotes removed, escapes resolved
+  llvm::StringRef raw;  // as written
+  std::uint32_t offset; // of `raw` in the file
 };
 
+// Words as init's tokenizer (system/core/init/tokenizer.cpp) splits them: blanks separate words,
+// double quotes group text with blanks into one word (and may start inside a word: a"b c" is
+// `ab c`), a backslash escapes the next character.
 std::vector<Token> tokens(const Line &line) {
   std::vector<Token> out;
   llvm::StringRef text = line.text;
@@ -356,10 +369,25 @@ std::vector<Token> tokens(const Line &line) {
     at = text.find_first_not_of(" \t", at);
     if (at == llvm::StringRef::npos)
       break;
-    std::size_t end = text.find_first_of(" \t", at);
-    if (end == llvm::StringRef::npos)
-      end = text.size();
-    out.push_back({text.slice(at, end), line.offset + static_cast<std::uint32_t>(at)});
+    Token token;
+    std::size_t end = at;
+    bool quoted = false;
+    for (; end < text.size(); ++end) {
+      char c = text[end];
+      if (c == '\\' && end + 1 < text.size()) {
+        char e = text[++end];
+        token.text += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (!quoted && (c == ' ' || c == '\t')) {
+        break;
+      } else {
+        token.text += c;
+      }
+    }
+    token.raw = text.slice(at, end);
+    token.offset = line.offset + static_cast<std::uint32_t>(at);
+    out.push_back(std::move(token));
     at = end;
   }
   return out;
@@ -376,12 +404,12 @@ bool readInitRc(const std::string &path, facts::Unit &out, std::string &error) {
   std::string service, program;
   for (const Line &line : lines) {
     std::vector<Token> words = tokens(line);
-    if (words.empty() || words[0].text.starts_with("#"))
+    if (words.empty() || words[0].raw.starts_with("#"))
       continue;
     llvm::StringRef keyword = words[0].text;
     // `service NAME PATH [ARGS]` opens a service; `on` and `import` end it.
     if (keyword == "service") {
-      service = words.size() >= 3 ? words[1].text.str() : "";
+      service = words.size() >= 3 ? words[1].text : "";
       program = words.size() >= 3 ? llvm::sys::path::filename(words[2].text).str() : "";
       continue;
     }
@@ -393,7 +421,7 @@ bool readInitRc(const std::string &path, facts::Unit &out, std::string &error) {
     if (keyword != "socket" || service.empty() || words.size() < 4)
       continue;
     llvm::SmallVector<llvm::StringRef, 3> parts;
-    words[2].text.split(parts, '+');
+    llvm::StringRef(words[2].text).split(parts, '+');
     int type = parts[0] == "stream"      ? kernel::kSockStream
                : parts[0] == "dgram"     ? kernel::kSockDgram
                : parts[0] == "seqpacket" ? kernel::kSockSeqpacket
@@ -406,18 +434,20 @@ bool readInitRc(const std::string &path, facts::Unit &out, std::string &error) {
     };
     facts::ServiceSocket socket;
     socket.manager = facts::Manager::AndroidInit;
-    socket.site = siteAt(words[1], words[1].text);
+    socket.site = siteAt(words[1], words[1].raw);
     socket.unit = "service " + service;
-    socket.name = words[1].text.str();
+    socket.name = words[1].text;
     socket.address = "/dev/socket/" + socket.name;
     socket.family = facts::Family::Unix;
     socket.type = type;
     socket.passcred = passcred ? facts::Tri::True : facts::Tri::False;
-    socket.passcredSite = siteAt(words[2], words[2].text);
+    socket.passcredSite = siteAt(words[2], words[2].raw);
     if (!program.empty())
       socket.programs.push_back(program);
-    // +passcred goes at the end of the type: "dgram" becomes "dgram+passcred".
-    Token typeEnd{"", words[2].offset + static_cast<std::uint32_t>(words[2].text.size())};
+    // +passcred goes at the end of the type: "dgram" becomes "dgram+passcred" (inside the
+    // quotes of a quoted type: "dgram" becomes "dgram+passcred").
+    std::size_t typeLength = words[2].raw.size() - (words[2].raw.ends_with("\"") ? 1 : 0);
+    Token typeEnd{"", "", words[2].offset + static_cast<std::uint32_t>(typeLength)};
     socket.enableAt = siteAt(typeEnd, "");
     socket.enableText = "+passcred";
     out.services.push_back(std::move(socket));

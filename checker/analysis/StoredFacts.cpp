@@ -1,6 +1,7 @@
 #include "StoredFacts.h"
 
 #include "FactsIO.h"
+#include "InputFiles.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -13,15 +14,13 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace afunix::analysis {
 
 namespace {
 
-struct Stamp {
-  std::uint64_t size = 0;
-  std::int64_t mtime = 0;
-};
+using Stamp = StoredFacts::FileStamp;
 
 std::optional<Stamp> stampOf(const std::string &path) {
   llvm::sys::fs::file_status status;
@@ -49,17 +48,14 @@ llvm::StringMap<llvm::StringRef> reusableLines(const std::string &path,
                                                std::unique_ptr<llvm::MemoryBuffer> &file) {
   llvm::StringMap<llvm::StringRef> lines;
   // Read, not mapped: the file is replaced while its lines are copied.
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(
-      path, /*IsText=*/false, /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
-  if (!buffer)
+  std::string why;
+  file = readInputFile(path, kMaxOwnFileBytes, why);
+  if (!file)
     return lines;
-  file = std::move(*buffer);
   auto [first, rest] = file->getBuffer().split('\n');
-  llvm::Expected<llvm::json::Value> header = llvm::json::parse(first);
-  if (!header) {
-    llvm::consumeError(header.takeError());
+  std::optional<llvm::json::Value> header = parseJson(first, why);
+  if (!header)
     return lines;
-  }
   const llvm::json::Object *h = header->getAsObject();
   const llvm::json::Array *keys = h ? h->getArray("unit_keys") : nullptr;
   const llvm::json::Array *digests = h ? h->getArray("line_digests") : nullptr;
@@ -129,15 +125,25 @@ bool StoredFacts::write(const std::string &path, const std::vector<const facts::
       header.attribute("fingerprint", fingerprint);
       if (!content.empty())
         header.attribute("content", content);
+      // Every file a unit's facts come from (its main file, the headers its facts point into),
+      // each once: a reader takes a unit only while all of them are as stamped.
       header.attributeArray("stamps", [&] {
-        for (const facts::Unit *unit : units) {
-          std::optional<Stamp> stamp = stampOf(unit->mainFile);
+        std::set<llvm::StringRef> done;
+        auto stampOne = [&](const std::string &path) {
+          if (!done.insert(path).second)
+            return;
+          std::optional<Stamp> stamp = stampOf(path);
           header.array([&] {
-            header.value(unit->mainFile);
+            header.value(path);
             header.value(static_cast<std::int64_t>(stamp ? stamp->size : 0));
             header.value(stamp ? stamp->mtime : 0);
           });
-        }
+        };
+        for (const facts::Unit *unit : units)
+          stampOne(unit->mainFile);
+        for (const facts::Unit *unit : units)
+          for (const std::string &file : unit->files)
+            stampOne(file);
       });
       if (!unitKeys.empty()) {
         header.attributeArray("unit_keys", [&] {
@@ -171,19 +177,17 @@ bool StoredFacts::upToDate(const std::string &path, const std::string &content) 
   if (content.empty())
     return false;
   // The header line only (the stamps of every unit: a few bytes each); the file is mapped.
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  std::string why;
+  std::unique_ptr<llvm::MemoryBuffer> file = readInputFile(path, kMaxOwnFileBytes, why);
   if (!file)
     return false;
-  llvm::StringRef all = (*file)->getBuffer();
+  llvm::StringRef all = file->getBuffer();
   std::size_t end = all.find('\n');
   if (end == llvm::StringRef::npos)
     return false;
-  llvm::Expected<llvm::json::Value> header = llvm::json::parse(all.take_front(end));
-  if (!header) {
-    llvm::consumeError(header.takeError());
+  std::optional<llvm::json::Value> header = parseJson(all.take_front(end), why);
+  if (!header)
     return false;
-  }
   const llvm::json::Object *h = header->getAsObject();
   if (!h || h->getInteger("version") != facts::kFormatVersion ||
       h->getString("content") != std::optional<llvm::StringRef>(content))
@@ -204,16 +208,15 @@ bool StoredFacts::upToDate(const std::string &path, const std::string &content) 
 }
 
 std::shared_ptr<const StoredFacts> StoredFacts::read(const std::string &path, std::string &error) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    error = path + ": " + buffer.getError().message();
+  std::unique_ptr<llvm::MemoryBuffer> buffer = readInputFile(path, kMaxOwnFileBytes, error);
+  if (!buffer)
     return nullptr;
-  }
-  llvm::StringRef text = (*buffer)->getBuffer();
+  llvm::StringRef text = buffer->getBuffer();
   auto [first, rest] = text.split('\n');
-  llvm::Expected<llvm::json::Value> header = llvm::json::parse(first);
+  std::string why;
+  std::optional<llvm::json::Value> header = parseJson(first, why);
   if (!header) {
-    error = path + ": not a stored-facts file (" + llvm::toString(header.takeError()) + ")";
+    error = path + ": not a stored-facts file (" + why + ")";
     return nullptr;
   }
   const llvm::json::Object *h = header->getAsObject();
@@ -224,11 +227,10 @@ std::shared_ptr<const StoredFacts> StoredFacts::read(const std::string &path, st
   }
   auto stored = std::make_shared<StoredFacts>();
   stored->Fingerprint = h->getString("fingerprint").value_or("").str();
-  std::map<std::string, Stamp> stamps;
   if (const llvm::json::Array *list = h->getArray("stamps"))
     for (const llvm::json::Value &v : *list)
       if (const llvm::json::Array *entry = v.getAsArray(); entry && entry->size() == 3)
-        stamps[(*entry)[0].getAsString().value_or("").str()] = {
+        stored->Stamps[(*entry)[0].getAsString().value_or("").str()] = {
             static_cast<std::uint64_t>((*entry)[1].getAsInteger().value_or(-1)),
             (*entry)[2].getAsInteger().value_or(-1)};
   while (!rest.empty()) {
@@ -241,22 +243,41 @@ std::shared_ptr<const StoredFacts> StoredFacts::read(const std::string &path, st
       error = path + ": " + llvm::toString(unit.takeError());
       return nullptr;
     }
-    std::optional<Stamp> now = stampOf(unit->mainFile);
-    auto then = stamps.find(unit->mainFile);
-    bool fresh = now && then != stamps.end() && now->size == then->second.size &&
-                 now->mtime == then->second.mtime;
-    stored->Fresh.push_back(fresh);
-    stored->Stale += !fresh;
     stored->Units.push_back(std::move(*unit));
   }
   return stored;
 }
 
+bool StoredFacts::fresh(const facts::Unit &unit) const {
+  // Its main file must have been stamped; each other file it names, when the writer stamped it.
+  auto same = [&](const std::string &path, bool required) {
+    auto then = Stamps.find(path);
+    if (then == Stamps.end())
+      return !required;
+    std::optional<Stamp> now = stampOf(path);
+    return now && now->size == then->second.size && now->mtime == then->second.mtime;
+  };
+  if (!same(unit.mainFile, true))
+    return false;
+  for (const std::string &file : unit.files)
+    if (file != unit.mainFile && !same(file, false))
+      return false;
+  return true;
+}
+
 std::vector<const facts::Unit *> StoredFacts::unitsExcept(const std::string &mainFile) const {
   std::vector<const facts::Unit *> out;
-  for (std::size_t i = 0; i < Units.size(); ++i)
-    if (Fresh[i] && Units[i].mainFile != mainFile)
-      out.push_back(&Units[i]);
+  for (const facts::Unit &unit : Units)
+    if (unit.mainFile != mainFile && fresh(unit))
+      out.push_back(&unit);
+  return out;
+}
+
+std::vector<std::string> StoredFacts::staleFiles() const {
+  std::vector<std::string> out;
+  for (const facts::Unit &unit : Units)
+    if (!fresh(unit))
+      out.push_back(unit.mainFile);
   return out;
 }
 
@@ -293,6 +314,7 @@ std::shared_ptr<const StoredFacts> StoredFacts::forFile(const std::string &mainF
   struct Entry {
     Stamp stamp;
     std::shared_ptr<const StoredFacts> facts;
+    std::vector<std::string> staleLogged; // what the log last said was stale
   };
   static std::mutex lock;
   static std::map<std::string, Entry> cache;
@@ -305,13 +327,28 @@ std::shared_ptr<const StoredFacts> StoredFacts::forFile(const std::string &mainF
     std::string error;
     entry.facts = read(found, error);
     entry.stamp = *stamp;
+    entry.staleLogged.clear();
     if (!entry.facts)
       llvm::errs() << "afunix: " << error << "; checking files on their own\n";
-    else if (entry.facts->staleCount())
-      llvm::errs() << "afunix: " << found << ": " << entry.facts->staleCount() << " of "
-                   << entry.facts->size()
-                   << " stored TUs changed since the last afunix-check -p run; they are left out "
-                      "until it runs again\n";
+  }
+  if (entry.facts) {
+    // Which stored units are stale is decided now (a file may have been saved since the last
+    // check), and said whenever it changes: by name, as a partial afunix-check run says it.
+    std::vector<std::string> stale = entry.facts->staleFiles();
+    if (stale != entry.staleLogged) {
+      entry.staleLogged = stale;
+      if (!stale.empty()) {
+        std::string names;
+        for (std::size_t i = 0; i < stale.size() && i < 5; ++i)
+          names += (i ? ", " : "") + stale[i];
+        if (stale.size() > 5)
+          names += ", ...";
+        llvm::errs() << "afunix: " << found << ": " << stale.size() << " of "
+                     << entry.facts->size()
+                     << " stored TUs changed since the last afunix-check -p run (" << names
+                     << "); their facts are left out until it runs again\n";
+      }
+    }
   }
   if (entry.facts && entry.facts->fingerprint() != fingerprint)
     return nullptr; // extracted with other project options: not this program's facts

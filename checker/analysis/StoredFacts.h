@@ -7,6 +7,8 @@
 
 #include "Facts.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,16 +44,24 @@ public:
   // the facts cache need not rewrite the file.
   static bool upToDate(const std::string &path, const std::string &content);
 
-  // Every stored unit whose source is unchanged, except the one of `mainFile`.
+  // Every stored unit whose files are as they were stamped when the facts were written (its
+  // main file and the headers its facts point into: size and modification time), except the one
+  // of `mainFile`. Decided at each call: a file saved since the read makes its unit stale.
   std::vector<const facts::Unit *> unitsExcept(const std::string &mainFile) const;
-  std::size_t staleCount() const { return Stale; }
+  // The main files of the stored units that are not (a file changed since), now.
+  std::vector<std::string> staleFiles() const;
   std::size_t size() const { return Units.size(); }
   const std::string &fingerprint() const { return Fingerprint; }
 
+  struct FileStamp {
+    std::uint64_t size = 0;
+    std::int64_t mtime = 0;
+  };
+
 private:
+  bool fresh(const facts::Unit &unit) const;
   std::vector<facts::Unit> Units;
-  std::vector<bool> Fresh;
-  std::size_t Stale = 0;
+  std::map<std::string, FileStamp> Stamps; // as written
   std::string Fingerprint;
 };
 

@@ -5,6 +5,8 @@
 #include "ClangTidyModule.h"
 #include "ClangTidyModuleRegistry.h"
 
+#include "InputFiles.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -106,11 +108,10 @@ std::string rewriteMessage(const std::string &body, const std::string &docsBase,
   bool diagnostics = llvm::StringRef(body).contains("textDocument/publishDiagnostics");
   if (!links && !diagnostics)
     return body;
-  llvm::Expected<json::Value> parsed = json::parse(body);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
+  std::string why; // a body that is not JSON (or nested past the one limit) passes as it is
+  std::optional<json::Value> parsed = afunix::analysis::parseJson(body, why);
+  if (!parsed)
     return body;
-  }
   json::Object *message = parsed->getAsObject();
   if (!message)
     return body;

@@ -4,6 +4,7 @@
 #include "Config.h"
 #include "DocsLocation.h"
 #include "Engine.h"
+#include "FactsCache.h"
 #include "Filters.h"
 #include "Fixes.h"
 #include "Output.h"
@@ -62,10 +63,13 @@ DESCRIPTION
     credentials in another is judged as one. Findings and their notes may point into any file.
     With --single-tu each file is judged on its own, as the clang-tidy plugin does.
 
-    A run over a whole compile database (-p without FILE) leaves the facts of every file in
-    afunix-facts.json next to compile_commands.json; afunix-clangd and later runs that check only
-    some files (-p with FILE, --diff-from, --exclude) take the other files' facts from it
-    (share/doc/afunix-compat/facts-format.md).
+    With -p and FILE (or --diff-from and no FILE), only the findings located in those files and
+    in the project headers they include are reported, judged against the current facts of every
+    other file of the database: the others are extracted too, from the facts cache when they did
+    not change. What could not be had as it is now (a file that does not parse, a missing one) is
+    named on stderr. A run that extracted every file leaves their facts in afunix-facts.json next
+    to compile_commands.json, for afunix-clangd and for the files --exclude leaves out
+    (share/doc/afunix-compat/guarantees.md, facts-format.md).
 
     With -p, compile commands come from BUILD_DIR/compile_commands.json (every file in it when no
     FILE is named); commands written for gcc are adapted: options clang does not know or refuses
@@ -128,8 +132,9 @@ OPTIONS
         run parses again only the files whose facts may have changed: a file is parsed when its
         compile command, its own bytes or the bytes of any file it includes changed, or another
         afunix-check or other project options wrote the entry. Default with -p: afunix-cache
-        beside compile_commands.json. Several runs may share a cache at once
-        (share/doc/afunix-compat/facts-cache.md).
+        beside compile_commands.json. DIR must be new, empty or a cache afunix-check made (its
+        CACHEDIR.TAG): a directory holding other files is refused. Several runs may share a
+        cache at once (share/doc/afunix-compat/facts-cache.md).
     --no-cache
         Neither read nor write the facts cache: parse every file.
     --full-parse
@@ -172,7 +177,8 @@ OPTIONS
     --diff-from=REV
         Report only findings on lines added or changed since the git revision REV (committed,
         staged or not), like clang-tidy-diff. With -p and no FILE, only the database files the
-        diff touches are checked, or all of them when the diff touches a header.
+        diff touches are reported on (judged in the whole program), or all of them when the diff
+        touches a header.
     --sarif-root=DIR
         Make SARIF artifact URIs and baseline paths relative to DIR (default: current directory).
     --docs-url=URL
@@ -247,11 +253,13 @@ EXIT STATUS
     0   no finding at or above --fail-on
     1   findings at or above --fail-on were reported (after filters and --baseline)
     2   usage or input error: bad option, missing file, broken compile database, bad config,
-        bad baseline, file not in the compile database, unwritable output path; nothing was
-        checked, nothing was written
-    3   some file could not be parsed (or crashed clang); findings of all files are still
-        reported (3 wins over 1)
-    4   the output could not be written (stdout closed or full); the run is lost
+        bad baseline or runtime evidence, an input that is not a regular file, JSON nested
+        deeper than 512 levels, file not in the compile database, unwritable output path or
+        cache directory; nothing was checked, nothing was written
+    3   some file checked could not be parsed (or crashed clang); findings of all files are
+        still reported (3 wins over 1)
+    4   the output could not be written (stdout closed or full, the file size limit, or the
+        --write-baseline or --export-fixes file); the run is lost
 
 ENVIRONMENT
     NO_COLOR
@@ -295,6 +303,13 @@ int usage(const std::string &message) {
 int inputError(const std::string &message) {
   llvm::errs() << "afunix-check: error: " << printable(message) << "\n";
   return kInputError;
+}
+
+// An output file asked for could not be written after the run (full disk, file size limit):
+// the run's result is not all where it was asked for.
+int outputError(const std::string &message) {
+  llvm::errs() << "afunix-check: error: " << printable(message) << "\n";
+  return kOutputError;
 }
 
 // Every long option: its name, whether it takes a value, and what it sets.
@@ -695,6 +710,14 @@ int run(int argc, char **argv) {
     return inputError(error);
   if (!cli.exportFixesPath.empty() && !checkOutputPath(cli.exportFixesPath, "fixes file", error))
     return inputError(error);
+  // A cache directory named on the command line must be one the cache may write into: new,
+  // empty or its own (CACHEDIR.TAG written by afunix-check), never a directory of the user's.
+  // The default one beside the database is only skipped with a warning (FactsCache::open).
+  if (std::string dir = factsCacheDir(cli); !cli.cacheDir.empty() && !dir.empty()) {
+    std::string why;
+    if (FactsCache::adoptable(dir, why) == FactsCache::Adoption::Refuse)
+      return inputError("--cache-dir=" + cli.cacheDir + ": " + why);
+  }
   RuntimeEvidence evidence; // read before the run: a bad path must not cost an analysis
   if (!cli.runtimeEvidence.empty() && !loadRuntimeEvidence(cli.runtimeEvidence, evidence, error))
     return inputError(error);
@@ -702,6 +725,14 @@ int run(int argc, char **argv) {
   // The jobs (none for link: its shards hold the units).
   std::vector<CompileJob> jobs;
   unsigned excludedUnits = 0;
+  // A partial run of a database (FILEs, or the files --diff-from touches): the files checked. The
+  // program is still the whole database's, each file extracted as it is now (from the facts
+  // cache when unchanged): their findings are judged as a run over the whole database would
+  // judge them, and only theirs are reported.
+  std::vector<std::string> checkedFiles;
+  std::vector<std::string> missingFiles; // listed by the database, not on the disk
+  bool partial = false;
+  unsigned excludedFromProgram = 0; // files of the program --exclude leaves out (not extracted)
   if (!cli.link) {
     CompileRequest request;
     request.buildPath = cli.buildPath;
@@ -711,10 +742,47 @@ int run(int argc, char **argv) {
     request.checkedNoteDir = factsCacheDir(cli);
     if (!collectJobs(request, jobs, error))
       return inputError(error);
+
+    bool diffTouchesHeader = false;
+    if (!cli.diffFrom.empty())
+      for (const LineFilter::Entry &e : lineFilter->files)
+        diffTouchesHeader |= !isSourceFile(e.name);
+    bool diffSelects = !cli.diffFrom.empty() && cli.files.empty() && !diffTouchesHeader;
+    // Each file of a database is one program's: with -p, a partial run judges it in that
+    // program. (--single-tu judges each alone; --parse-only and --print-commands judge nothing.)
+    partial = !cli.buildPath.empty() && !cli.singleTu && !cli.parseOnly && !cli.printCommands &&
+              cli.shard.empty() && (!cli.files.empty() || diffSelects);
+    std::vector<CompileJob> named;
+    if (partial) {
+      for (CompileJob &job : jobs)
+        if (!matchesExclude(excludes, job.file) &&
+            (!diffSelects || selectsFile(*lineFilter, job.file)))
+          named.push_back(std::move(job));
+      jobs.clear();
+      if (!named.empty()) {
+        request.files.clear();
+        request.missing = &missingFiles;
+        if (!collectJobs(request, jobs, error))
+          return inputError(error);
+        // The database's name for each named file (a symlink's target may be listed instead).
+        std::map<llvm::sys::fs::UniqueID, std::string> byId;
+        for (const CompileJob &job : jobs)
+          if (llvm::sys::fs::UniqueID id; !llvm::sys::fs::getUniqueID(job.file, id))
+            byId.emplace(id, job.file);
+        for (const CompileJob &job : named) {
+          llvm::sys::fs::UniqueID id;
+          auto it = llvm::sys::fs::getUniqueID(job.file, id) ? byId.end() : byId.find(id);
+          checkedFiles.push_back(it != byId.end() ? it->second : job.file);
+        }
+      }
+    }
     // Said, not silently dropped: module-protocol-stub.c compiled eight ways makes eight modules.
     const CompileJob *several = nullptr;
     unsigned severalFiles = 0;
-    for (const CompileJob &job : jobs)
+    if (partial)
+      for (const std::string &file : cli.files)
+        excludedUnits += matchesExclude(excludes, absolutePath(file));
+    for (const CompileJob &job : partial ? named : jobs)
       if (job.otherConfigurations) {
         ++severalFiles;
         if (!several || job.otherConfigurations > several->otherConfigurations)
@@ -725,25 +793,29 @@ int run(int argc, char **argv) {
                    << " compiled several ways with other macros or include paths (e.g. "
                    << printable(several->file) << ", " << several->otherConfigurations + 1
                    << " commands); each is checked with its first command only\n";
+    if (!missingFiles.empty())
+      llvm::errs() << "afunix-check: warning: " << missingFiles.size() << " file"
+                   << (missingFiles.size() == 1 ? " of the database does" : "s of the database do")
+                   << " not exist (e.g. " << printable(missingFiles.front())
+                   << "); the files checked are judged without " << (missingFiles.size() == 1 ? "its" : "their")
+                   << " facts\n";
 
-    // --exclude'd units are not checked; with --diff-from and a whole database, only what the
-    // diff can affect is.
+    // --exclude'd units are not checked (nor extracted: their stored facts stand in); with
+    // --diff-from over a whole database and no partial run, only what the diff can affect is.
     std::vector<CompileJob> kept;
-    bool diffTouchesHeader = false;
-    if (!cli.diffFrom.empty())
-      for (const LineFilter::Entry &e : lineFilter->files)
-        diffTouchesHeader |= !isSourceFile(e.name);
     for (CompileJob &job : jobs) {
       if (matchesExclude(excludes, job.file)) {
-        ++excludedUnits;
+        ++excludedFromProgram;
         continue;
       }
-      if (!cli.diffFrom.empty() && cli.files.empty() && !diffTouchesHeader &&
+      if (!partial && !cli.diffFrom.empty() && cli.files.empty() && !diffTouchesHeader &&
           !selectsFile(*lineFilter, job.file))
         continue;
       kept.push_back(std::move(job));
     }
     jobs = std::move(kept);
+    if (!partial)
+      excludedUnits = excludedFromProgram;
   }
 
   if (cli.printCommands && !cli.link) {
@@ -801,6 +873,7 @@ int run(int argc, char **argv) {
     return unitSettings[file] = settingsFrom(config ? *config : Config{}, cli, glob.value_or("-*"));
   };
   options.wholeProgram = !cli.singleTu;
+  options.checkedFiles = checkedFiles;
   options.fullParse = cli.fullParse;
   options.disableFree = true; // afunix-check exits right after the run
   options.cacheDir = factsCacheDir(cli);
@@ -846,10 +919,14 @@ int run(int argc, char **argv) {
       database = std::string(llvm::sys::path::parent_path(database));
     llvm::SmallString<256> stored(database);
     llvm::sys::path::append(stored, afunix::analysis::kStoredFactsName);
-    bool whole = cli.files.empty() && cli.diffFrom.empty() && excludedUnits == 0;
+    // Every file of the database extracted now (a partial run extracts them all too): the
+    // stored facts can be written; otherwise the files left out take theirs from them.
+    bool whole = (partial || (cli.files.empty() && cli.diffFrom.empty())) && !jobs.empty() &&
+                 excludedFromProgram == 0 && missingFiles.empty();
     if (whole && !cli.noStoreFacts && !cli.parseOnly)
       options.storeFacts = std::string(stored);
-    else if (!whole && llvm::sys::fs::is_regular_file(stored))
+    else if (!whole && !(partial && checkedFiles.empty()) &&
+             llvm::sys::fs::is_regular_file(stored))
       options.readFacts = std::string(stored);
   }
   if (options.wholeProgram && cli.shard.empty()) {
@@ -919,7 +996,31 @@ int run(int argc, char **argv) {
     for (const auto &[file, settings] : unitSettings)
       for (const std::string &rule : enabledChecks(settings.checks))
         merge.rules.insert(rule);
+    // The project: the source tree of the program's files (the version-control work tree around
+    // them, else the directory they share). Evidence elsewhere is not placed in the output.
+    std::vector<std::string> programFiles;
+    for (const auto *outcomes : {&result.files, &result.context})
+      for (const FileOutcome &file : *outcomes)
+        programFiles.push_back(file.file);
+    merge.projectRoot = sourceTreeOf(programFiles);
     merged = mergeRuntimeEvidence(result, evidence, merge);
+    result.dropped.disabled += merged.disabled;
+    for (const auto &[file, first] : evidence.repeated)
+      llvm::errs() << "afunix-check: note: " << printable(file)
+                   << " summarises the same run as " << printable(first)
+                   << " (the same processes); read once\n";
+    if (unsigned total = merged.notUsedTotal()) {
+      llvm::errs() << "afunix-check: warning: " << total << " runtime finding"
+                   << (total == 1 ? "" : "s") << " not used:";
+      bool first = true;
+      for (const auto &[why, counted] : merged.notUsed) {
+        llvm::errs() << (first ? " " : ", ") << counted.first << " " << why << " ("
+                     << printable(counted.second) << (counted.first > 1 ? ", ..." : "") << ")";
+        first = false;
+      }
+      llvm::errs() << "; give evidence of a build of this tree (afunix-probe run on the program "
+                      "built from these sources)\n";
+    }
   }
 
   // What is reported: each finding under the configuration of its own file, then the filters.
@@ -943,14 +1044,14 @@ int run(int argc, char **argv) {
   std::string root = cli.sarifRoot.empty() ? cwd : absolutePath(cli.sarifRoot);
   if (!cli.writeBaselinePath.empty() &&
       !writeBaseline(cli.writeBaselinePath, result, root, error))
-    return inputError(error);
+    return outputError(error);
   if (lineFilter)
     applyLineFilter(result, *lineFilter);
   unsigned baselined = 0;
   if (baseline)
     applyBaseline(*baseline, result, root, baselined);
   if (!cli.exportFixesPath.empty() && !exportFixes(cli.exportFixesPath, result, error))
-    return inputError(error);
+    return outputError(error);
   unsigned applied = 0;
   std::string fixProblems;
   if (cli.fix && !applyFixes(result, applied, fixProblems, FixOptions{cli.fixErrors})) {
@@ -995,6 +1096,31 @@ int run(int argc, char **argv) {
     for (const std::string &e : file.errors)
       llvm::errs() << "  " << printable(e) << "\n";
   }
+  // What a partial run judged with less than the current facts of every other file: said, by
+  // name (the exit status is the checked files').
+  std::vector<std::string> incomplete;
+  for (const FileOutcome &file : result.context)
+    if (!file.parsed)
+      incomplete.push_back(file.file);
+  if (!incomplete.empty())
+    llvm::errs() << "afunix-check: warning: " << incomplete.size() << " other file"
+                 << (incomplete.size() == 1 ? "" : "s") << " of the program could not be parsed ("
+                 << printable(incomplete.front()) << (incomplete.size() > 1 ? ", ..." : "")
+                 << "); the files checked are judged with what could be read of "
+                 << (incomplete.size() == 1 ? "it" : "them") << "\n";
+  std::vector<std::string> stale; // missing files were named already
+  for (const std::string &file : result.staleFacts)
+    if (!llvm::is_contained(missingFiles, file))
+      stale.push_back(file);
+  if (!stale.empty()) {
+    llvm::errs() << "afunix-check: warning: the stored facts of " << stale.size() << " file"
+                 << (stale.size() == 1 ? "" : "s")
+                 << " not extracted now changed since they were stored and were left out:";
+    for (std::size_t i = 0; i < stale.size() && i < 10; ++i)
+      llvm::errs() << (i ? ", " : " ") << printable(stale[i]);
+    llvm::errs() << (stale.size() > 10 ? ", ..." : "")
+                 << " (a run over the whole database stores them again)\n";
+  }
   if (!cli.quiet) {
     llvm::errs() << "afunix-check: " << result.findings.size() << " finding"
                  << (result.findings.size() == 1 ? "" : "s") << " in " << result.files.size()
@@ -1011,8 +1137,8 @@ int run(int argc, char **argv) {
     for (std::size_t i = 0; i < rules.size(); ++i)
       llvm::errs() << (i ? ", " : ": ") << rules[i].second << " " << rules[i].first;
     if (stats.cached)
-      llvm::errs() << "; " << stats.cached << " of " << result.files.size()
-                   << " from the facts cache";
+      llvm::errs() << "; " << stats.cached << " of " << stats.cached + stats.extracted
+                   << (partial ? " files of the program" : "") << " from the facts cache";
     if (std::string dropped = describeDropped(result.dropped); !dropped.empty())
       llvm::errs() << "; " << dropped;
     if (unparsed)
@@ -1036,8 +1162,13 @@ int run(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // A closed pipe is a write error to report (exit 4), not a silent death by SIGPIPE.
+  // A closed pipe is a write error to report (exit 4), not a silent death by SIGPIPE; a write past
+  // the file size limit (ulimit -f) likewise: write() fails with EFBIG, the file being written is
+  // removed (a temporary, never renamed into place) and the run exits 4 with a message, instead of
+  // dying of SIGXFSZ with half a file beside the output. git (--diff-from) inherits both, as
+  // any program started from a shell that ignores them: it then fails with an error, reported.
   std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   enableCrashRecovery();
   return run(argc, argv);
 }

@@ -6,6 +6,8 @@
 #include "SafeFiles.h"
 #include "Sarif.h"
 
+#include "InputFiles.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -59,18 +61,14 @@ bool writeBaseline(const std::string &path, const RunResult &result, const std::
 bool loadBaseline(const std::string &path, Baseline &out, std::string &error) {
   out = Baseline();
   out.path = path;
-  if (!llvm::sys::fs::is_regular_file(path) && llvm::sys::fs::exists(path)) {
-    error = "cannot read baseline '" + path + "': not a regular file";
+  std::string text, why;
+  if (!analysis::readInputFile(path, analysis::kMaxJsonInputBytes, text, why)) {
+    error = "cannot read baseline " + why;
     return false;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buffer) {
-    error = "cannot read baseline '" + path + "': " + buffer.getError().message();
-    return false;
-  }
-  llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
+  std::optional<json::Value> parsed = analysis::parseJson(text, why);
   if (!parsed) {
-    error = "baseline '" + path + "' is not valid JSON: " + llvm::toString(parsed.takeError());
+    error = "baseline '" + path + "' is not valid JSON: " + why;
     return false;
   }
   const json::Object *document = parsed->getAsObject();

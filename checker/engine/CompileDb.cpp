@@ -3,6 +3,8 @@
 #include "FactsCache.h"
 #include "SafeFiles.h"
 
+#include "InputFiles.h"
+
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -318,27 +320,24 @@ std::string databasePath(const std::string &buildPath) {
 // the same bytes pass again. A note that is missing, damaged or of other bytes only costs the check.
 bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, std::string &text,
                       std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(jsonPath, /*IsText=*/true);
-  if (!buffer) {
-    error = jsonPath + ": cannot read the compile database: " + buffer.getError().message();
+  std::string why;
+  if (!analysis::readInputFile(jsonPath, analysis::kMaxJsonInputBytes, text, why)) {
+    error = "cannot read the compile database " + why;
     return false;
   }
-  text = (*buffer)->getBuffer().str();
   std::string note, digest;
   if (!noteDir.empty()) {
     llvm::SmallString<256> path(noteDir);
     llvm::sys::path::append(path, "database-checked");
     note = std::string(path);
     digest = fileDigest(checkerIdentity() + '\0' + absolutePath(jsonPath) + '\0' + fileDigest(text));
-    if (auto known = llvm::MemoryBuffer::getFile(note, /*IsText=*/false,
-                                                 /*RequiresNullTerminator=*/false);
-        known && (*known)->getBuffer() == digest)
+    std::string known, ignored;
+    if (analysis::readInputFile(note, 4096, known, ignored) && known == digest)
       return true;
   }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  std::optional<llvm::json::Value> parsed = analysis::parseJson(text, why);
   if (!parsed) {
-    error = jsonPath + ": broken compile database: not valid JSON: " +
-            llvm::toString(parsed.takeError());
+    error = jsonPath + ": broken compile database: not valid JSON: " + why;
     return false;
   }
   llvm::json::Array *entries = parsed->getAsArray();
@@ -388,7 +387,9 @@ bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, s
   }
   if (rewritten) {
     text = llvm::formatv("{0}", *parsed).str();
-  } else if (!note.empty() && llvm::sys::fs::is_directory(noteDir)) {
+  } else if (std::string why; !note.empty() &&
+             FactsCache::adoptable(noteDir, why) == FactsCache::Adoption::Ours) {
+    // Only into a cache directory already marked as afunix-check's (the run creates it later).
     // A failure only costs the check next time.
     std::string ignored;
     writeOwnFileAtomically(note, digest, ignored);
@@ -510,11 +511,18 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
       error = jsonPath + ": the compile database lists no C or C++ file";
       return false;
     }
-    for (const std::string &f : files)
-      if (!fileExists(f)) {
+    std::vector<std::string> present;
+    for (const std::string &f : files) {
+      if (fileExists(f)) {
+        present.push_back(f);
+      } else if (request.missing) {
+        request.missing->push_back(f);
+      } else {
         error = jsonPath + ": lists " + f + ", which does not exist (build the project first?)";
         return false;
       }
+    }
+    files = std::move(present);
   }
   std::set<std::string> requested;
   for (const std::string &f : files) {

@@ -30,6 +30,9 @@ struct CompileRequest {
   // A directory (the facts cache's) where a note of the last database found valid is kept, so an
   // unchanged database is not checked again; "" for none.
   std::string checkedNoteDir;
+  // With -p and no FILE: when set, a file the database lists that does not exist is left out
+  // and named here (a partial run judges its files without it), instead of an input error.
+  std::vector<std::string> *missing = nullptr;
 };
 
 // Builds one job per file. On failure `error` says what is wrong with which input (missing file,

@@ -3,6 +3,8 @@
 #include "CompileDb.h"
 #include "DocsLocation.h"
 
+#include "InputFiles.h"
+
 #include "afunix/KernelVersion.h"
 #include "afunix/RuleCatalog.h"
 
@@ -241,23 +243,14 @@ bool parseConfig(const std::string &text, const std::string &name, Config &out,
 
 bool loadConfig(const std::string &path, Config &out, std::string &error) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    error = path + (std::filesystem::exists(path, ec) ? ": not a regular file"
-                                                       : ": cannot read the config file");
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (!std::filesystem::exists(path, ec)) {
     error = path + ": cannot read the config file";
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    error = path + ": cannot read the config file";
+  std::string text;
+  if (!analysis::readInputFile(path, analysis::kMaxConfigBytes, text, error))
     return false;
-  }
-  if (!parseConfig(text.str(), path, out, error))
+  if (!parseConfig(text, path, out, error))
     return false;
   out.path = path;
   return true;

@@ -39,7 +39,13 @@ struct EngineOptions {
   // default). Otherwise each unit alone, through clang-tidy (--single-tu).
   bool wholeProgram = false;
   std::string storeFacts;           // write the units' facts here (afunix-facts.json); "" = don't
-  std::string readFacts;            // take the units not checked now from these stored facts
+  // Take the units of the program that are not among the jobs (left out by --exclude, missing
+  // from the disk) from these stored facts, while their files are as they were; "" = none.
+  std::string readFacts;
+  // A partial run: the main files whose findings are reported (with the files their parses read:
+  // the project headers they include). The other jobs are extracted (from the facts cache when
+  // unchanged) only to judge these with the current facts of the whole program. Empty: all.
+  std::vector<std::string> checkedFiles;
   std::string *dumpFacts = nullptr; // receives the linked program's facts, for --dump-facts
   // The systemd socket units and Android .rc files to read with the program whose units have
   // these main files (ServiceDiscovery.h finds them); unset: none.

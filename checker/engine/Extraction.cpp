@@ -724,10 +724,12 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
         keys[i] = cache->keyOf(jobs[i], project[i]->extractionFingerprint());
         FactsCache::Entry entry;
         std::string why;
-        FactsCache::Lookup found = cache->lookup(keys[i], entry, why);
+        bool inputs = i < settings.wantInputs.size() && settings.wantInputs[i];
+        FactsCache::Lookup found = cache->lookup(keys[i], entry, why, inputs);
         if (found == FactsCache::Lookup::Hit) {
           ExtractedUnit &unit = out[i];
           unit.unit = std::move(entry.unit);
+          unit.inputs = std::move(entry.inputs);
           unit.digest = std::move(entry.digest);
           unit.outcome.file = jobs[i].file;
           unit.outcome.parsed = entry.parsed;
@@ -769,10 +771,14 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
         std::size_t i = misses[m];
         ExtractedUnit &unit = out[i];
         CacheInputs inputs;
+        bool wantInputs = i < settings.wantInputs.size() && settings.wantInputs[i];
         Preambles::Group *group = preambles ? preambles->groupOf(i) : nullptr;
         Parsed parsed = parseJob(i, jobs[i], *project[i], settings, shared ? &*shared : nullptr,
-                                 drivers ? &*drivers : nullptr, group, cache ? &inputs : nullptr,
-                                 isolate);
+                                 drivers ? &*drivers : nullptr, group,
+                                 cache || wantInputs ? &inputs : nullptr, isolate);
+        if (wantInputs)
+          for (const auto &[path, digest] : inputs)
+            unit.inputs.push_back(path);
         preambleParses += parsed.fromPreamble;
         unit.unit = std::move(parsed.unit);
         unit.outcome = std::move(parsed.outcome);

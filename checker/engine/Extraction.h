@@ -30,6 +30,9 @@ struct ExtractedUnit {
   FileOutcome outcome;
   bool fromCache = false;
   std::string digest; // factsDigest() of the facts when the facts cache knows it, else ""
+  // Every file its parse read (the main file, project and system headers), when asked for
+  // (ExtractionSettings::wantInputs): what a partial run reports findings in.
+  std::vector<std::string> inputs;
 };
 
 struct ExtractionSettings {
@@ -38,6 +41,8 @@ struct ExtractionSettings {
   bool noPreambles = false; // all the skips but shared preambles (for tests and benches)
   unsigned jobs = 1;
   FactsCache *cache = nullptr; // nullptr: no facts cache
+  // Jobs whose ExtractedUnit::inputs are wanted (by index; empty: none).
+  std::vector<bool> wantInputs;
   // Called (under a lock, from workers) as each job is done: jobs done so far, total, its file.
   std::function<void(std::size_t done, std::size_t total, const std::string &file, bool cached)>
       progress;

@@ -2,6 +2,8 @@
 
 #include "SafeFiles.h"
 
+#include "InputFiles.h"
+
 #include "FactsBinary.h"
 
 #include "clang/Basic/FileManager.h"
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <set>
 #include <sys/stat.h>
@@ -181,6 +184,7 @@ struct FactsCache::Pack {
   };
   std::vector<Item> items;
   std::chrono::system_clock::time_point mtime;
+  bool damaged = false;
 };
 
 std::string fileDigest(llvm::StringRef bytes) {
@@ -263,11 +267,19 @@ bool FactsCache::reliable(const Stamp &stamp, std::int64_t runStart) {
 
 void FactsCache::readStamps() {
   // Read whole: a table another run renames into place meanwhile is a whole other table.
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(StampsPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!file)
+  if (!llvm::sys::fs::exists(StampsPath))
     return; // none yet
-  llvm::StringRef all = (*file)->getBuffer();
+  std::string why;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      analysis::readInputFile(StampsPath, analysis::kMaxOwnFileBytes, why);
+  if (!file) {
+    // Not ours to read (a FIFO, a device, too large): every input is read and hashed, and the
+    // table is written anew beside it (a rename replaces the name, never what it named).
+    llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
+    StampsChanged = true;
+    return;
+  }
+  llvm::StringRef all = file->getBuffer();
   llvm::StringRef in = all;
   std::uint64_t version = 0, count = 0;
   bool ok = in.size() >= kChecksumBytes &&
@@ -340,24 +352,69 @@ void FactsCache::writeStamps() {
 
 FactsCache::~FactsCache() { finish(); }
 
+namespace {
+
+// The tag that marks a directory as a facts cache: what backup tools look for, and what tells
+// afunix-check the directory is its own.
+constexpr char kCacheTag[] =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by afunix-check (facts cache).\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n";
+
+} // namespace
+
+FactsCache::Adoption FactsCache::adoptable(const std::string &directory, std::string &why) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(directory, status))
+    return Adoption::Create;
+  if (status.type() != llvm::sys::fs::file_type::directory_file) {
+    why = directory + ": not a directory";
+    return Adoption::Refuse;
+  }
+  llvm::SmallString<256> tag(directory);
+  llvm::sys::path::append(tag, "CACHEDIR.TAG");
+  std::string text, ignored;
+  // Ours: our tag, or the start of it (another run is writing it this moment: a concurrent run
+  // on a new cache sees the file before its bytes).
+  if (analysis::readInputFile(std::string(tag), 4096, text, ignored))
+    return llvm::StringRef(text).starts_with(kCacheTag) ||
+                   llvm::StringRef(kCacheTag).starts_with(text)
+               ? Adoption::Ours
+               : Adoption::Refuse;
+  std::error_code ec;
+  llvm::sys::fs::directory_iterator it(directory, ec);
+  if (!ec && it == llvm::sys::fs::directory_iterator())
+    return Adoption::Create; // empty: made ours
+  why = directory + ": not a facts cache of afunix-check (it holds other files and no "
+                    "CACHEDIR.TAG written by afunix-check); give an empty or new directory";
+  return Adoption::Refuse;
+}
+
 std::unique_ptr<FactsCache> FactsCache::open(const std::string &directory, std::string &error) {
+  // Only a directory that is new, empty or marked by afunix-check: the cache writes and removes
+  // files by name (pack-*, input-stamps), and a user's files of those names are not its own.
+  std::string why;
+  Adoption adoption = adoptable(directory, why);
+  if (adoption == Adoption::Refuse) {
+    error = "facts cache " + why;
+    return nullptr;
+  }
   if (std::error_code ec = llvm::sys::fs::create_directories(directory)) {
     error = "facts cache " + directory + ": " + ec.message();
     return nullptr;
   }
-  if (!llvm::sys::fs::is_directory(directory)) {
-    error = "facts cache " + directory + ": not a directory";
-    return nullptr;
-  }
-  llvm::SmallString<256> tag(directory);
-  llvm::sys::path::append(tag, "CACHEDIR.TAG");
-  if (!llvm::sys::fs::exists(tag)) {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(tag, ec, llvm::sys::fs::OF_Text);
-    if (!ec)
-      out << "Signature: 8a477f597d28d172789f06886806bc55\n"
-             "# This file is a cache directory tag created by afunix-check (facts cache).\n"
-             "# For information about cache directory tags see https://bford.info/cachedir/\n";
+  if (adoption == Adoption::Create) {
+    // O_EXCL: a tag another run wrote meanwhile stays; O_NOFOLLOW: never written through a link.
+    llvm::SmallString<256> tag(directory);
+    llvm::sys::path::append(tag, "CACHEDIR.TAG");
+    int fd = ::open(tag.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+      out << kCacheTag;
+    } else if (errno != EEXIST) {
+      error = "facts cache " + std::string(tag) + ": " + std::strerror(errno);
+      return nullptr;
+    }
   }
   std::unique_ptr<FactsCache> cache(new FactsCache(directory));
   cache->readStamps();
@@ -376,16 +433,29 @@ void FactsCache::readPacks() {
   std::set<std::string> loaded;
   for (const auto &pack : Packs)
     loaded.insert(pack->path);
+  std::set<std::string> &unreadable = Unreadable;
+  for (const std::string &path : Unreadable)
+    loaded.insert(path);
   for (const std::string &path : names) {
     if (loaded.count(path))
       continue;
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-        llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!file)
+    if (!llvm::sys::fs::exists(path))
       continue; // merged away by another run since it was listed: its entries are misses
+    // Packs are never rewritten in place (written whole and renamed): they may be mapped. A
+    // name of ours that is not a regular file (a FIFO, a device) is not read, and not removed.
+    std::string why;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why, /*mayMap=*/true);
+    if (!file) {
+      if (llvm::sys::fs::exists(path)) {
+        llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
+        unreadable.insert(path);
+      }
+      continue;
+    }
     auto pack = std::make_unique<Pack>();
     pack->path = path;
-    pack->bytes = std::move(*file);
+    pack->bytes = std::move(file);
     pack->mtime = modified(path);
     llvm::StringRef all = pack->bytes->getBuffer(), in = all;
     std::uint64_t version = 0, count = 0;
@@ -417,11 +487,20 @@ void FactsCache::readPacks() {
       Pack::Item item{key.str(), static_cast<std::size_t>(body.data() - all.data()), body.size(),
                       in.take_front(kChecksumBytes).str(), begin};
       in = in.drop_front(kChecksumBytes);
+      // Every entry's checksum now, not only when it is looked up: a damaged entry no run needs
+      // would otherwise keep its pack forever (the merge that drops it needs the damage known).
+      // Hashing costs a fraction of reading the pack.
+      if (checksum(all.slice(item.sumBegin, item.begin + item.size)) != item.sum) {
+        damaged = true;
+        break;
+      }
       pack->items.push_back(std::move(item));
     }
+    damaged = damaged || !in.empty();
     if (damaged) {
-      // What could be read before the damage is still checked entry by entry on lookup; the
-      // pack goes at the next merge.
+      // The entries before the damage are still used (each checked again on lookup); the pack
+      // goes at this run's merge.
+      pack->damaged = true;
       ++Damaged;
       llvm::errs() << "afunix-check: warning: facts cache " << path
                    << " is damaged; the files it held are parsed again\n";
@@ -477,10 +556,12 @@ std::string FactsCache::currentDigest(const std::string &path) {
       return Digests.digests.try_emplace(path, it->second.digest).first->second;
     }
   }
-  std::string digest;
-  if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-          llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false))
-    digest = fileDigest((*buffer)->getBuffer());
+  // A regular file only: an input replaced by a FIFO or a device has no digest (the entry is
+  // stale), and is never read here.
+  std::string digest, ignored;
+  if (std::unique_ptr<llvm::MemoryBuffer> buffer =
+          analysis::readInputFile(path, analysis::kMaxOwnFileBytes, ignored))
+    digest = fileDigest(buffer->getBuffer());
   ++Read;
   // Recorded when the stamp was taken before the read, is the same after it, and is reliable():
   // the bytes hashed are then the bytes any later run finds under that stamp.
@@ -511,7 +592,8 @@ bool FactsCache::pairValid(Pack &pack, std::size_t pair) {
   return valid;
 }
 
-FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::string &why) {
+FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::string &why,
+                                      bool withInputs) {
   std::vector<Located> candidates;
   {
     std::lock_guard<std::mutex> guard(Lock);
@@ -523,12 +605,16 @@ FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::s
   // The newest entry whose inputs are the files as they are now.
   Lookup result = Lookup::Stale;
   for (const Located &at : candidates) {
-    Lookup found = lookupAt(at, out, why);
+    Lookup found = lookupAt(at, out, why, withInputs);
     if (found == Lookup::Hit)
       return found;
     if (found == Lookup::Rejected) {
       result = found;
       std::lock_guard<std::mutex> guard(Lock);
+      if (!at.pack->damaged) {
+        at.pack->damaged = true; // merged away at the end of the run, not kept
+        ++Damaged;
+      }
       auto &slots = Index[key];
       llvm::erase_if(slots, [&](const Located &l) { return l.pack == at.pack && l.item == at.item; });
     }
@@ -536,7 +622,8 @@ FactsCache::Lookup FactsCache::lookup(const std::string &key, Entry &out, std::s
   return result;
 }
 
-FactsCache::Lookup FactsCache::lookupAt(const Located &at, Entry &out, std::string &why) {
+FactsCache::Lookup FactsCache::lookupAt(const Located &at, Entry &out, std::string &why,
+                                        bool withInputs) {
   Pack &pack = *at.pack;
   llvm::StringRef all = pack.bytes->getBuffer();
   const Pack::Item &item = pack.items[at.item];
@@ -563,6 +650,10 @@ FactsCache::Lookup FactsCache::lookupAt(const Located &at, Entry &out, std::stri
     return Lookup::Rejected;
   }
   out.unit = std::move(*unit);
+  out.inputs.clear();
+  if (withInputs)
+    for (std::uint32_t pair : body.pairs)
+      out.inputs.push_back(pack.pairs[pair].first);
   out.digest = factsDigest(body.facts);
   out.parsed = body.parsed;
   out.errors = std::move(body.errors);
@@ -636,9 +727,13 @@ void FactsCache::finish() {
   std::set<std::string> known;
   for (const auto &pack : Packs)
     known.insert(pack->path);
+  known.insert(Unreadable.begin(), Unreadable.end()); // not ours to remove
   for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    bool temporary = name.ends_with(".tmp"); // packs, the stamp table, the database note
+    // Temporary files of ours only: packs, the stamp table, the database note.
+    bool temporary = name.ends_with(".tmp") &&
+                     (name.starts_with("pack-") || name.starts_with(kStampsName) ||
+                      name.starts_with("database-checked"));
     bool foreign = name.starts_with("pack-") && name.ends_with(".pack") && !known.count(it->path());
     auto age = now - modified(it->path());
     if ((temporary && age > std::chrono::hours(1)) || (foreign && age > kRemoveAge &&

@@ -53,6 +53,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,11 @@ public:
   // The cache in `directory` (created when missing, with a CACHEDIR.TAG so backup tools skip
   // it), its packs' indexes read. nullptr and `error` when it cannot be created or read.
   static std::unique_ptr<FactsCache> open(const std::string &directory, std::string &error);
+  // Whether `directory` may be the cache: absent or empty (Create: made a cache, tagged), already
+  // tagged by afunix-check (Ours), or anything else (Refuse, `why` says what): a directory of
+  // the user's is never written into. Front ends ask before any work.
+  enum class Adoption { Create, Ours, Refuse };
+  static Adoption adoptable(const std::string &directory, std::string &why);
   ~FactsCache(); // finish()es
 
   // The entry key of a job: a digest of everything but the contents of the files it reads.
@@ -94,11 +100,12 @@ public:
     bool parsed = true;
     std::vector<std::string> errors;
     std::string digest; // of the unit's binary encoding (factsDigest())
+    std::vector<std::string> inputs; // the files its parse read, when asked for
   };
   enum class Lookup { Hit, Miss, Stale, Rejected };
   // Thread-safe. Hit: `out` holds the unit's facts and parse outcome. Miss: no entry. Stale: an
   // input changed since. Rejected: the entry did not validate (`why` says how).
-  Lookup lookup(const std::string &key, Entry &out, std::string &why);
+  Lookup lookup(const std::string &key, Entry &out, std::string &why, bool withInputs = false);
   // Thread-safe. Keeps a unit's facts under `key`; written out with the next pack. False and
   // `error` when writing a pack failed (the run goes on without the cache).
   // `digest` receives the unit's factsDigest().
@@ -141,8 +148,9 @@ private:
   // Key -> its entries, newest first (kEntriesPerKey at most).
   llvm::StringMap<std::vector<Located>> Index;
   static constexpr std::size_t kEntriesPerKey = 3;
-  Lookup lookupAt(const Located &at, Entry &out, std::string &why);
+  Lookup lookupAt(const Located &at, Entry &out, std::string &why, bool withInputs);
   std::size_t Damaged = 0, Foreign = 0;
+  std::set<std::string> Unreadable; // names of packs that are not regular files: never read
   // Entries not yet written: their encoded bytes, the pack's table of (path, digest) pairs.
   std::vector<std::pair<std::string, std::string>> Pending; // key, entry bytes
   std::vector<std::pair<std::string, std::string>> PendingPairs;

@@ -2,6 +2,8 @@
 
 #include "Paths.h"
 
+#include "InputFiles.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -195,9 +197,10 @@ bool parseLineFilter(const std::string &text, const std::string &base, LineFilte
                      std::string &error) {
   out = LineFilter();
   out.base = base;
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  std::string why;
+  std::optional<llvm::json::Value> parsed = analysis::parseJson(text, why);
   if (!parsed) {
-    error = "--line-filter: not valid JSON: " + llvm::toString(parsed.takeError());
+    error = "--line-filter: not valid JSON: " + why;
     return false;
   }
   const llvm::json::Array *files = parsed->getAsArray();

@@ -3,6 +3,8 @@
 // them. Plain data: no clang types, so writers and tests need no AST.
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,8 +89,24 @@ struct DroppedCounts {
 
 struct RunResult {
   std::vector<Finding> findings; // sorted by file, line, column, rule
-  std::vector<FileOutcome> files;
+  std::vector<FileOutcome> files; // the files checked (named, or the whole database)
   DroppedCounts dropped;
+  // A partial run (some files of a database): findings are reported only in these files, the
+  // checked ones and the files their parses read (the project headers they include). Unset:
+  // everywhere.
+  std::optional<std::set<std::string>> scope;
+  // The other files of the program, extracted to judge the checked ones: what became of them
+  // (a file here that did not parse leaves the program's facts incomplete).
+  std::vector<FileOutcome> context;
+  // Files whose facts could not be had as they are now (a file of the database that is missing,
+  // or left out by --exclude and changed since the stored facts were written): judged without
+  // them, and named.
+  std::vector<std::string> staleFacts;
 };
+
+// Whether a partial run reports findings located in `file`.
+inline bool inScope(const RunResult &result, const std::string &file) {
+  return !result.scope || result.scope->count(file);
+}
 
 } // namespace afunix::check

@@ -2,13 +2,17 @@
 
 #include "Sarif.h"
 
+#include "InputFiles.h"
+
 #include "afunix/RuleCatalog.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <map>
@@ -97,6 +101,8 @@ bool parseGroup(const json::Value &v, bool candidate, const std::string &name, R
   if (const json::Object *loc = o->getObject("location")) {
     f.location = SourcePoint{str(*loc, "file"), num(*loc, "line"), num(*loc, "column")};
     f.function = str(*loc, "function");
+    std::optional<int64_t> line = loc->getInteger("line");
+    f.badLine = !line || *line < 1 || *line > UINT32_MAX;
   }
   if (!frames(o->getArray("stack"), f.stack)) {
     error = name + ": a stack frame is not an object";
@@ -146,20 +152,40 @@ private:
   }
 };
 
-std::string lineOf(const std::string &file, unsigned line) {
+// Line `line` of the regular file `file`, trimmed; nullopt when the file cannot be read (not a
+// regular file: a FIFO or a device is never opened for reading) or has no such line.
+std::optional<std::string> lineOf(const std::string &file, unsigned line) {
   if (!line)
-    return "";
-  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    return std::nullopt;
+  std::string ignored;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      analysis::readInputFile(file, analysis::kMaxSourceBytes, ignored);
   if (!buffer)
-    return "";
-  llvm::StringRef text = (*buffer)->getBuffer();
+    return std::nullopt;
+  llvm::StringRef text = buffer->getBuffer();
   for (unsigned i = 1; i < line; ++i) {
     std::size_t nl = text.find('\n');
-    if (nl == llvm::StringRef::npos)
-      return "";
+    if (nl == llvm::StringRef::npos || nl + 1 == text.size())
+      return std::nullopt;
     text = text.drop_front(nl + 1);
   }
   return text.take_until([](char c) { return c == '\n'; }).trim().str();
+}
+
+// A source line of the project where runtime evidence may put a finding or a note: "" when
+// `point` is one, else why not.
+std::string placeProblem(const std::string &file, unsigned line, bool badLine,
+                         const std::string &projectRoot) {
+  if (file.empty() || badLine || line == 0)
+    return "no line";
+  if (!llvm::sys::path::is_absolute(file) ||
+      (!projectRoot.empty() && !llvm::StringRef(file).starts_with(projectRoot + "/")))
+    return "outside the project";
+  if (!analysis::isRegularFile(file))
+    return "not a regular file";
+  if (!lineOf(file, line))
+    return "past the end of the file";
+  return "";
 }
 
 std::string plural(unsigned long long n, const char *one, const char *many) {
@@ -200,9 +226,10 @@ bool hasNoLint(const std::string &lineText, const std::string &rule) {
 } // namespace
 
 bool parseRuntimeEvidence(const std::string &text, const std::string &name, RuntimeEvidence &out, std::string &error) {
-  llvm::Expected<json::Value> value = json::parse(text);
+  std::string why;
+  std::optional<json::Value> value = analysis::parseJson(text, why);
   if (!value) {
-    error = name + ": not JSON: " + llvm::toString(value.takeError());
+    error = name + ": not JSON: " + why;
     return false;
   }
   const json::Object *root = value->getAsObject();
@@ -241,7 +268,19 @@ bool parseRuntimeEvidence(const std::string &text, const std::string &name, Runt
           out.sites.push_back(std::move(site));
         }
   }
+  // What identifies the run: its processes (pid and start time of each), else the summary's bytes.
+  std::vector<std::string> processes;
+  if (const json::Array *list = root->getArray("processes"))
+    for (const json::Value &v : *list)
+      if (const json::Object *report = v.getAsObject())
+        if (const json::Object *process = report->getObject("process"))
+          processes.push_back(std::to_string(process->getInteger("pid").value_or(-1)) + "@" +
+                              std::to_string(process->getInteger("start_ns").value_or(-1)));
+  std::sort(processes.begin(), processes.end());
+  std::string run = processes.empty() ? "bytes " + std::to_string(llvm::xxh3_64bits(text))
+                                      : "processes " + llvm::join(processes, ",");
   out.files.push_back(name);
+  out.runs.push_back(run);
   return true;
 }
 
@@ -267,13 +306,26 @@ bool loadRuntimeEvidence(const std::string &path, RuntimeEvidence &out, std::str
     files.push_back(path);
   }
   for (const std::string &file : files) {
-    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!buffer) {
-      error = file + ": " + buffer.getError().message();
+    std::string text;
+    if (!analysis::readInputFile(file, analysis::kMaxJsonInputBytes, text, error))
       return false;
+    // A second summary of a run already read (a copy beside the first, or one written by both
+    // --out and --report) is not read again: its findings would count twice.
+    RuntimeEvidence one;
+    if (!parseRuntimeEvidence(text, file, one, error))
+      return false;
+    auto seen = std::find(out.runs.begin(), out.runs.end(), one.runs.front());
+    if (seen != out.runs.end()) {
+      out.repeated.emplace_back(file, out.files[seen - out.runs.begin()]);
+      continue;
     }
-    if (!parseRuntimeEvidence((*buffer)->getBuffer().str(), file, out, error))
-      return false;
+    for (RuntimeFinding &f : one.findings)
+      out.findings.push_back(std::move(f));
+    for (RuntimeCallSite &s : one.sites)
+      out.sites.push_back(std::move(s));
+    out.sitesRecorded |= one.sitesRecorded;
+    out.files.push_back(file);
+    out.runs.push_back(one.runs.front());
   }
   return true;
 }
@@ -296,10 +348,12 @@ Finding toFinding(const RuntimeFinding &f) {
   }
   out.message = f.message + " [seen at run time: " + runtimeSummary(f) +
                 (f.location ? "" : "; no line information, build with -g") + "]";
-  out.lineText = f.location ? lineOf(f.location->file, f.location->line) : f.site;
-  // The callers: each frame of the program's own sources (files that exist here) but the call.
+  out.lineText = f.location ? lineOf(f.location->file, f.location->line).value_or("") : f.site;
+  // The callers: each frame of the program's own sources (regular files that have the line) but
+  // the call.
   for (const RuntimeFrame &frame : f.stack) {
-    if (frame.file.empty() || !frame.line || !llvm::sys::fs::exists(frame.file))
+    if (frame.file.empty() || !frame.line || !analysis::isRegularFile(frame.file) ||
+        !lineOf(frame.file, frame.line))
       continue;
     if (f.location && frame.file == f.location->file && frame.line == f.location->line)
       continue;
@@ -307,7 +361,8 @@ Finding toFinding(const RuntimeFinding &f) {
                          "called from " + (frame.function.empty() ? std::string("here") : frame.function + "()")});
   }
   for (const RuntimeFrame &frame : f.origin)
-    if (!frame.file.empty() && frame.line && llvm::sys::fs::exists(frame.file)) {
+    if (!frame.file.empty() && frame.line && analysis::isRegularFile(frame.file) &&
+        lineOf(frame.file, frame.line)) {
       out.notes.push_back({SourcePoint{frame.file, frame.line, frame.column},
                            std::string("socket ") + (f.originHow == "received" ? "received" : "created") + " here (" +
                                f.socket + ")"});
@@ -319,6 +374,13 @@ Finding toFinding(const RuntimeFinding &f) {
   if (!f.socket.empty())
     out.properties.push_back({"afunix/runtimeSocket", f.socket});
   return out;
+}
+
+unsigned MergeStats::notUsedTotal() const {
+  unsigned total = 0;
+  for (const auto &[why, counted] : notUsed)
+    total += counted.first;
+  return total;
 }
 
 MergeStats mergeRuntimeEvidence(RunResult &result, const RuntimeEvidence &evidence, const MergeOptions &options) {
@@ -410,8 +472,28 @@ MergeStats mergeRuntimeEvidence(RunResult &result, const RuntimeEvidence &eviden
   // Runtime findings no static finding matched: added at their call (candidates are not findings).
   for (std::size_t i = 0; i < evidence.findings.size(); ++i) {
     const RuntimeFinding &r = evidence.findings[i];
-    if (used[i] || r.candidate || !wanted(r.rule) || !catalog::findRule(r.rule))
+    if (used[i] || r.candidate)
       continue;
+    if (!wanted(r.rule) || !catalog::findRule(r.rule)) {
+      ++stats.disabled; // a rule not run here (--checks, disable:): counted like a static one
+      continue;
+    }
+    std::string file = r.location ? r.location->file : "";
+    std::string problem = placeProblem(file, r.location ? r.location->line : 0, r.badLine,
+                                       options.projectRoot);
+    if (!problem.empty()) {
+      auto &[count, example] = stats.notUsed[problem];
+      if (count++ == 0)
+        example = file.empty() ? r.site
+                  : problem == "past the end of the file" || problem == "no line"
+                      ? file + ":" + std::to_string(r.location->line)
+                      : file;
+      continue;
+    }
+    if (!inScope(result, file)) {
+      ++stats.outOfScope;
+      continue;
+    }
     Finding f = toFinding(r);
     if (hasNoLint(f.lineText, f.rule))
       continue;

@@ -15,6 +15,7 @@
 
 #include "Finding.h"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -41,6 +42,7 @@ struct RuntimeFinding {
   std::string originHow;               // "created" / "received"
   std::string socket;                  // one line: type, addresses, peer
   bool candidate = false; // afunix-creds-without-passcred without evidence that creds are expected
+  bool badLine = false;   // its location's line is no line number (negative, zero, not an integer)
   std::string why;
   std::string source; // the evidence file it came from
 };
@@ -57,11 +59,15 @@ struct RuntimeEvidence {
   std::vector<RuntimeCallSite> sites;
   bool sitesRecorded = false; // some run recorded its call sites: "never reached" can be said
   std::vector<std::string> files;
+  // Summaries of a run another summary already gave (the same processes: a copy, or a summary
+  // written twice), each with the file it repeats: read once, so nothing counts twice.
+  std::vector<std::pair<std::string, std::string>> repeated;
+  std::vector<std::string> runs; // what identifies each run read (its processes), as files[i]'s
 };
 
 // Reads `path`: an afunix-probe run summary (`afunix-probe run --format json`), or a directory
-// holding them (afunix-probe-run.*.json, written by `afunix-probe run --out DIR`). False with
-// `error` naming the file and what is wrong.
+// holding them (afunix-probe-run.*.json, written by `afunix-probe run --out DIR`). Each must be a
+// regular file (analysis/InputFiles.h). False with `error` naming the file and what is wrong.
 bool loadRuntimeEvidence(const std::string &path, RuntimeEvidence &out, std::string &error);
 bool parseRuntimeEvidence(const std::string &json, const std::string &name, RuntimeEvidence &out, std::string &error);
 
@@ -73,6 +79,9 @@ struct MergeOptions {
   unsigned lineSlack = 5;       // how far a call may have moved and still match by its line text
   bool markUnexercised = false; // static findings with no runtime evidence get a note and property
   std::set<std::string> rules;  // only these rules (empty: all)
+  // The project's source tree: a runtime finding is added only at a line of a regular file below
+  // it (a record pointing elsewhere is counted in MergeStats::notUsed). "": anywhere.
+  std::string projectRoot;
 };
 
 struct MergeStats {
@@ -82,6 +91,12 @@ struct MergeStats {
   unsigned notSeen = 0;      // static findings without runtime evidence (when marked)
   unsigned reachedClean = 0; // ... of which the run reached without the problem (with --sites)
   unsigned notReached = 0;   // ... of which the run never reached (with --sites)
+  unsigned disabled = 0;     // runtime findings of rules not enabled here: counted, not shown
+  unsigned outOfScope = 0;   // runtime findings in files a partial run does not report on
+  // Runtime findings that could not be placed at a line of the project: why ("outside the
+  // project", "not a regular file", "past the end of the file", "no line"), with the first place.
+  std::map<std::string, std::pair<unsigned, std::string>> notUsed;
+  unsigned notUsedTotal() const;
 };
 
 // Merges `evidence` into `result` (findings stay sorted by file, line, column, rule).

@@ -3,6 +3,7 @@
 #include "Filters.h"
 #include "Paths.h"
 
+#include "InputFiles.h"
 #include "ServiceFiles.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -65,7 +66,7 @@ void walk(const std::string &root, std::set<std::string> &found, std::size_t &bu
         it.no_push();
       continue;
     }
-    if (analysis::isServiceFileName(path) && llvm::sys::fs::is_regular_file(path))
+    if (analysis::isServiceFileName(path) && analysis::isRegularFile(path))
       found.insert(absolutePath(path));
   }
 }
@@ -105,8 +106,10 @@ std::vector<std::string> findServiceFiles(const ServiceFileSearch &search,
     std::string pattern = absolutePath(glob, search.base);
     std::size_t matched = 0;
     if (!hasWildcard(pattern)) {
-      if (!llvm::sys::fs::is_regular_file(pattern))
+      if (!llvm::sys::fs::exists(pattern))
         warnings.push_back("--service-files=" + glob + ": no such file");
+      else if (!analysis::isRegularFile(pattern))
+        warnings.push_back("--service-files=" + glob + ": not a regular file; ignored");
       else if (!analysis::isServiceFileName(pattern))
         warnings.push_back("--service-files=" + glob +
                            ": not a service file (*.socket, *.socket.in, *.rc); ignored");
@@ -125,6 +128,12 @@ std::vector<std::string> findServiceFiles(const ServiceFileSearch &search,
          !ec && it != end && entries > 0; it.increment(ec), --entries)
       if (it->type() != llvm::sys::fs::file_type::directory_file && globMatch(pattern, it->path()) &&
           analysis::isServiceFileName(it->path())) {
+        // A FIFO or a device under a service file's name is never opened.
+        if (!analysis::isRegularFile(it->path())) {
+          warnings.push_back("--service-files=" + glob + ": " + it->path() +
+                             " is not a regular file; ignored");
+          continue;
+        }
         found.insert(absolutePath(it->path()));
         ++matched;
       }

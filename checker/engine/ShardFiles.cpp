@@ -5,6 +5,7 @@
 #include "WholeProgram.h"
 
 #include "FactsBinary.h"
+#include "InputFiles.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -28,14 +29,23 @@ constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
 constexpr int kShardVersion = 1;
 constexpr std::size_t kChecksumHex = 32;
 
-// Which database a slice was cut from: its files in database order.
+// Which database a slice was cut from: each file in database order with its command as the run
+// adjusted it (arguments after `--` included) and its directory. Two databases that list the same
+// files with other flags make other facts: their slices do not belong together.
 std::string databaseDigest(const std::vector<CompileJob> &jobs) {
-  std::string files;
+  std::string text;
+  auto add = [&](llvm::StringRef part) {
+    text += part;
+    text += '\0';
+  };
   for (const CompileJob &job : jobs) {
-    files += job.file;
-    files += '\0';
+    add(job.file);
+    add(job.directory);
+    add(std::to_string(job.argv.size()));
+    for (const std::string &arg : job.argv)
+      add(arg);
   }
-  return fileDigest(files);
+  return fileDigest(text);
 }
 
 std::string shardName(const ShardSpec &spec) {
@@ -57,13 +67,11 @@ struct Shard {
 };
 
 bool readShard(const std::string &path, Shard &shard, std::string &error) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!file) {
-    error = path + ": " + file.getError().message();
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      analysis::readInputFile(path, analysis::kMaxOwnFileBytes, error, /*mayMap=*/true);
+  if (!file)
     return false;
-  }
-  llvm::StringRef all = (*file)->getBuffer(), in = all;
+  llvm::StringRef all = file->getBuffer(), in = all;
   auto damaged = [&](const std::string &why) {
     error = path + ": damaged shard file (" + why + ")";
     return false;

@@ -35,6 +35,7 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <atomic>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -136,6 +137,14 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
   settings.cache = cache.get();
   settings.progress = options.progress;
   settings.stats = options.stats;
+  // A partial run: which jobs are checked (their parses' inputs say what they include).
+  std::vector<bool> checked;
+  if (!options.checkedFiles.empty() && !options.shard.count) {
+    std::set<std::string> named(options.checkedFiles.begin(), options.checkedFiles.end());
+    for (const CompileJob &job : jobs)
+      checked.push_back(named.count(job.file) > 0);
+    settings.wantInputs = checked;
+  }
   std::vector<ExtractedUnit> extracted = extractUnits(jobs, project, settings);
   // What each file is built into comes from its command, not its source: never cached with it.
   for (std::size_t i = 0; i < extracted.size(); ++i)
@@ -165,13 +174,33 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
   std::vector<std::string> mainFiles;
   for (const CompileJob &job : jobs)
     mainFiles.push_back(job.file);
-  return judgeUnits(extracted, mainFiles, configs, anyRule, options);
+  std::optional<std::set<std::string>> scope;
+  if (!checked.empty()) {
+    // What a partial run reports on: the checked files and every file their parses read (the
+    // project headers they include; system headers never hold a finding). Paths as the facts
+    // name them (absolute, without . and ..).
+    scope.emplace();
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (!checked[i])
+        continue;
+      scope->insert(jobs[i].file);
+      for (const std::string &input : extracted[i].inputs) {
+        llvm::SmallString<256> path(input);
+        llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+        scope->insert(input);
+        scope->insert(std::string(path));
+      }
+    }
+  }
+  return judgeUnits(extracted, mainFiles, configs, anyRule, options, checked, std::move(scope));
 }
 
 RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
                      const std::vector<UnitConfig> &configs, bool anyRule,
-                     const EngineOptions &options) {
+                     const EngineOptions &options, const std::vector<bool> &checked,
+                     std::optional<std::set<std::string>> scope) {
   RunResult run;
+  run.scope = std::move(scope);
   std::vector<const facts::Unit *> units;
   std::map<std::string, std::size_t> unitOfFile; // main file -> job index
   std::vector<std::string> unparsed;
@@ -180,7 +209,8 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
     unitOfFile[mainFiles[i]] = i;
     if (!extracted[i].outcome.parsed)
       unparsed.push_back(mainFiles[i]);
-    run.files.push_back(std::move(extracted[i].outcome));
+    bool isChecked = checked.empty() || checked[i];
+    (isChecked ? run.files : run.context).push_back(std::move(extracted[i].outcome));
   }
   // Service files (ServiceFiles.h): read fresh each run, they are few and small; stored with the
   // units for the editor.
@@ -211,10 +241,15 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
     else if (stored->fingerprint() != fingerprint)
       llvm::errs() << "afunix-check: warning: " << options.readFacts
                    << " was written with other project options; not used\n";
-    else
+    else {
       for (const facts::Unit *unit : stored->unitsExcept(""))
         if (!unitOfFile.count(unit->mainFile) && !serviceFiles.count(unit->mainFile))
           units.push_back(unit);
+      // A stored unit whose files changed since is not used: said by name, never silently.
+      for (const std::string &file : stored->staleFiles())
+        if (!unitOfFile.count(file) && !serviceFiles.count(file))
+          run.staleFacts.push_back(file);
+    }
   }
   if (options.stats)
     options.stats->stored += units.size() - extracted.size();
@@ -295,6 +330,8 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
       if (site.file == analysis::kNone)
         continue;
       const std::string &file = program->files[site.file];
+      if (!inScope(run, file))
+        continue; // a partial run reports on its files only (and counts nothing elsewhere)
       if (groups.size() > 1 && evaluationOf(file) != evaluation)
         continue; // judged under its own file's configuration
       if (suppressedByNolint(sources, file, site.line, report.rule)) {

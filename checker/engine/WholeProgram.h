@@ -7,6 +7,8 @@
 
 #include "ProjectOptions.h"
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,8 +28,11 @@ std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs);
 
 // Everything after extraction: stored facts read and written, the link, the rules, Findings.
 // `extracted[i]` is the unit of `mainFiles[i]` with configuration `configs[i]`, in database order.
+// `checked` (when not empty) says which of them a partial run checks: RunResult::files holds
+// their outcomes and RunResult::context the others'; findings are reported only in `scope`.
 RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
                      const std::vector<UnitConfig> &configs, bool anyRule,
-                     const EngineOptions &options);
+                     const EngineOptions &options, const std::vector<bool> &checked = {},
+                     std::optional<std::set<std::string>> scope = std::nullopt);
 
 } // namespace afunix::check

@@ -9,8 +9,12 @@ scratch project with its compile_commands.json and a .clangd. Over LSP, as an ed
 2. after `afunix-check -p`: server.c shows afunix-creds-without-passcred at the call that hands
    the accepted socket to the reader in peer.c, as afunix-check does, with its notes;
 3. peer.c edited since that run: its stored facts are stale and left out (a stale fact never
-   makes a finding), and afunix-clangd says so in its log;
+   makes a finding), and afunix-clangd's log says so, naming peer.c;
 4. `afunix-check -p` again: the finding is back.
+
+peer.c has a finding of its own (SO_PASSCRED on an inet socket): the editor shows it in peer.c and
+never in server.c, as a partial run `afunix-check -p . server.c` reports only server.c's
+findings (and those of the headers it includes).
 
 usage: clangd_project_test.py --clangd BIN --checker BIN
 """
@@ -60,7 +64,14 @@ int read_peer(int fd) {
   struct cmsghdr *c = CMSG_FIRSTHDR(&m);
   return c && c->cmsg_type == SCM_CREDENTIALS;
 }
+
+int peer_inet(void) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+}
 """
+PEER_FINDING = (21, "afunix-passcred-wrong-family")
 
 
 def afunix_diagnostics(clangd, project, path):
@@ -123,8 +134,10 @@ def main():
 
         report = run_check(checker, project)
         assert os.path.isfile(stored), "afunix-check -p stored no afunix-facts.json"
-        want = [(f["line"], f["rule"]) for f in report["findings"]]
-        assert want == [(FINDING_LINE, "afunix-creds-without-passcred")], want
+        everywhere = [(os.path.basename(f["file"]), f["line"], f["rule"]) for f in report["findings"]]
+        assert everywhere == [("peer.c", *PEER_FINDING),
+                              ("server.c", FINDING_LINE, "afunix-creds-without-passcred")], everywhere
+        want = [(line, rule) for name, line, rule in everywhere if name == "server.c"]
         found, _ = afunix_diagnostics(clangd, project, server)
         got = [(line, code) for line, code, _, _ in found]
         assert got == want, f"the editor shows {got}, afunix-check {want}"
@@ -132,12 +145,18 @@ def main():
         assert ("peer.c", 12, "credentials are read here") in related, \
             f"the note into peer.c is missing: {related}"
         print(f"2. stored facts: server.c:{FINDING_LINE} {found[0][1]}, with a note in peer.c")
+        peer = os.path.join(project, "peer.c")
+        found, _ = afunix_diagnostics(clangd, project, peer)
+        got = [(line, code) for line, code, _, _ in found]
+        assert got == [PEER_FINDING], f"peer.c shows {got}, its own finding only is {PEER_FINDING}"
+        print("   peer.c shows its own finding, server.c's stays in server.c")
 
         with open(os.path.join(project, "peer.c"), "a") as f:
             f.write("/* edited since the run */\n")
         found, log = afunix_diagnostics(clangd, project, server)
         assert found == [], f"a stale unit must not make findings, got {found}"
         assert "1 of 2 stored TUs changed since the last afunix-check -p run" in log, log[-2000:]
+        assert f"({os.path.join(project, 'peer.c')})" in log, log[-2000:]
         print("3. peer.c edited since: its stale facts are left out, and the log says so")
 
         run_check(checker, project)

@@ -124,6 +124,20 @@ SourceLocation AfunixCheck::locationOf(const analysis::Program &program, analysi
 
 void AfunixCheck::emit(const analysis::Program &program, const analysis::Report &report) {
   const ::afunix::facts::Site &site = program.sites[report.site];
+  // Only a finding located in this TU (its main file or a header it includes) is this file's, as
+  // a partial afunix-check run reports it: a finding of another file of the program (stored
+  // facts, in the editor) belongs to that file, and clangd would otherwise move it onto one of
+  // its notes that lies here.
+  if (site.file == analysis::kNone)
+    return;
+  SourceManager &sources = Context->getSourceManager();
+  llvm::Expected<FileEntryRef> own = sources.getFileManager().getFileRef(program.files[site.file]);
+  if (!own) {
+    llvm::consumeError(own.takeError());
+    return;
+  }
+  if (sources.translateFile(*own).isInvalid())
+    return;
   SourceLocation at = locationOf(program, site.file, site.offset);
   if (at.isInvalid())
     return;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace afunix::rules {
 
@@ -22,7 +23,7 @@ bool channelMadeIn(const Program &P, Id loop, Id channel) {
     return false;
   for (Id origin : origins) {
     Id site = P.creates[origin].site;
-    if (site == kNone || !P.loopEncloses(loop, P.sites[site].loop))
+    if (site == kNone || !loopEncloses(P, loop, P.sites[site].loop))
       return false;
   }
   return true;
@@ -36,14 +37,14 @@ bool receivesInLoop(const Program &P, Id loop, Id function, const SendLevel &lev
   bool anyChannel = level.channelVar.empty();
   for (const facts::Receive &r : P.receives) {
     const facts::Site &site = P.sites[r.site];
-    if (site.function != function || !P.loopEncloses(loop, site.loop))
+    if (site.function != function || !loopEncloses(P, loop, site.loop))
       continue;
     if (anyChannel || site.var == level.channelVar)
       return true;
   }
   for (Id c : P.callsIn(function)) {
     const facts::Call &call = P.calls[c];
-    if (!P.loopEncloses(loop, P.sites[call.site].loop))
+    if (!loopEncloses(P, loop, P.sites[call.site].loop))
       continue;
     for (unsigned i = 0; i < call.args.size(); ++i) {
       const facts::Argument &arg = call.args[i];
@@ -140,6 +141,17 @@ void fdFlood(RuleContext &ctx) {
         perEvent = ctx.variant(id);
   std::vector<Id> registrations = eventRegistrations(P);
   std::set<Id> reported;
+  // Whether a loop receives on a channel depends on the loop, its function and the channel's
+  // name only, and many expanded sites share them (every path through the same wrapper): asked
+  // once each. Unmemoised, --pedantic walked every receive and call of the function again for
+  // each loop of each level of each site.
+  std::map<std::tuple<Id, Id, std::string>, bool> receives;
+  auto receivesIn = [&](Id loop, Id function, const SendLevel &level) {
+    auto [it, fresh] = receives.try_emplace({loop, function, level.channelVar}, false);
+    if (fresh)
+      it->second = receivesInLoop(P, loop, function, level);
+    return it->second;
+  };
   for (const SendSite &site : expandSends(P)) {
     const PayloadFd *socketPayload = nullptr, *unknownPayload = nullptr;
     std::vector<Id> origins;
@@ -179,13 +191,13 @@ void fdFlood(RuleContext &ctx) {
     bool acknowledged = false;
     for (std::size_t i = 0; i < site.levels.size(); ++i) {
       const SendLevel &level = site.levels[i];
-      for (Id loop = level.loop; loop != kNone; loop = P.loops[loop].parent) {
+      for (Id loop : loopsAround(P, level.loop)) {
         const facts::Loop &l = P.loops[loop];
         if (l.errnoRetry || l.controlOnce)
           continue; // resends the same message, or the rest of it without its fds
         if (channelMadeIn(P, loop, level.channel))
           continue;
-        if (receivesInLoop(P, loop, level.function, level)) {
+        if (receivesIn(loop, level.function, level)) {
           acknowledged = true;
           break;
         }

@@ -170,10 +170,14 @@ int finish(int status) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // EPIPE instead of death by SIGPIPE, so the error is reported. Not for `run`: an ignored
-  // signal stays ignored across exec, and the program must get the default.
-  if (argc < 2 || std::strcmp(argv[1], "run") != 0)
+  // EPIPE instead of death by SIGPIPE, and EFBIG instead of death by SIGXFSZ past the file size
+  // limit (ulimit -f), so the error is reported. Not for `run` yet: an ignored signal stays
+  // ignored across exec, and the program must get its default (run ignores both once the
+  // program is done, before it writes the summary).
+  if (argc < 2 || std::strcmp(argv[1], "run") != 0) {
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGXFSZ, SIG_IGN);
+  }
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;

@@ -571,6 +571,10 @@ int runCommand(int argc, char **argv) {
   } else {
     text = renderSummaryText(summary);
   }
+  // The program is done: from here on only our own writes, whose errors (EFBIG past ulimit -f,
+  // EPIPE) are reported rather than fatal.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   // Kept with the per-process reports: what `afunix-check --runtime-evidence DIR` reads.
   if (!temporary) {
     std::string name = outDir + "/afunix-probe-run." + std::to_string(getpid()) + "." + std::to_string(launched) + ".json";
@@ -581,8 +585,6 @@ int runCommand(int argc, char **argv) {
       close(fd);
   }
   int result = errorExitCode && !summary.findings.empty() ? errorExitCode : exitStatus;
-  // A closed pipe or a full disk is an error to report, not a silent exit.
-  signal(SIGPIPE, SIG_IGN);
   struct stat reportStat;
   if (reportFd != 2 && fstat(reportFd, &reportStat) == 0 && S_ISREG(reportStat.st_mode))
     (void)!ftruncate(reportFd, 0); // a write error below reports any problem with the file

@@ -8,6 +8,8 @@
 #include "afunix/RuleCatalog.h"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -34,6 +36,42 @@ long sysOpen(const char *path, int flags, int mode) { return syscall(SYS_openat,
 long sysRead(int fd, void *buf, std::size_t n) { return syscall(SYS_read, fd, buf, n); }
 long sysWrite(int fd, const void *buf, std::size_t n) { return syscall(SYS_write, fd, buf, n); }
 void sysClose(int fd) { syscall(SYS_close, fd); }
+
+// A write past the program's file size limit (ulimit -f, RLIMIT_FSIZE) fails with EFBIG and
+// sends SIGXFSZ to the writing thread, whose default action kills the program: a report must
+// never do that to a program that would have exited 0. While a report is written, SIGXFSZ is
+// blocked in this thread only (the program's disposition and other threads are untouched); a
+// SIGXFSZ our write raised is then taken back before the mask is restored, so the write just
+// fails with EFBIG (reported as any write error). Raw syscalls: async-signal-safe, no libc state.
+class HoldFileSizeSignal {
+public:
+  HoldFileSizeSignal() {
+    std::uint64_t block = bit();
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &saved_, sizeof block);
+    std::uint64_t pending = 0;
+    syscall(SYS_rt_sigpending, &pending, sizeof pending);
+    pendingBefore_ = pending & bit(); // the program's own, raised before: left as it is
+  }
+  ~HoldFileSizeSignal() {
+    int savedErrno = errno;
+    std::uint64_t pending = 0;
+    syscall(SYS_rt_sigpending, &pending, sizeof pending);
+    if ((pending & bit()) && !pendingBefore_) {
+      std::uint64_t wait = bit();
+      struct timespec now = {0, 0};
+      syscall(SYS_rt_sigtimedwait, &wait, nullptr, &now, sizeof wait);
+    }
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &saved_, nullptr, sizeof saved_);
+    errno = savedErrno;
+  }
+  HoldFileSizeSignal(const HoldFileSizeSignal &) = delete;
+  HoldFileSizeSignal &operator=(const HoldFileSizeSignal &) = delete;
+
+private:
+  static std::uint64_t bit() { return std::uint64_t(1) << (SIGXFSZ - 1); }
+  std::uint64_t saved_ = 0;
+  bool pendingBefore_ = false;
+};
 
 // Appends into a fixed buffer; once full it stops and remembers it overflowed.
 struct Out {
@@ -1014,6 +1052,7 @@ int writeReport(const char *reason) {
     sched_yield();
   }
   int result = 0;
+  HoldFileSizeSignal hold;
   if (!config().dirUsable) {
     if (final)
       writeFallbackText(reason, nullptr);

@@ -723,6 +723,25 @@ TEST(Preload, AReportDirectoryThatCannotTakeFilesFallsBackToStderr) {
   EXPECT_NE(r.err.find("afunix-probe report (exit)"), std::string::npos) << "the report itself, on stderr";
 }
 
+TEST(Preload, AFileSizeLimitNeverKillsTheProgram) {
+  // Under ulimit -f a report larger than the limit cannot be written: the write fails (EFBIG)
+  // and is reported, and the program exits as it would have (SIGXFSZ would have killed it).
+  std::string dir = tempDir();
+  std::vector<std::string> limited = {"prlimit", "--fsize=1024", "env"}; // the report: ~1.8 KB
+  std::vector<std::string> plainArgv = limited, probedArgv = limited;
+  plainArgv.push_back(kPrograms + "/clean_ipc");
+  probedArgv.insert(probedArgv.end(), {"LD_PRELOAD=" + preloadValue(), "AFUNIX_PROBE_DIR=" + dir,
+                                       "AFUNIX_PROBE_FORMAT=json", kPrograms + "/clean_ipc"});
+  Result plain = run(plainArgv);
+  Result probed = run(probedArgv);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(probed.status, plain.status) << probed.err;
+  EXPECT_EQ(probed.out, plain.out);
+  EXPECT_NE(probed.err.find("afunix-probe: cannot write report"), std::string::npos) << probed.err;
+  EXPECT_NE(probed.err.find("EFBIG"), std::string::npos) << probed.err;
+  removeTree(dir);
+}
+
 TEST(Preload, PeriodicReportsForLongRunningPrograms) {
   Probed p = probe({kPrograms + "/interval_writer"}, {}, {"AFUNIX_PROBE_INTERVAL=1"});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
