@@ -14,8 +14,12 @@ finding is matched to a label: same file, same rule, and the finding lies in the
 or within --window lines of the labelled line (also at a label's `also_at` places). Printed per
 project and in total: labelled bugs found / missed, findings on places labelled correct (false),
 on places labelled debatable (tolerated), and findings on unlabelled places (printed, so they get
-labelled), with wall time and the TU count. With --baseline-checker both checkers run in the same
-invocation and the numbers are printed side by side (before -> after).
+labelled), with wall time and the TU count; then the same per group: the development and the test
+half (each project's `half:`), C and C++ (`language:`), and each half's languages, with two rates
+that compare groups of different size (found % = labelled bugs found, false % = labels of correct
+code that drew a finding). With --baseline-checker both checkers run in the same invocation and the
+numbers are printed side by side (before -> after). --markdown adds the tables as Markdown, --json
+FILE writes every number and list (per project and per group).
 
 Exit status: 0 when every requested project was scored (whatever the findings); 2 when the script
 could not run (bad arguments, unreadable labels, missing checker, a project that could not be run).
@@ -41,6 +45,8 @@ RULES = {
     "afunix-fd-flood", "afunix-fd-cycle", "afunix-fd-limit",
 }
 EXPECTS = {"report", "none", "either"}
+HALVES = ("dev", "test")
+LANGUAGES = ("C", "C++")
 DB_SUBDIRS = ("", "build", "_build", "builddir", "build-corpus")
 
 
@@ -73,6 +79,10 @@ def load_labels(path):
         for key in ("commit", "places"):
             if key not in p:
                 raise UsageError(f"{path}: project {name}: missing '{key}'")
+        for key, allowed in (("half", HALVES), ("language", LANGUAGES)):
+            if p.get(key) not in allowed:
+                got = "missing" if key not in p else f"{p[key]!r}"
+                raise UsageError(f"{path}: project {name}: '{key}' must be one of {', '.join(allowed)} ({got})")
         for i, place in enumerate(p["places"] or []):
             where = f"{path}: project {name}, place {i + 1}"
             for key in ("file", "function", "line", "labels"):
@@ -92,6 +102,15 @@ def load_labels(path):
                 if not lab.get("why"):
                     raise UsageError(f"{where}: {lab['rule']} has no 'why'")
         projects[name] = p
+    # A family is the projects of one repository (an older commit, a patched copy): one half, or
+    # the test half would hold a variant of code the development half was tuned on.
+    half_of_repo = {}
+    for name, p in projects.items():
+        family = p.get("repo") or name
+        first = half_of_repo.setdefault(family, (name, p["half"]))
+        if first[1] != p["half"]:
+            raise UsageError(f"{path}: project {name} is in the {p['half']} half but {first[0]}, of the same "
+                             f"repository {family}, is in the {first[1]} half: a family stays in one half")
     return window, projects
 
 
@@ -421,71 +440,127 @@ def print_project(name, info, runs, order):
             print(f"    [{tag}] UNLABELLED {e['file']}:{e['line']} {e['function']} {e['rule']}: {e['message'][:110]}")
 
 
-def totals(results, tag):
-    t = dict(found=0, bugs=0, missed=0, false=0, tolerated=0, unlabelled=0, tus=0, wall=0.0, projects=0, failed=0)
+def project_numbers(info, run):
+    """One run's counts for one project; None when the run failed."""
+    if "error" in run:
+        return None
+    s = run["score"]
+    return dict(found=len(s["found"]), bugs=s["bugs"], missed=len(s["missed"]), false=len(s["false"]),
+                tolerated=len(s["tolerated"]), unlabelled=len(s["unlabelled"]), correct=s["correct"],
+                tus=info["tus"], wall=run["wall"])
+
+
+def totals(results, tag, member=lambda info: True):
+    """The counts of one run (tag) summed over the projects that `member` selects."""
+    t = dict(found=0, bugs=0, missed=0, false=0, tolerated=0, unlabelled=0, correct=0, tus=0, wall=0.0,
+             projects=0, failed=0)
     for info, runs in results:
         r = runs.get(tag)
-        if r is None:
+        if r is None or not member(info):
             continue
-        if "error" in r:
+        n = project_numbers(info, r)
+        if n is None:
             t["failed"] += 1
             continue
-        s = r["score"]
         t["projects"] += 1
-        t["found"] += len(s["found"])
-        t["bugs"] += s["bugs"]
-        t["missed"] += len(s["missed"])
-        t["false"] += len(s["false"])
-        t["tolerated"] += len(s["tolerated"])
-        t["unlabelled"] += len(s["unlabelled"])
-        t["tus"] += info["tus"]
-        t["wall"] += r["wall"]
+        for k in ("found", "bugs", "missed", "false", "tolerated", "unlabelled", "correct", "tus", "wall"):
+            t[k] += n[k]
+    # The two rates that compare groups of different size: labelled bugs found, and labels of
+    # correct code (expect: none) that drew a finding. None where the group has no such label.
+    t["found_pct"] = round(100.0 * t["found"] / t["bugs"], 1) if t["bugs"] else None
+    t["false_pct"] = round(100.0 * t["false"] / t["correct"], 1) if t["correct"] else None
     return t
 
 
+def groupings(results):
+    """[(label, member)]: the whole corpus, each half, each language, each half's languages; only
+    groups that hold a scored project."""
+    out = [("total", lambda info: True)]
+    for half in HALVES:
+        out.append((f"{half} half", lambda info, h=half: info["half"] == h))
+    for lang in LANGUAGES:
+        out.append((lang, lambda info, l=lang: info["language"] == l))
+    for half in HALVES:
+        for lang in LANGUAGES:
+            out.append((f"{half} half, {lang}", lambda info, h=half, l=lang: info["half"] == h and info["language"] == l))
+    return [(label, m) for label, m in out if any(m(info) for info, _ in results)]
+
+
+def group_totals(results, order):
+    """{label: {tag: totals}} for every grouping."""
+    return {label: {tag: totals(results, tag, member) for tag in order} for label, member in groupings(results)}
+
+
+COLUMNS = ("found", "missed", "false", "tolerated", "unlabelled", "found %", "false %", "wall")
+
+
+def cells(per_tag, order):
+    """The COLUMNS of one row, each "before -> after" when two runs were made."""
+    out = []
+    for c in COLUMNS:
+        vals = []
+        for tag in order:
+            v = per_tag.get(tag)
+            if v is None:
+                vals.append("err")
+            elif c == "wall":
+                vals.append(fmt_time(v["wall"]))
+            elif c == "found":
+                vals.append(f"{v['found']}/{v['bugs']}")
+            elif c in ("found %", "false %"):
+                pct = v["found_pct" if c == "found %" else "false_pct"]
+                vals.append("-" if pct is None else f"{pct:.0f}%")
+            else:
+                vals.append(str(v[c]))
+        out.append(" -> ".join(vals))
+    return out
+
+
+def project_row(info, runs, order):
+    per = {}
+    for tag in order:
+        n = project_numbers(info, runs[tag])
+        if n is not None:
+            n["found_pct"] = round(100.0 * n["found"] / n["bugs"], 1) if n["bugs"] else None
+            n["false_pct"] = round(100.0 * n["false"] / n["correct"], 1) if n["correct"] else None
+            per[tag] = n
+    return per
+
+
 def print_table(results, order):
-    cols = ["found", "missed", "false", "tolerated", "unlabelled", "wall"]
+    width = 19 if len(order) > 1 else 10
+    head = f"{'project':<28} {'half':<4} {'lang':<4} {'TUs':>5}  " + "  ".join(f"{c:>{width}}" for c in COLUMNS)
     print()
-    head = f"{'project':<28} {'TUs':>5}  " + "  ".join(f"{c:>{19 if len(order) > 1 else 10}}" for c in cols)
     print(head)
     print("-" * len(head))
-
-    def cell(vals):
-        return " -> ".join(vals) if len(vals) > 1 else vals[0]
-
-    def row(name, tus, per_tag):
-        cells = []
-        for c in cols:
-            vals = []
-            for tag in order:
-                v = per_tag.get(tag)
-                if v is None:
-                    vals.append("err")
-                elif c == "wall":
-                    vals.append(fmt_time(v["wall"]))
-                elif c == "found":
-                    vals.append(f"{v['found']}/{v['bugs']}")
-                else:
-                    vals.append(str(v[c]))
-            cells.append(f"{cell(vals):>{19 if len(order) > 1 else 10}}")
-        print(f"{name:<28} {tus:>5}  " + "  ".join(cells))
-
     for info, runs in results:
-        per = {}
-        for tag in order:
-            r = runs[tag]
-            if "error" in r:
-                continue
-            s = r["score"]
-            per[tag] = dict(found=len(s["found"]), bugs=s["bugs"], missed=len(s["missed"]), false=len(s["false"]),
-                            tolerated=len(s["tolerated"]), unlabelled=len(s["unlabelled"]), wall=r["wall"])
-        row(info["name"], info["tus"], per)
+        print(f"{info['name']:<28} {info['half']:<4} {info['language']:<4} {info['tus']:>5}  "
+              + "  ".join(f"{c:>{width}}" for c in cells(project_row(info, runs, order), order)))
     print("-" * len(head))
-    tot = {tag: totals(results, tag) for tag in order}
-    row("total", sum(i["tus"] for i, _ in results), tot)
+    groups = group_totals(results, order)
+    print(f"{'group':<28} {'':<4} {'':<4} {'TUs':>5}  " + "  ".join(f"{c:>{width}}" for c in COLUMNS))
+    for label, per_tag in groups.items():
+        tus = per_tag[order[-1]]["tus"]
+        print(f"{label:<38} {tus:>5}  " + "  ".join(f"{c:>{width}}" for c in cells(per_tag, order)))
+    print("found % = labelled bugs found; false % = labels of correct code (expect: none) with a finding")
     for tag in order:
-        if tot[tag]["failed"]:
-            print(f"[{tag}] {tot[tag]['failed']} project(s) could not run: the totals above leave them out")
+        if groups["total"][tag]["failed"]:
+            print(f"[{tag}] {groups['total'][tag]['failed']} project(s) could not run: the totals above leave them out")
+
+
+def results_markdown(results, order):
+    """The run as Markdown: a table per project, then the groups (halves, languages)."""
+    out = ["| project | half | language | TUs | " + " | ".join(COLUMNS) + " |",
+           "|---|---|---|---|" + "---|" * len(COLUMNS)]
+    for info, runs in results:
+        out.append(f"| {info['name']} | {info['half']} | {info['language']} | {info['tus']} | "
+                   + " | ".join(cells(project_row(info, runs, order), order)) + " |")
+    out += ["", "| group | projects | TUs | " + " | ".join(COLUMNS) + " |", "|---|---|---|" + "---|" * len(COLUMNS)]
+    for label, per_tag in group_totals(results, order).items():
+        last = per_tag[order[-1]]
+        name = f"**{label}**" if label == "total" else label
+        out.append(f"| {name} | {last['projects']} | {last['tus']} | " + " | ".join(cells(per_tag, order)) + " |")
+    return "\n".join(out) + "\n"
 
 
 def _cell(text):
@@ -500,7 +575,7 @@ def labels_markdown(labelled):
         bugs = sum(1 for pl in places for l in pl["labels"] if l["expect"] == "report")
         out.append(f"#### {name}\n")
         out.append(f"- repository: {p.get('repo', '?')} at `{str(p['commit'])[:12]}`"
-                   + (f" ({p['tag']})" if p.get("tag") else "") + f", {p.get('language', '?')}")
+                   + (f" ({p['tag']})" if p.get("tag") else "") + f", {p.get('language', '?')}, {p.get('half', '?')} half")
         if p.get("patch"):
             out.append(f"- local change: {_cell(p['patch'])}")
         if p.get("fix"):
@@ -531,7 +606,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("--checker", required=True, help="the afunix-check to score")
+    ap.add_argument("--checker", help="the afunix-check to score (needed for a run)")
     ap.add_argument("--baseline-checker", help="a second afunix-check, run in the same invocation (before)")
     ap.add_argument("--checker-args", action="append", default=[],
                     help="extra arguments for --checker (shell-quoted, repeatable), e.g. '--single-tu'")
@@ -545,7 +620,9 @@ def parse_args(argv):
     ap.add_argument("--json", metavar="FILE", help="also write every number and list as JSON")
     ap.add_argument("--list", action="store_true", help="list the labelled projects and exit")
     ap.add_argument("--markdown", action="store_true",
-                    help="print the labels as docs/accuracy.md's per-project tables and exit")
+                    help="with projects: print the results as Markdown tables (per project, then per half and "
+                         "language) after the text report; without: print the labels as docs/accuracy.md's "
+                         "per-project tables and exit")
     ap.add_argument("projects", nargs="*", metavar="NAME=DIR[:DB]")
     return ap.parse_args(argv)
 
@@ -555,13 +632,14 @@ def main(argv):
     window, labelled = load_labels(args.labels)
     if args.window is not None:
         window = args.window
-    if args.markdown:
-        sys.stdout.write(labels_markdown(labelled))
-        return 0
     if args.list:
         for name, p in labelled.items():
             bugs = sum(1 for pl in p["places"] or [] for l in pl["labels"] if l["expect"] == "report")
-            print(f"{name:<28} {p['commit'][:12]}  {len(p['places'] or [])} places, {bugs} labelled bugs")
+            print(f"{name:<28} {p['half']:<4} {p['language']:<3} {p['commit'][:12]}  "
+                  f"{len(p['places'] or [])} places, {bugs} labelled bugs")
+        return 0
+    if args.markdown and not args.projects and not args.root:
+        sys.stdout.write(labels_markdown(labelled))
         return 0
     requests = []
     for spec in args.projects:
@@ -583,6 +661,8 @@ def main(argv):
                 requests.append((name, d, None))
     if not requests:
         raise UsageError("no project given (NAME=DIR ... or --root DIR); --list shows the labelled ones")
+    if not args.checker:
+        raise UsageError("--checker is needed to score projects")
     for c in [args.checker] + ([args.baseline_checker] if args.baseline_checker else []):
         if not (os.path.isfile(c) and os.access(c, os.X_OK)):
             raise UsageError(f"{c}: not an executable")
@@ -607,8 +687,8 @@ def main(argv):
             raise UsageError(f"{name}: {src} is not a directory")
         db = find_database(src, dbdir)
         head, head_ok = tree_matches(src, project)
-        info = dict(name=name, commit=str(project["commit"]), src=src, db=db, tus=count_tus(db), head=head or "",
-                    head_ok=head_ok)
+        info = dict(name=name, commit=str(project["commit"]), half=project["half"], language=project["language"],
+                    src=src, db=db, tus=count_tus(db), head=head or "", head_ok=head_ok)
         runs = {}
         for tag, checker, extra in runs_of:
             r = run_checker(checker, db, extra, args.jobs, args.timeout)
@@ -621,10 +701,15 @@ def main(argv):
         print_project(name, info, runs, order)
         sys.stdout.flush()
     print_table(results, order)
+    if args.markdown:
+        print()
+        sys.stdout.write(results_markdown(results, order))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump([dict(project=info, runs={t: {k: v for k, v in r.items() if k != "findings"}
-                                                for t, r in runs.items()}) for info, runs in results], f, indent=1)
+            json.dump(dict(runs=order,
+                           projects=[dict(project=info, runs={t: {k: v for k, v in r.items() if k != "findings"}
+                                                             for t, r in runs.items()}) for info, runs in results],
+                           groups=group_totals(results, order)), f, indent=1)
     return 2 if could_not_run else 0
 
 

@@ -8,8 +8,10 @@ that never gets SO_PASSCRED, read for SCM_CREDENTIALS), a copy of it, a correct 
 wrong-family setsockopt nobody labelled, and a C++ file for the function finder. The labels say:
 the bug (found), its copy labelled correct (false), the correct reader labelled as a bug that no
 checker can find (missed), and nothing about the wrong-family call (unlabelled). Every count is
-therefore fixed by the labels, not by how clever the checker is. Also: the before/after mode, the
-JSON output, the --markdown view, and the exit status for bad input.
+therefore fixed by the labels, not by how clever the checker is. A second project, in C++ and in
+the other half, has the same bug in a C++ function (found) and its copy labelled correct (false),
+so each half and each language has its own sums. Also: the before/after mode, the groups in the
+text, --markdown and JSON output, the labels view, and the exit status for bad input.
 """
 import argparse
 import json
@@ -123,6 +125,52 @@ int ns_user(ns::Owner &o)
 }
 """
 
+# The second project (C++, test half): the bug of buggy_reader() inside a C++ member function, and a
+# copy of it that the labels call correct.
+CXX_PROJECT_SOURCE = r"""#include <sys/socket.h>
+
+namespace tiny {
+struct Channel {
+  int read_peer() const;
+  int read_peer_copy() const;
+};
+
+int Channel::read_peer() const
+{
+  int sv[2];
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  char control[CMSG_SPACE(sizeof(struct ucred))];
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  struct msghdr msg = {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  recvmsg(sv[0], &msg, 0);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  return c && c->cmsg_type == SCM_CREDENTIALS;
+}
+
+int Channel::read_peer_copy() const
+{
+  int sv[2];
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  char control[CMSG_SPACE(sizeof(struct ucred))];
+  char byte;
+  struct iovec iov = { &byte, 1 };
+  struct msghdr msg = {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  recvmsg(sv[0], &msg, 0);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  return c && c->cmsg_type == SCM_CREDENTIALS;
+}
+}  // namespace tiny
+"""
+
 
 def line_of(text, needle):
     for i, line in enumerate(text.split("\n"), 1):
@@ -145,16 +193,30 @@ def write_project(root):
         json.dump(db, f)
 
 
+def write_cxx_project(root):
+    os.makedirs(root)
+    with open(os.path.join(root, "channel.cpp"), "w") as f:
+        f.write(CXX_PROJECT_SOURCE)
+    db = [{"directory": root, "file": "channel.cpp", "arguments": ["c++", "-std=c++17", "-c", "channel.cpp"]}]
+    with open(os.path.join(root, "compile_commands.json"), "w") as f:
+        json.dump(db, f)
+
+
 def write_labels(path, commit="0000000"):
     lines = C_SOURCE.split("\n")
     recvmsg_lines = [i for i, l in enumerate(lines, 1) if "recvmsg(sv[0]" in l]
     assert len(recvmsg_lines) == 2
     first_recvmsg, copy_recvmsg = recvmsg_lines
+    cxx_recvmsg_lines = [i for i, l in enumerate(CXX_PROJECT_SOURCE.split("\n"), 1) if "recvmsg(sv[0]" in l]
+    assert len(cxx_recvmsg_lines) == 2
     labels = {
         "version": 1,
         "window": 3,
         "projects": [{
             "name": "tiny",
+            "repo": "example/tiny",
+            "language": "C",
+            "half": "dev",
             "commit": commit,
             "places": [
                 {"file": "tiny.c", "function": "buggy_reader", "line": first_recvmsg, "pattern": ["local"],
@@ -164,6 +226,18 @@ def write_labels(path, commit="0000000"):
                 {"file": "tiny.c", "function": "good_reader", "line": line_of(C_SOURCE, "return read_creds(sv[0])"),
                  "pattern": ["cross-function"],
                  "labels": [{"rule": "afunix-creds-without-passcred", "expect": "report", "why": "labelled a bug on purpose: no checker finds it"}]},
+            ],
+        }, {
+            "name": "tinypp",
+            "repo": "example/tinypp",
+            "language": "C++",
+            "half": "test",
+            "commit": commit,
+            "places": [
+                {"file": "channel.cpp", "function": "read_peer", "line": cxx_recvmsg_lines[0], "pattern": ["member"],
+                 "labels": [{"rule": "afunix-creds-without-passcred", "expect": "report", "why": "sv never gets SO_PASSCRED"}]},
+                {"file": "channel.cpp", "function": "read_peer_copy", "line": cxx_recvmsg_lines[1], "pattern": ["member"],
+                 "labels": [{"rule": "afunix-creds-without-passcred", "expect": "none", "why": "labelled correct on purpose"}]},
             ],
         }],
     }
@@ -202,7 +276,7 @@ def check_docs_in_sync():
     expected = corpus.labels_markdown(corpus.load_labels(corpus.DEFAULT_LABELS)[1])
     if text[start:end].strip() != expected.strip():
         raise AssertionError("docs/accuracy.md's label tables differ from bench/corpus/labels.yaml: "
-                             "replace them with the output of bench/corpus.py --checker X --markdown")
+                             "replace them with the output of bench/corpus.py --markdown")
 
 
 def main():
@@ -216,14 +290,21 @@ def main():
         write_labels(labels)
         check_function_finder(root)
 
+        cxx_root = os.path.join(tmp, "tinypp")
+        write_cxx_project(cxx_root)
+
         out = os.path.join(tmp, "out.json")
         proc = run(["--checker", args.checker, "--baseline-checker", args.checker, "--labels", labels,
-                    "--json", out, f"tiny={root}"], 0)
+                    "--json", out, "--markdown", f"tiny={root}", f"tinypp={cxx_root}"], 0)
         with open(out) as f:
             result = json.load(f)
-        assert len(result) == 1 and result[0]["project"]["tus"] == 2, result
+        projects = {p["project"]["name"]: p for p in result["projects"]}
+        assert result["runs"] == ["before", "after"], result["runs"]
+        assert projects["tiny"]["project"]["tus"] == 2 and projects["tinypp"]["project"]["tus"] == 1, projects
+        assert (projects["tiny"]["project"]["half"], projects["tiny"]["project"]["language"]) == ("dev", "C")
+        assert (projects["tinypp"]["project"]["half"], projects["tinypp"]["project"]["language"]) == ("test", "C++")
         for tag in ("before", "after"):
-            s = result[0]["runs"][tag]["score"]
+            s = projects["tiny"]["runs"][tag]["score"]
             got = dict(found=len(s["found"]), missed=len(s["missed"]), false=len(s["false"]),
                        unlabelled=len(s["unlabelled"]))
             assert got == dict(found=1, missed=1, false=1, unlabelled=1), (tag, got, proc.stdout)
@@ -232,18 +313,60 @@ def main():
             assert s["false"][0]["function"] == "copied_reader"
             assert s["unlabelled"][0]["function"] == "inet_option"
             assert s["unlabelled"][0]["rule"] == "afunix-passcred-wrong-family"
+            s = projects["tinypp"]["runs"][tag]["score"]
+            assert [e["function"] for e in s["found"]] == ["read_peer"], (tag, s, proc.stdout)
+            assert [e["function"] for e in s["false"]] == ["read_peer_copy"], (tag, s, proc.stdout)
+            assert not s["missed"] and not s["unlabelled"], (tag, s)
+
+            # The groups: each half and each language is one of the two projects, the total both.
+            def counts(label):
+                g = result["groups"][label][tag]
+                return (g["projects"], g["found"], g["bugs"], g["missed"], g["false"], g["unlabelled"], g["tus"],
+                        g["found_pct"], g["false_pct"])
+            tiny_counts = (1, 1, 2, 1, 1, 1, 2, 50.0, 100.0)
+            tinypp_counts = (1, 1, 1, 0, 1, 0, 1, 100.0, 100.0)
+            assert counts("total") == (2, 2, 3, 1, 2, 1, 3, 66.7, 100.0), counts("total")
+            for label, want in (("dev half", tiny_counts), ("C", tiny_counts), ("dev half, C", tiny_counts),
+                                ("test half", tinypp_counts), ("C++", tinypp_counts),
+                                ("test half, C++", tinypp_counts)):
+                assert counts(label) == want, (tag, label, counts(label))
+            assert "dev half, C++" not in result["groups"] and "test half, C" not in result["groups"], result["groups"]
         assert "1/2 -> 1/2" in proc.stdout, proc.stdout
         assert "UNLABELLED tiny.c:" in proc.stdout and "inet_option" in proc.stdout
+        text_rows = {l.split("  ")[0].strip(): l for l in proc.stdout.splitlines()}
+        assert "2/3 -> 2/3" in text_rows["total"] and "67% -> 67%" in text_rows["total"], proc.stdout
+        assert "1/2 -> 1/2" in text_rows["dev half"] and "1/1 -> 1/1" in text_rows["test half"], proc.stdout
+        assert "1/2 -> 1/2" in text_rows["C"] and "1/1 -> 1/1" in text_rows["C++"], proc.stdout
+        # --markdown with a run: the same numbers as Markdown rows.
+        assert "| tinypp | test | C++ | 1 | 1/1 -> 1/1 | 0 -> 0 | 1 -> 1 |" in proc.stdout, proc.stdout
+        assert "| dev half | 1 | 2 | 1/2 -> 1/2 | 1 -> 1 | 1 -> 1 | 0 -> 0 | 1 -> 1 | 50% -> 50% |" in proc.stdout, \
+            proc.stdout
+        assert "| C++ | 1 | 1 | 1/1 -> 1/1 | 0 -> 0 | 1 -> 1 |" in proc.stdout, proc.stdout
 
-        md = run(["--checker", args.checker, "--labels", labels, "--markdown"], 0).stdout
+        # --markdown without a run: the labels, with each project's half.
+        md = run(["--labels", labels, "--markdown"], 0).stdout
         assert "#### tiny" in md and "| `tiny.c:" in md and "creds-without-passcred" in md, md
+        assert "at `0000000`, C, dev half" in md and "at `0000000`, C++, test half" in md, md
 
         # Bad input: exit 2 with a message, never a traceback.
         bad = os.path.join(tmp, "bad.yaml")
         with open(bad, "w") as f:
-            f.write("version: 1\nprojects:\n- name: x\n  commit: 1\n  places:\n  - file: a.c\n")
+            f.write("version: 1\nprojects:\n- name: x\n  commit: 1\n  half: dev\n  language: C\n  places:\n  - file: a.c\n")
         proc = run(["--checker", args.checker, "--labels", bad, f"x={root}"], 2)
         assert "missing 'function'" in proc.stderr, proc.stderr
+        # A project without a half, with a bad one, or a family split over both halves.
+        with open(labels) as f:
+            good = json.load(f)
+        for change, message in ((lambda d: d["projects"][1].pop("half"), "tinypp: 'half' must be one of dev, test (missing)"),
+                                (lambda d: d["projects"][1].update(half="train"), "'half' must be one of dev, test ('train')"),
+                                (lambda d: d["projects"][1].update(language="Rust"), "'language' must be one of C, C++ ('Rust')"),
+                                (lambda d: d["projects"][1].update(repo="example/tiny"), "a family stays in one half")):
+            doc = json.loads(json.dumps(good))
+            change(doc)
+            with open(bad, "w") as f:
+                json.dump(doc, f)
+            proc = run(["--checker", args.checker, "--labels", bad, f"tiny={root}"], 2)
+            assert message in proc.stderr, (message, proc.stderr)
         proc = run(["--checker", args.checker, "--labels", labels, f"tiny={tmp}"], 2)
         assert "no compile_commands.json" in proc.stderr, proc.stderr
         proc = run(["--checker", args.checker, "--labels", labels, f"nosuch={root}"], 2)
