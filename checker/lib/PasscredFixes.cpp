@@ -93,8 +93,18 @@ MovePlan moveAbove(const Program &P, const facts::Statement &moved, const facts:
     taken += taken.empty() ? "'" + it->text + "'" : ", '" + it->text + "'";
   }
   text += moved.text + "\n" + target.indentation;
-  plan.edits.insert(plan.edits.begin(), ReportEdit{target.file, target.begin, 0, text});
   plan.edits.push_back({moved.file, moved.removeBegin, moved.removeEnd - moved.removeBegin, ""});
+  // Removals that touch are one removal: clang's fix-it merging would join them for clang-tidy
+  // and not for every front end, and the edits must read the same everywhere.
+  std::vector<ReportEdit> removals;
+  for (const ReportEdit &e : plan.edits) {
+    if (!removals.empty() && removals.back().offset + removals.back().length == e.offset)
+      removals.back().length += e.length;
+    else
+      removals.push_back(e);
+  }
+  plan.edits = std::move(removals);
+  plan.edits.insert(plan.edits.begin(), ReportEdit{target.file, target.begin, 0, text});
   plan.edits.front().title = "Move the SO_PASSCRED call" +
                              (taken.empty() || taken.size() > 40 ? std::string(taken.empty() ? "" : " and what it reads")
                                                                 : " and " + taken) +
