@@ -787,7 +787,8 @@ TEST(FactsIO, DamagedOrForeignFilesAreRefused) {
   };
   EXPECT_NE(refused(text.substr(0, text.size() / 2)), "");
   std::string other = text;
-  other.replace(other.find("\"version\":2"), 11, "\"version\":99");
+  std::string version = "\"version\":" + std::to_string(facts::kFormatVersion);
+  other.replace(other.find(version), version.size(), "\"version\":99");
   EXPECT_NE(refused(other).find("version 99"), std::string::npos);
   std::string badIndex = text;
   std::size_t at = badIndex.find("\"place\":");
