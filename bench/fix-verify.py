@@ -43,6 +43,23 @@ def find_database(src, explicit=None):
     return None
 
 
+def socket_units(project):
+    """Units whose own facts (afunix-facts.json of the last -p run) hold a socket fact."""
+    out = []
+    path = os.path.join(project.database, "afunix-facts.json")
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            unit = json.loads(line)
+            if unit.get("format") != "afunix-facts":
+                continue
+            if any(unit.get(t) for t in ("creates", "options", "lifecycle", "receives", "sends",
+                                         "payloads", "limits")):
+                out.append(unit["main_file"])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--checker", required=True)
@@ -95,9 +112,12 @@ def main():
         original = fx.Project(name, src, build)
         project = fx.copy_project(original, os.path.join(base, "source"))
         project.check_options = {}
-        # Which units have fix-its, as each front end sees them.
+        # Which units have fix-its, as each front end sees them. One TU at a time, only a unit with
+        # socket facts of its own can have a finding (those the whole-program run stored).
         whole = fx.check_json(tools, project, per_tu=False)
-        single = fx.check_json(tools, project, per_tu=True)
+        candidates = socket_units(project)
+        single = fx.check_json(tools, project, per_tu=True, extra=candidates) if candidates else \
+            {"findings": []}
         # (A fix-it of a header finding is reached through the units of the header's own name
         # only: the JSON report does not say which unit a header finding came from.)
         tu_fixes = {os.path.relpath(f["file"], project.root) for f in single["findings"] if f["fixes"]}

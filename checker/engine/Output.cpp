@@ -252,10 +252,6 @@ void writeJson(const RunResult &result, llvm::raw_ostream &out) {
     json.attributeObject("summary", [&] {
       json.attribute("files", static_cast<int64_t>(result.files.size()));
       json.attribute("findings", static_cast<int64_t>(result.findings.size()));
-      json.attributeObject("by_severity", [&] {
-        for (const auto &[severity, count] : countBySeverity(result))
-          json.attribute(severity, static_cast<int64_t>(count));
-      });
       json.attribute("parse_errors", static_cast<int64_t>(countParseErrors(result)));
       const DroppedCounts &d = result.dropped;
       json.attributeObject("not_shown", [&] {

@@ -123,6 +123,11 @@ def run(command, cwd, expect=(0,), timeout=1800, env=None):
 
 def check_json(tools, project, per_tu, extra=()):
     mode = ["--single-tu"] if per_tu else []
+    if per_tu and not extra and project.tidy_units is not None:
+        # One TU at a time, only the units the front ends open can change (a large database).
+        extra = project.restricted(project.tidy_units)
+        if not extra:
+            return {"findings": []}
     proc = run([tools.checker, "--format=json", "--quiet", *project.options, *mode, *extra,
                 "-p", project.database], project.root, expect=(0, 1))
     return json.loads(proc.stdout)

@@ -217,8 +217,13 @@ private:
       Ctx.note(r, readFirst, "the connection is read from here first");
     // Fix: enable it on the listener right before its only listen(), when that call is a plain
     // statement on a plain socket expression and the late call surely enables it.
-    if (listeners.size() == 1 && listens.size() == 1 && option.value == facts::Tri::True)
-      insertBefore(r, P.lifecycle[listens.front()]);
+    if (listeners.size() == 1 && listens.size() == 1) {
+      if (option.value == facts::Tri::True)
+        insertBefore(r, P.lifecycle[listens.front()]);
+      else
+        Ctx.note(r, option.site, "no fix-it: enabling it on the listener before listen() would "
+                                 "decide a value the program computes at run time");
+    }
     Ctx.note(r, accepted.site, "accept() here");
     for (Id listener : listeners)
       Ctx.note(r, P.creates[listener].site,
