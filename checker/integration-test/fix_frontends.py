@@ -129,7 +129,7 @@ def check_json(tools, project, per_tu, extra=()):
         if not extra:
             return {"findings": []}
     proc = run([tools.checker, "--format=json", "--quiet", *project.options, *mode, *extra,
-                "-p", project.database], project.root, expect=(0, 1))
+                "-p", project.database], project.root, expect=(0, 1, 3))
     return json.loads(proc.stdout)
 
 

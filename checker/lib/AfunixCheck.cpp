@@ -138,7 +138,6 @@ void AfunixCheck::evaluateAllChecks() {
   if (!llvm::is_contained(checks, this))
     checks.push_back(this);
   TuAnalysis &tu = cache();
-  std::vector<analysis::Report *> all;
   for (AfunixCheck *check : checks) {
     const analysis::Program &program = programFor(*Context, check->Project);
     analysis::RuleContext rules(program, check->Project, ::afunix::catalog::findRule(check->Name));
