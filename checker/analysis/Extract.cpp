@@ -2,6 +2,7 @@
 
 #include "AstUtil.h"
 #include "Digest.h"
+#include "MoveSafety.h"
 
 #include "afunix/KernelConstants.h"
 
@@ -1865,6 +1866,8 @@ Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
     for (const Stmt *child : s->children())
       work.push_back(child);
   }
+  const FunctionDecl *fn = Scopes.back().fn;
+  judgeUpwardMove(*compound, *stmt, fn ? fn->getBody() : nullptr, Ctx, info);
   U.statements.push_back(std::move(info));
   return U.statements.size() - 1;
 }

@@ -79,6 +79,27 @@ struct Site {
   std::string var;           // what it names: a place key without definitions ("" = not a variable)
 };
 
+// Why a statement cannot move further up its block (for fix-its that move it).
+enum class MoveStop : std::uint8_t {
+  Unmovable,  // the statement itself holds a label, a directive or assembly, or is in a macro
+  BlockStart, // nothing stops it before the first statement of its block
+  Label,      // a statement that is or holds a goto label, case or default
+  Directive,  // a preprocessor directive
+  Macro,      // a statement that begins or ends inside a macro expansion, or in another file
+  Sets,       // a statement that changes what it reads and cannot move with it
+  Defines,    // the definition of what it reads, which cannot move with it
+  Uses,       // a statement that looks at what it (or what moves with it) changes
+  Calls,      // a call or a write through a pointer that may change a global or aliased variable
+  Limit,      // too many statements to look at
+};
+
+// A statement that moves along with another one (Statement::companions).
+struct Companion {
+  std::uint32_t begin = 0;
+  std::uint32_t removeBegin = 0, removeEnd = 0;
+  std::string text;
+};
+
 // A statement around a fact, for fix-its that move or insert whole statements.
 struct Statement {
   Id file = kNone;
@@ -92,6 +113,18 @@ struct Statement {
   // Code inserted after the statement runs right after its call: the statement is the call (an
   // expression or declaration), or an `if` testing it whose only branch leaves.
   bool followsCall = false;
+  // It is a jump target (a label, case or default): code inserted before it is skipped by a jump.
+  bool labelled = false;
+  // How far up its block it may move (MoveSafety.h): the begin of the farthest earlier statement
+  // it can be put above (== begin: none), with `companions`, and why not further (on which line,
+  // about which variable).
+  std::uint32_t movableAbove = 0;
+  MoveStop moveStop = MoveStop::Unmovable;
+  std::uint32_t moveStopLine = 0;
+  std::string moveStopName;
+  // Statements that give what it reads its value (`on = 1;` after listen()), nearest first: a
+  // move above one of them takes it along, in source order, before the moved statement.
+  std::vector<Companion> companions;
 };
 
 struct Loop {
@@ -419,5 +452,6 @@ const char *name(FlowKind kind);
 const char *name(ArgMode mode);
 const char *name(CredentialOutcome outcome);
 const char *name(Manager manager);
+const char *name(MoveStop stop);
 
 } // namespace afunix::facts

@@ -174,6 +174,17 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.text(s.indentation);
     io.flag(s.plainSocket);
     io.flag(s.followsCall);
+    io.flag(s.labelled);
+    io.u32(s.movableAbove);
+    io.enumeration(s.moveStop);
+    io.u32(s.moveStopLine);
+    io.text(s.moveStopName);
+    io.list(s.companions, [&](Companion &c) {
+      io.u32(c.begin);
+      io.u32(c.removeBegin);
+      io.u32(c.removeEnd);
+      io.text(c.text);
+    });
   });
   io.list(u.loops, [&](Loop &l) {
     io.id(l.function);
@@ -470,7 +481,7 @@ std::string checkUnit(const Unit &u) {
   }
   for (const Statement &s : u.statements) {
     ref(s.file, files, "statements: file");
-    if (s.end < s.begin || s.removeEnd < s.removeBegin)
+    if (s.end < s.begin || s.removeEnd < s.removeBegin || s.movableAbove > s.begin)
       fail("statements: a range ends before it begins");
   }
   for (const Loop &l : u.loops) {

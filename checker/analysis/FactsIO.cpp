@@ -47,6 +47,8 @@ constexpr Names<FlowKind, 8> kFlowKinds{
 constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};
 constexpr Names<CredentialOutcome, 3> kOutcomes{{"unknown", "fails-open", "fails-closed"}};
 constexpr Names<Manager, 2> kManagers{{"systemd", "android-init"}};
+constexpr Names<MoveStop, 10> kMoveStops{{"unmovable", "block-start", "label", "directive", "macro",
+                                          "sets", "defines", "uses", "calls", "limit"}};
 } // namespace
 
 Family familyFromValue(std::int64_t value) {
@@ -91,6 +93,7 @@ const char *name(FlowKind kind) { return kFlowKinds.of(kind); }
 const char *name(ArgMode mode) { return kArgModes.of(mode); }
 const char *name(CredentialOutcome outcome) { return kOutcomes.of(outcome); }
 const char *name(Manager manager) { return kManagers.of(manager); }
+const char *name(MoveStop stop) { return kMoveStops.of(stop); }
 
 // ---------------------------------------------------------------------------------------------
 // Writing. Defaults (kNone, -1, false, "") are left out; the reader puts them back.
@@ -229,6 +232,18 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.text("indentation", s.indentation);
       w.flag("plain_socket", s.plainSocket);
       w.flag("follows_call", s.followsCall);
+      w.flag("labelled", s.labelled);
+      j.attribute("movable_above", static_cast<std::int64_t>(s.movableAbove));
+      j.attribute("move_stop", name(s.moveStop));
+      w.integer("move_stop_line", s.moveStopLine, 0);
+      w.text("move_stop_name", s.moveStopName);
+      if (!s.companions.empty())
+        w.array("companions", s.companions, [&](const Companion &c) {
+          j.attribute("begin", static_cast<std::int64_t>(c.begin));
+          j.attribute("remove_begin", static_cast<std::int64_t>(c.removeBegin));
+          j.attribute("remove_end", static_cast<std::int64_t>(c.removeEnd));
+          j.attribute("text", c.text);
+        });
     });
     w.array("loops", u.loops, [&](const Loop &l) {
       w.id("function", l.function);
@@ -674,7 +689,20 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     s.indentation = r.text(o, "indentation");
     s.plainSocket = r.flag(o, "plain_socket");
     s.followsCall = r.flag(o, "follows_call");
-    if (s.end < s.begin || s.removeEnd < s.removeBegin)
+    s.labelled = r.flag(o, "labelled");
+    s.movableAbove = r.unsignedInt(o, "movable_above", "statements");
+    s.moveStop = r.enumeration(o, "move_stop", kMoveStops, MoveStop::Unmovable, "statements");
+    s.moveStopLine = r.unsignedInt(o, "move_stop_line", "statements");
+    s.moveStopName = r.text(o, "move_stop_name");
+    r.each(o, "companions", "statements", [&](const json::Object &c) {
+      Companion companion;
+      companion.begin = r.unsignedInt(c, "begin", "statements: companions");
+      companion.removeBegin = r.unsignedInt(c, "remove_begin", "statements: companions");
+      companion.removeEnd = r.unsignedInt(c, "remove_end", "statements: companions");
+      companion.text = r.text(c, "text");
+      s.companions.push_back(std::move(companion));
+    });
+    if (s.end < s.begin || s.removeEnd < s.removeBegin || s.movableAbove > s.begin)
       r.fail("statements: a range ends before it begins");
     u.statements.push_back(std::move(s));
   });

@@ -23,6 +23,9 @@ struct ReportEdit {
   Id file = kNone; // index into Program::files
   std::uint32_t offset = 0, length = 0;
   std::string text;
+  // What the fix-it does, as a quick fix's title ("Move setsockopt(SO_PASSCRED) above listen()");
+  // the first edit of a report carries it.
+  std::string title;
 };
 
 struct Report {

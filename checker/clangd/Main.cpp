@@ -4,6 +4,7 @@
 // the rule's page, and a log line when the afunix checks did not run on a file.
 #include "LspOutput.h"
 
+#include "AfunixCheck.h"
 #include "DocsLocation.h"
 
 #include <chrono>
@@ -74,25 +75,12 @@ void logLine(const std::string &message) {
 }
 
 // Once per file whose diagnostics were published although no afunix check was created for it.
-void reportChecksDidNotRun(const std::string &file) {
-  static std::mutex mutex;
-  static std::set<std::string> reported;
-  // clangd also publishes diagnostics for its config files (.clangd): only sources count.
-  llvm::StringRef ext = llvm::sys::path::extension(file);
-  bool source = false;
-  for (const char *known : {".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".h", ".hh", ".hpp",
-                            ".hxx", ".h++", ".inl", ".ipp", ".m", ".mm"})
-    source |= ext == known;
-  if (!source || afunix::clangd::checksRan(file))
-    return;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!reported.insert(file).second)
-    return;
+void logChecksDidNotRun(const std::string &file) {
   logLine("afunix-clangd: no afunix check ran on " + file +
-          ": clangd runs a clang-tidy check only when its configuration adds it (.clangd: "
-          "Diagnostics: ClangTidy: Add: [afunix-*]) and, unless FastCheckFilter is Loose or None, "
-          "only checks it has timed itself, which excludes every afunix check. Add both lines "
-          "(FastCheckFilter: Loose) to the project's .clangd; see guide-editors.md.");
+          ": clangd runs a clang-tidy check only when its configuration adds it and, unless "
+          "FastCheckFilter is Loose or None, only checks it has timed itself, which excludes every "
+          "afunix check. Add to the project's .clangd: " +
+          afunix::clangd::kClangdConfigLine + " (see guide-editors.md).");
 }
 
 } // namespace
@@ -125,21 +113,29 @@ int main(int argc, char *argv[]) {
   if (!hasFlag(argc, argv, "-resource-dir"))
     args.insert(args.begin() + 1, resourceDir.data());
 
-  afunix::check::DocsLocation docs =
-      afunix::check::findDocs(docsUrl, kDocsUrlFlag, argv[0]);
+  afunix::check::DocsLocation docs = afunix::check::findDocs(docsUrl, kDocsUrlFlag);
   afunix::clangd::watchAfunixChecks();
+  // Each quick fix titled by what it does (a note carries the fix-its; AfunixCheck.h).
+  clang::tidy::afunix::titleFixesWithNotes(true);
 
   bool checkPresent = false;
   const char *checkFile = flagValue(argc, argv, "-check", checkPresent);
   bool lspSession = !checkPresent && !hasFlag(argc, argv, "-version") &&
                     !hasFlag(argc, argv, "-help") && !hasFlag(argc, argv, "-help-hidden") &&
                     !hasFlag(argc, argv, "-help-list") && !hasFlag(argc, argv, "-print-options");
-  afunix::clangd::OutputRelay relay(docs.baseUrl, reportChecksDidNotRun);
-  bool relaying = lspSession && relay.start();
-  if (lspSession)
+  afunix::clangd::Session session(docs.baseUrl, afunix::clangd::checksRan);
+  session.onChecksDidNotRun = logChecksDidNotRun;
+  afunix::clangd::Relays relays(session);
+  bool relaying = lspSession && relays.start();
+  if (lspSession) {
+    std::string local = afunix::check::localDocsDir(argv[0]);
     logLine("afunix-clangd: rule pages: " +
-            (docs.baseUrl.empty() ? std::string("none found (diagnostic links removed)")
-                                  : docs.baseUrl + " (" + docs.origin + ")"));
+            (docs.baseUrl.empty()
+                 ? "no published URL, diagnostic links removed (" + std::string(kDocsUrlFlag) +
+                       "=URL or AFUNIX_DOCS_URL sets one" +
+                       (local.empty() ? "" : "; the pages are in " + local + "/rules") + ")"
+                 : docs.baseUrl + " (" + docs.origin + ")"));
+  }
 
   // The editor sees the whole project: the file being edited is linked with the facts the last
   // `afunix-check -p` run stored beside the compile database (docs/facts-format.md).
@@ -149,11 +145,13 @@ int main(int argc, char *argv[]) {
   argvOut.push_back(nullptr);
   int status = clang::clangd::clangdMain(static_cast<int>(argvOut.size()) - 1, argvOut.data());
   if (relaying)
-    relay.finish();
+    relays.finish();
   if (checkPresent && checkFile && *checkFile) {
     llvm::SmallString<256> path(checkFile);
     llvm::sys::fs::make_absolute(path);
-    reportChecksDidNotRun(std::string(path.str()));
+    if (afunix::clangd::isSourceFile(std::string(path.str())) &&
+        !afunix::clangd::checksRan(std::string(path.str())))
+      logChecksDidNotRun(std::string(path.str()));
   }
   return status;
 }

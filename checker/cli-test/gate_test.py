@@ -323,10 +323,10 @@ class GateTest(unittest.TestCase):
             rules = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
             return {r["id"]: r.get("helpUri") for r in rules}["afunix-fd-limit"]
 
-        # Nothing configured: the pages this afunix-check can reach (the source tree's here).
-        local = help_uri()
-        self.assertEqual(local, "file://" + os.path.join(cli_test.REPO, "docs", "rules",
-                                                          "afunix-fd-limit.md"))
+        # Nothing configured: no link (a file:// one would be dead wherever the log is read).
+        self.assertIsNone(help_uri())
+        self.assertEqual(help_uri("--docs-url=file:///usr/share/doc/afunix-compat"),
+                         "file:///usr/share/doc/afunix-compat/rules/afunix-fd-limit.md")
         self.assertEqual(help_uri(env=dict(env, AFUNIX_DOCS_URL="https://env.example/d")),
                          "https://env.example/d/rules/afunix-fd-limit.md")
         self.write(".afunix-check.yaml", "docs_url: https://config.example/docs/\n")

@@ -183,8 +183,9 @@ OPTIONS
         Make SARIF artifact URIs and baseline paths relative to DIR (default: current directory).
     --docs-url=URL
         Where the rule pages are published (the docs/ directory), for SARIF helpUri and
-        informationUri. Default: docs_url from the configuration, AFUNIX_DOCS_URL, else the
-        pages installed with afunix-check (a file:// URL). SARIF always embeds each rule's page.
+        informationUri. Default: docs_url from the configuration, AFUNIX_DOCS_URL, else the URL
+        this build was configured with; with none, no links (never this machine's file:// pages
+        unless given here). SARIF always embeds each rule's page.
     --baseline=FILE
         Report only findings that are not recorded in the baseline FILE.
     --write-baseline=FILE
@@ -1071,7 +1072,7 @@ int run(int argc, char **argv) {
     sarif.root = root;
     sarif.toolVersion = AFUNIX_VERSION;
     DocsLocation docs = findDocs(!cli.docsUrl.empty() ? cli.docsUrl : runConfig->docsUrl,
-                                 !cli.docsUrl.empty() ? "--docs-url" : "docs_url", argv[0]);
+                                 !cli.docsUrl.empty() ? "--docs-url" : "docs_url");
     sarif.docsBaseUrl = docs.baseUrl;
     llvm::outs() << renderSarif(result, sarif);
   } else {
@@ -1136,6 +1137,8 @@ int run(int argc, char **argv) {
                      [](const auto &a, const auto &b) { return a.second > b.second; });
     for (std::size_t i = 0; i < rules.size(); ++i)
       llvm::errs() << (i ? ", " : ": ") << rules[i].second << " " << rules[i].first;
+    if (std::string severities = describeSeverities(result); !severities.empty())
+      llvm::errs() << "; " << severities;
     if (stats.cached)
       llvm::errs() << "; " << stats.cached << " of " << stats.cached + stats.extracted
                    << (partial ? " files of the program" : "") << " from the facts cache";

@@ -68,7 +68,7 @@ bool validDocsUrl(const std::string &url, std::string &error) {
   return true;
 }
 
-DocsLocation findDocs(const std::string &configured, const std::string &origin, const char *argv0) {
+DocsLocation findDocs(const std::string &configured, const std::string &origin) {
   if (!configured.empty())
     return {trimSlash(configured), origin};
   if (const char *env = std::getenv("AFUNIX_DOCS_URL"); env && *env) {
@@ -78,17 +78,21 @@ DocsLocation findDocs(const std::string &configured, const std::string &origin, 
   }
   if (*AFUNIX_DOCS_URL)
     return {trimSlash(AFUNIX_DOCS_URL), "built in"};
+  return {};
+}
+
+std::string localDocsDir(const char *argv0) {
   std::string exe = llvm::sys::fs::getMainExecutable(argv0 ? argv0 : "", &anchor);
   if (!exe.empty()) {
     llvm::SmallString<256> dir(llvm::sys::path::parent_path(exe));
     llvm::sys::path::append(dir, AFUNIX_INSTALLED_DOCS_FROM_BIN);
     llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
     if (hasRulePages(dir))
-      return {fileUrl(dir), "installed docs"};
+      return std::string(dir.str());
   }
   if (*AFUNIX_SOURCE_DOCS_DIR && hasRulePages(AFUNIX_SOURCE_DOCS_DIR))
-    return {fileUrl(AFUNIX_SOURCE_DOCS_DIR), "source tree"};
-  return {};
+    return AFUNIX_SOURCE_DOCS_DIR;
+  return "";
 }
 
 std::string ruleDocUrl(const DocsLocation &docs, llvm::StringRef ruleId) {

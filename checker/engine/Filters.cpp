@@ -368,6 +368,21 @@ bool gitDiffSince(const std::string &rev, const std::string &directory, LineFilt
     return false;
   }
   top = llvm::StringRef(top).trim().str();
+  // A revision git does not have: say why (a CI checkout is shallow by default) and what fetches
+  // it, instead of git's "bad revision".
+  std::string ignored, unknownWhy;
+  if (!runGit({"-C", top, "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"},
+              ignored, unknownWhy)) {
+    std::string shallow;
+    bool isShallow = runGit({"-C", top, "rev-parse", "--is-shallow-repository"}, shallow, ignored) &&
+                     llvm::StringRef(shallow).trim() == "true";
+    error = "--diff-from=" + rev + ": the checkout in " + top + " does not have '" + rev + "'" +
+            (isShallow ? ": it is a shallow clone (CI checkouts fetch only the newest commit by "
+                         "default). Fetch the history first: actions/checkout with fetch-depth: 0, "
+                         "GIT_DEPTH: 0 in GitLab CI, or git fetch --unshallow"
+                       : ". Fetch it first (git fetch origin <branch>) or name a revision it has");
+    return false;
+  }
   std::string diff;
   // Fixed prefixes and no external diff or colour, whatever the user's git config says.
   if (!runGit({"-C", top, "-c", "core.quotePath=false", "diff", "-U0", "--no-color",

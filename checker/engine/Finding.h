@@ -49,6 +49,7 @@ struct Finding {
   std::vector<SourceSpan> spans; // what clang underlines (~~~~); may be empty
   std::vector<Note> notes;
   std::vector<Edit> fixes; // empty when no unambiguous fix-it exists
+  std::string fixTitle;    // what the fix-it does ("Move the SO_PASSCRED call above listen()")
   // Extra facts a front end attaches (runtime evidence from afunix-probe): SARIF writes them into
   // the result's property bag; the text and JSON writers show them through `notes` instead.
   struct Property {

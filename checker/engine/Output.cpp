@@ -9,10 +9,33 @@
 #include "llvm/Support/Unicode.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
 namespace afunix::check {
+
+std::vector<std::pair<std::string, unsigned>> countBySeverity(const RunResult &result) {
+  std::vector<std::pair<std::string, unsigned>> out{{"error", 0}, {"warning", 0}, {"note", 0}};
+  for (const Finding &f : result.findings) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto &e) { return e.first == f.severity; });
+    if (it == out.end())
+      it = out.insert(out.end(), {f.severity, 0});
+    ++it->second;
+  }
+  return out;
+}
+
+std::string describeSeverities(const RunResult &result) {
+  std::string out;
+  for (const auto &[severity, count] : countBySeverity(result)) {
+    if (!count)
+      continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(count) + " " + severity +
+           (count == 1 ? "" : severity == "error" || severity == "warning" || severity == "note" ? "s" : "");
+  }
+  return out;
+}
 
 unsigned countParseErrors(const RunResult &result) {
   unsigned count = 0;
@@ -173,7 +196,13 @@ void writeDiagnostic(llvm::raw_ostream &out, const SourcePoint &where, const std
 
 void writeText(const RunResult &result, const TextOptions &options, llvm::raw_ostream &out) {
   Lines lines;
+  bool first = true;
   for (const Finding &f : result.findings) {
+    // An empty line between findings: a finding at level note ("file:1:2: note: ... [rule]")
+    // would otherwise read as one more note of the finding before it.
+    if (!first)
+      out << '\n';
+    first = false;
     writeDiagnostic(out, f.where, f.severity, f.message, f.rule, options);
     writeSource(out, lines, f.where, f.spans, options);
     for (const Note &n : f.notes) {

@@ -4,6 +4,8 @@
 #include "Finding.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -26,6 +28,11 @@ void writeText(const RunResult &result, const TextOptions &options, llvm::raw_os
 // "not_shown": {reason: count}}}, plus "unparsed": [{"file", "errors"}] for the files clang could
 // not parse. Strings are valid UTF-8 (invalid bytes become U+FFFD).
 void writeJson(const RunResult &result, llvm::raw_ostream &out);
+
+// Findings per severity: error, warning and note (zero counts too), then any other in order met.
+std::vector<std::pair<std::string, unsigned>> countBySeverity(const RunResult &result);
+// "1 error, 2 warnings": the non-zero counts, for the summary line.
+std::string describeSeverities(const RunResult &result);
 
 // How many files clang could not parse.
 unsigned countParseErrors(const RunResult &result);

@@ -74,11 +74,24 @@ json::Object artifactLocation(const std::string &file, const std::string &root) 
   return json::Object{{"uri", "file://" + uriEscapePath(cleanAbsolute(file))}};
 }
 
-json::Object physicalLocation(const SourcePoint &where, const std::string &root,
-                              SourceCache &sources) {
+// The region of `where`; it ends where the span that starts there ends (the ~~~ under it).
+json::Object physicalLocation(const SourcePoint &where, const std::vector<SourceSpan> &spans,
+                              const std::string &root, SourceCache &sources) {
   json::Object region{{"startLine", where.line ? where.line : 1}};
-  if (where.column)
+  if (where.column) {
     region["startColumn"] = sources.utf16Column(where.file, where.line, where.column);
+    for (const SourceSpan &span : spans) {
+      const SourcePoint &b = span.begin, &e = span.end;
+      if (b.file != where.file || b.line != where.line || b.column != where.column ||
+          e.file != where.file || !e.line || !e.column ||
+          std::tie(e.line, e.column) <= std::tie(b.line, b.column))
+        continue;
+      // SARIF's endColumn is the column after the region, as the span's end is.
+      region["endLine"] = e.line;
+      region["endColumn"] = sources.utf16Column(e.file, e.line, e.column);
+      break;
+    }
+  }
   return json::Object{{"artifactLocation", artifactLocation(where.file, root)},
                       {"region", std::move(region)}};
 }
@@ -270,7 +283,9 @@ json::Array fixesOf(const Finding &finding, const std::string &root, SourceCache
   json::Array fixes;
   if (!changes.empty())
     fixes.push_back(json::Object{
-        {"description", json::Object{{"text", "afunix-check fix-it for " + finding.rule}}},
+        {"description", json::Object{{"text", finding.fixTitle.empty()
+                                                  ? "afunix-check fix-it for " + finding.rule
+                                                  : finding.fixTitle}}},
         {"artifactChanges", std::move(changes)}});
   return fixes;
 }
@@ -336,7 +351,7 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
   using afunix::catalog::kRules;
   SourceCache sources;
   DocsLocation docs = options.docsBaseUrl.empty()
-                          ? findDocs("", "", nullptr)
+                          ? findDocs("", "")
                           : DocsLocation{options.docsBaseUrl, "SarifOptions"};
 
   json::Array rules;
@@ -354,7 +369,8 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
         {"message", json::Object{{"text", utf8ForJson(messageWithLinks(finding))}}},
         {"locations",
          json::Array{json::Object{
-             {"physicalLocation", physicalLocation(finding.where, options.root, sources)}}}},
+             {"physicalLocation",
+              physicalLocation(finding.where, finding.spans, options.root, sources)}}}},
         {"partialFingerprints", json::Object{{"afunixFingerprint/v1", prints[i]}}},
     };
     for (std::size_t r = 0; r < kRuleCount; ++r)
@@ -366,7 +382,7 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
       for (const Note &note : finding.notes)
         related.push_back(json::Object{
             {"id", id++},
-            {"physicalLocation", physicalLocation(note.where, options.root, sources)},
+            {"physicalLocation", physicalLocation(note.where, note.spans, options.root, sources)},
             {"message", json::Object{{"text", utf8ForJson(escapeMessageText(note.message))}}}});
       item["relatedLocations"] = std::move(related);
     }

@@ -12,7 +12,7 @@ struct SarifOptions {
   std::string root;         // --sarif-root: artifactLocation.uri is made relative to it
   std::string toolVersion;  // tool.driver.version
   // The docs/ directory as a URL: helpUri = docsBaseUrl + "/rules/<id>.md". Empty: findDocs()
-  // (AFUNIX_DOCS_URL, then the docs installed beside the tool); no helpUri when none is found.
+  // (AFUNIX_DOCS_URL, then the URL built in); no helpUri and no links when there is none.
   std::string docsBaseUrl;
   // help.markdown carries the rule's whole page (compiled in), so a viewer shows it offline.
   bool embedRulePages = true;

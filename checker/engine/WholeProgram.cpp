@@ -362,6 +362,8 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
         if (edit.file != analysis::kNone)
           finding.fixes.push_back({program->files[edit.file], edit.offset, edit.length, edit.text,
                                    program->digests[edit.file]});
+      if (!report.fixes.empty())
+        finding.fixTitle = report.fixes.front().title;
       run.findings.push_back(std::move(finding));
     }
   }

@@ -3,6 +3,7 @@
 // afunix-check on testdata; these pin the edge cases a testdata file cannot easily produce.
 #include "Baseline.h"
 #include "Fixes.h"
+#include "Output.h"
 #include "SafeFiles.h"
 #include "Sarif.h"
 
@@ -267,6 +268,37 @@ TEST_F(SarifTest, HasTheShapeGitHubCodeScanningReads) {
                   ->ends_with("/"));
 }
 
+TEST_F(SarifTest, RegionsEndWhereTheSpanEndsAndFixesSayWhatTheyDo) {
+  writeFile(path("a.c"), "int fd;\n  b(fd);\n  \xc3\xbc(fd); set(fd);\n");
+  RunResult result = sampleResult(path("a.c"));
+  // The finding underlines "(fd)" after the two-byte 'ü': bytes 5..9 of line 3.
+  result.findings[0].spans = {{{path("a.c"), 3, 5}, {path("a.c"), 3, 9}}};
+  result.findings[0].where = {path("a.c"), 3, 5};
+  result.findings[0].notes[0].spans = {{{path("a.c"), 2, 3}, {path("a.c"), 2, 7}}};
+  result.findings[0].fixTitle = "Move the SO_PASSCRED call above listen()";
+  llvm::Expected<json::Value> parsed = json::parse(renderSarif(result, {root, "1.0.0", "u:x"}));
+  ASSERT_TRUE(bool(parsed));
+  const json::Object &run = object(&(*object(&*parsed).getArray("runs"))[0]);
+  const json::Object &first = object(&(*run.getArray("results"))[0]);
+  const json::Object &region = object(
+      object(object(&(*first.getArray("locations"))[0]).get("physicalLocation")).get("region"));
+  EXPECT_EQ(region.getInteger("startLine"), 3);
+  EXPECT_EQ(region.getInteger("startColumn"), 4); // UTF-16: 'ü' is one code unit
+  EXPECT_EQ(region.getInteger("endLine"), 3);
+  EXPECT_EQ(region.getInteger("endColumn"), 8); // the column after the region, as SARIF counts
+  const json::Object &noted = object(object(object(&(*first.getArray("relatedLocations"))[0])
+                                                .get("physicalLocation"))
+                                         .get("region"));
+  EXPECT_EQ(noted.getInteger("endColumn"), 7);
+  // Without a span the region is its start.
+  const json::Object &second = object(&(*run.getArray("results"))[1]);
+  EXPECT_FALSE(object(object(object(&(*second.getArray("locations"))[0]).get("physicalLocation"))
+                          .get("region"))
+                   .get("endColumn"));
+  EXPECT_EQ(object(object(&(*first.getArray("fixes"))[0]).get("description")).getString("text"),
+            "Move the SO_PASSCRED call above listen()");
+}
+
 TEST_F(SarifTest, BracketsInMessagesStayTextAndLinkTextIsEscaped) {
   writeFile(path("a.c"), "int fd;\nb(fd);\nset(fd);\n");
   RunResult result = sampleResult(path("a.c"));
@@ -281,7 +313,7 @@ TEST_F(SarifTest, BracketsInMessagesStayTextAndLinkTextIsEscaped) {
             "buf\\[0] is \\[x\\](1) not a link (see [array[2] here](1))");
 }
 
-TEST_F(SarifTest, HelpUriFollowsTheConfiguredDocsOrTheInstalledPages) {
+TEST_F(SarifTest, HelpUriOnlyWhereTheDocsArePublished) {
   writeFile(path("a.c"), "int fd;\nb(fd);\nset(fd);\n");
   auto helpUri = [&](const std::string &docs) {
     llvm::Expected<json::Value> parsed =
@@ -294,11 +326,17 @@ TEST_F(SarifTest, HelpUriFollowsTheConfiguredDocsOrTheInstalledPages) {
   };
   EXPECT_EQ(helpUri("https://example.org/afunix/docs"),
             "https://example.org/afunix/docs/rules/afunix-creds-without-passcred.md");
-  // Nothing configured: the pages this build can reach on disk (the source tree's docs/ for a
-  // build-tree test binary), never a made-up web address.
-  std::string local = helpUri("");
-  ASSERT_TRUE(llvm::StringRef(local).starts_with("file:///")) << local;
-  EXPECT_TRUE(llvm::sys::fs::exists(llvm::StringRef(local).drop_front(7)));
+  // Nothing configured (and no URL built in): no link at all, never this machine's file://
+  // pages nor a made-up web address; the embedded page keeps its links' text.
+  ::unsetenv("AFUNIX_DOCS_URL");
+  EXPECT_EQ(helpUri(""), "");
+  std::string log = renderSarif(sampleResult(path("a.c")), {root, "1.0.0", ""});
+  EXPECT_EQ(log.find("\"helpUri\""), std::string::npos);
+  EXPECT_EQ(log.find("informationUri"), std::string::npos);
+  EXPECT_EQ(log.find("](../"), std::string::npos);
+  // A file:// URL only when configured so.
+  EXPECT_EQ(helpUri("file:///usr/share/doc/afunix-compat"),
+            "file:///usr/share/doc/afunix-compat/rules/afunix-creds-without-passcred.md");
 }
 
 TEST_F(SarifTest, UnparsedFileMakesExecutionUnsuccessfulWithANotification) {
@@ -672,6 +710,44 @@ TEST_F(FixesTest, ExportRefusesASymlinkAndLeavesItsTargetAlone) {
   EXPECT_FALSE(exportFixes(path("fixes.yaml"), result, error));
   EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
   EXPECT_EQ(readFile(path("victim")), "precious\n");
+}
+
+// --- text and JSON ------------------------------------------------------------------------------
+
+TEST(TextTest, FindingsAreSeparatedSoANoteLevelOneIsNotReadAsANote) {
+  RunResult result;
+  Finding warning;
+  warning.rule = "afunix-passcred-too-late";
+  warning.severity = "warning";
+  warning.where = {"/s/a.c", 9, 3};
+  warning.message = "late";
+  warning.notes.push_back({{"/s/a.c", 7, 3}, "listen() here"});
+  Finding note = warning;
+  note.severity = "note";
+  note.where = {"/s/a.c", 20, 3};
+  note.message = "a few instructions late";
+  note.notes.clear();
+  Finding error = note;
+  error.severity = "error";
+  error.rule = "afunix-fd-limit";
+  result.findings = {warning, note, error};
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  writeText(result, TextOptions{}, out);
+  out.flush();
+  EXPECT_EQ(text, "/s/a.c:9:3: warning: late [afunix-passcred-too-late]\n"
+                  "/s/a.c:7:3: note: listen() here\n"
+                  "\n"
+                  "/s/a.c:20:3: note: a few instructions late [afunix-passcred-too-late]\n"
+                  "\n"
+                  "/s/a.c:20:3: error: a few instructions late [afunix-fd-limit]\n");
+  EXPECT_EQ(describeSeverities(result), "1 error, 1 warning, 1 note");
+  result.findings = {warning, warning};
+  EXPECT_EQ(describeSeverities(result), "2 warnings");
+
+  result.findings = {warning, note, note};
+  auto counts = countBySeverity(result);
+  EXPECT_EQ(counts, (std::vector<std::pair<std::string, unsigned>>{{"error", 0}, {"warning", 1}, {"note", 2}}));
 }
 
 } // namespace

@@ -68,10 +68,17 @@ def main():
     assert upload and upload[0]["with"]["sarif_file"] == "afunix-check.sarif", job["steps"]
     run_step = "\n".join(s.get("run", "") for s in job["steps"])
     assert "--format=sarif" in run_step and "-p build" in run_step and "--sarif-root" in run_step
+    # The published rule pages, and the history --diff-from needs.
+    assert github["env"]["AFUNIX_DOCS_URL"].startswith("https://"), github["env"]
+    assert '--docs-url="$AFUNIX_DOCS_URL"' in run_step, run_step
+    checkout = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")]
+    assert checkout and checkout[0].get("with", {}).get("fetch-depth") == 0, checkout
     gl = gitlab["afunix-check"]
     assert gl["artifacts"]["reports"]["codequality"] == "gl-code-quality-report.json"
     assert "afunix-check.sarif" in gl["artifacts"]["paths"]
     assert any("--format=sarif" in line for line in gl["script"])
+    assert gl["variables"]["AFUNIX_DOCS_URL"].startswith("https://") and \
+        any('--docs-url="$AFUNIX_DOCS_URL"' in line for line in gl["script"]), gl
     install = [l for l in recipe("install-afunix-check").splitlines() if "cmake --install" in l]
     assert len(install) == 2, install
     gl_install = " ".join(gitlab["afunix-check"]["before_script"])
@@ -97,11 +104,29 @@ def main():
         issues = json.loads(out)
         assert len(issues) == sum(pos.expected.values()), issues
         rel = os.path.relpath(pos.path, lib.REPO)
-        for issue in issues:
+        results = json.loads(sarif.stdout)["runs"][0]["results"]
+        for issue, result in zip(issues, results):
             assert issue["location"]["path"] == rel and issue["fingerprint"], issue
             assert issue["severity"] in ("info", "minor", "major", "critical", "blocker"), issue
             assert (issue["location"]["lines"]["begin"], issue["check_name"]) in pos.expected
-        print(f"sarif2codequality.py: {len(issues)} Code Quality issue(s) from real SARIF")
+            # GitHub's [text](n) links become text and the line they point at: Code Quality shows
+            # the description as it is.
+            assert "](" not in issue["description"] and "\\[" not in issue["description"], issue
+            for related in result.get("relatedLocations", []):
+                line = related["physicalLocation"]["region"]["startLine"]
+                assert f"{related['message']['text']} (line {line})" in issue["description"], issue
+        assert any(r.get("relatedLocations") for r in results), "no related location to unlink"
+        # Brackets the message itself escaped come back as they were.
+        related = {"id": 1, "message": {"text": "socket created here"}, "physicalLocation": {
+            "artifactLocation": {"uri": rel, "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 3}}}
+        made_up = {"runs": [{"results": [dict(results[0], relatedLocations=[related], message={
+            "text": "buf\\[0] is \\[x\\](1) (see [socket created here](1))"})]}]}
+        open(os.path.join(tmp, "b.sarif"), "w").write(json.dumps(made_up))
+        (issue,) = json.loads(subprocess.run([sys.executable, conv, os.path.join(tmp, "b.sarif")],
+                                             capture_output=True, text=True, check=True).stdout)
+        assert issue["description"] == "buf[0] is [x](1) (see socket created here (line 3))", issue
+        print(f"sarif2codequality.py: {len(issues)} Code Quality issue(s) from real SARIF, "
+              f"related-location links turned into text")
 
         # The shell hook in a scratch repository, afunix-check on PATH as the hook expects.
         repo = os.path.join(tmp, "repo")
@@ -142,11 +167,17 @@ def main():
         def ci():
             return subprocess.run(["bash", "-e", "-c", step], cwd=repo, capture_output=True,
                                   text=True, env=dict(os.environ, PATH=env_path,
-                                                      GITHUB_WORKSPACE=repo))
+                                                      GITHUB_WORKSPACE=repo, **github["env"]))
         result = ci()
         assert result.returncode == 0 and "exit status: 1" in result.stdout, result
-        results = json.load(open(os.path.join(repo, "afunix-check.sarif")))["runs"][0]["results"]
+        log = json.load(open(os.path.join(repo, "afunix-check.sarif")))
+        results = log["runs"][0]["results"]
         assert results and all(r["level"] != "note" for r in results), results
+        # Every link goes to the published pages the workflow names; none into the runner.
+        for rule in log["runs"][0]["tool"]["driver"]["rules"]:
+            assert rule["helpUri"] == f"{github['env']['AFUNIX_DOCS_URL']}/rules/{rule['id']}.md", rule
+            assert "file://" not in json.dumps(rule), rule["id"]
+        print("the workflow's afunix-check step links the published rule pages, no file://")
         # The project makes every rule of bad.c a note: the hook lets the commit through and the
         # CI step's afunix-check passes too (exit 0), from the same .afunix-check.yaml.
         rules = sorted({rule for _, rule in pos.expected})
@@ -162,14 +193,48 @@ def main():
         print("hook and CI step agree: with the rule configured as a note both pass, and the "
               "SARIF still carries the findings as notes")
 
-        sharded_recipes(repo, env_path, conv)
+        sharded_recipes(repo, env_path, conv, github["env"])
+        shallow_clone(repo, env_path, tmp)
 
 
 def sarif_results(path):
     return json.load(open(path))["runs"][0]["results"]
 
 
-def sharded_recipes(repo, env_path, converter):
+def shallow_clone(repo, env_path, tmp):
+    """--diff-from in a CI checkout: a shallow clone without the base says so (exit 2) and what
+    to fetch; with the history (fetch-depth: 0) the same command runs."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "everything")
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "feature")
+    with open(os.path.join(repo, "clean.c"), "a") as f:
+        f.write("\nint touched(void) { return 1; }\n")
+    git(repo, "commit", "-q", "--no-verify", "-am", "change")
+    env = dict(os.environ, PATH=env_path)
+    for depth, name in (("--depth=1", "shallow"), (None, "full")):
+        clone = os.path.join(tmp, name)
+        git(tmp, "clone", "-q", *([depth, "--single-branch"] if depth else []), "--branch", "feature",
+            "file://" + repo, clone)
+        database = json.load(open(os.path.join(repo, "build", "compile_commands.json")))
+        for entry in database:
+            entry["directory"] = clone
+            entry["file"] = entry["file"].replace(repo, clone)
+        json.dump(database, open(os.path.join(clone, "build", "compile_commands.json"), "w"))
+        proc = subprocess.run(["afunix-check", "-p", "build", "--diff-from=origin/main"], cwd=clone,
+                              capture_output=True, text=True, env=env)
+        if depth:
+            assert proc.returncode == 2, proc
+            assert "shallow clone" in proc.stderr and "fetch-depth: 0" in proc.stderr and \
+                "origin/main" in proc.stderr, proc.stderr
+            shallow_message = proc.stderr.strip().splitlines()[0]
+        else:
+            assert proc.returncode in (0, 1), proc
+    print(f"--diff-from in a shallow clone: exit 2, '{shallow_message[:110]}...'; in a full clone "
+          "it runs")
+
+
+def sharded_recipes(repo, env_path, converter, github_env):
     """The sharded GitHub and GitLab recipes: their shape, then their afunix-check steps run here."""
     os.remove(os.path.join(repo, ".afunix-check.yaml"))  # back to findings at warning level
     one = subprocess.run(["afunix-check", "-p", "build", "--format=sarif", f"--sarif-root={repo}"],
@@ -192,7 +257,7 @@ def sharded_recipes(repo, env_path, converter):
                 and s["with"].get("pattern")]
     assert download and download[0]["with"]["merge-multiple"] is True
     assert any(str(s.get("uses", "")).startswith("github/codeql-action/upload-sarif@") for s in link["steps"])
-    env = dict(os.environ, PATH=env_path, GITHUB_WORKSPACE=repo)
+    env = dict(os.environ, PATH=env_path, GITHUB_WORKSPACE=repo, **github_env)
     artifacts = os.path.join(repo, "gh-artifacts")
     for k in range(1, shards + 1):
         command = step(facts, "Facts of one slice")["run"]

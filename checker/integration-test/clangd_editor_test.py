@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""afunix-clangd as an editor meets it (issue 13, Editor):
+"""afunix-clangd as an editor meets it (issues 13 and 22, Editor):
 
-- the link of each afunix diagnostic (codeDescription.href) opens the rule's page: the pages
-  found beside the binary (here the source tree's docs/), or --afunix-docs-url / AFUNIX_DOCS_URL;
-- without FastCheckFilter: Loose clangd skips the afunix checks, and afunix-clangd logs why
-  (over LSP and in --check mode); with it, no such line;
+- the link of each afunix diagnostic (codeDescription.href): none unless a URL is configured (a
+  file:// link to this machine's pages would be dead anywhere else), the rule's page under
+  --afunix-docs-url / AFUNIX_DOCS_URL, a file:// one only when given so; never clangd's made-up
+  clang.llvm.org page;
+- without FastCheckFilter: Loose (or with no .clangd at all) clangd skips the afunix checks:
+  afunix-clangd logs why and tells the editor (window/showMessage) the .clangd line to add;
+  with it, neither;
+- a hover over a finding says what the rule is (its title, what breaks, the fix), elsewhere not;
+- a quick fix is titled by what it does;
 - docs/guide-editors.md's Neovim snippets: the one for Neovim 0.7 (Debian's) runs in a headless
   Neovim against afunix-clangd and shows the afunix diagnostic; the 0.11 one is compiled by
   Neovim's Lua (no Neovim 0.11 here to run it).
@@ -20,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 import afunix_testlib as lib
 from clangd_lsp_test import Lsp
@@ -50,24 +56,44 @@ def project(root, clangd_config):
     return src
 
 
-def session(clangd, root, src, extra=(), env_extra=None):
-    """One LSP session: open the file, return its diagnostics and clangd's log."""
+def session(clangd, root, src, extra=(), env_extra=None, source=SOURCE, then=None):
+    """One LSP session: open the file; returns its afunix diagnostics, clangd's log, the
+    window/showMessage texts that arrived, and what `then(lsp, diagnostics)` returned."""
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(root, "xdg"), HOME=root)
     env.pop("AFUNIX_DOCS_URL", None)
     env.update(env_extra or {})
     lsp = Lsp([clangd, "--log=info", "--background-index=false", *extra], root, env)
+    shown, after = [], None
     try:
         lsp.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
-                                   "capabilities": {"textDocument": {"publishDiagnostics": {
-                                       "codeDescriptionSupport": True}}}})
+                                   "capabilities": {"textDocument": {
+                                       "publishDiagnostics": {"codeDescriptionSupport": True},
+                                       "hover": {"contentFormat": ["markdown", "plaintext"]},
+                                       "codeAction": {"codeActionLiteralSupport": {
+                                           "codeActionKind": {"valueSet": ["quickfix"]}}}}}})
         lsp.notify("initialized", {})
         lsp.notify("textDocument/didOpen", {"textDocument": {
-            "uri": "file://" + src, "languageId": "c", "version": 1, "text": SOURCE}})
-        params = lsp.diagnostics_for({"file://" + src})["file://" + src]
+            "uri": "file://" + src, "languageId": "c", "version": 1, "text": source}})
+        uri = "file://" + src
+        params = None
+        while params is None:  # read in order, keeping the notifications that come along
+            for msg in lsp.pending:
+                if msg.get("method") == "window/showMessage":
+                    shown.append(msg["params"]["message"])
+                elif msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
+                    params = msg["params"]
+            lsp.pending = []
+            if params is None:
+                lsp.handle(lsp.read(time.time() + 90))
+        diags = [d for d in params["diagnostics"] if str(d.get("code", "")).startswith("afunix-")]
+        # A request answered after the diagnostics: what clangd sent before it has arrived.
+        after = then(lsp, diags) if then else lsp.request("textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+        shown += [m["params"]["message"] for m in lsp.pending if m.get("method") == "window/showMessage"]
     finally:
         lsp.close()
     log = open(os.path.join(root, "clangd.log"), encoding="utf-8", errors="replace").read()
-    return [d for d in params["diagnostics"] if str(d.get("code", "")).startswith("afunix-")], log
+    return diags, log, shown, after
 
 
 def test_links(clangd, tmp):
@@ -75,33 +101,41 @@ def test_links(clangd, tmp):
     root = os.path.dirname(src)
     page = os.path.join(lib.REPO, "docs", "rules", RULE + ".md")
     cases = [
-        ((), None, "file://" + page),
+        ((), None, None),  # nothing configured: no link, rather than this machine's file://
         (("--afunix-docs-url=https://example.org/afunix/docs",), None,
          f"https://example.org/afunix/docs/rules/{RULE}.md"),
         ((), {"AFUNIX_DOCS_URL": "https://mirror.example/docs/"},
          f"https://mirror.example/docs/rules/{RULE}.md"),
+        ((f"--afunix-docs-url=file://{os.path.join(lib.REPO, 'docs')}",), None, "file://" + page),
     ]
     for extra, env, want in cases:
-        diags, log = session(clangd, root, src, extra, env)
+        diags, log, _, _ = session(clangd, root, src, extra, env)
         assert [d["code"] for d in diags] == [RULE], (extra, env, diags)
         href = diags[0].get("codeDescription", {}).get("href")
         assert href == want, f"{extra} {env}: href {href}, want {want}"
         assert "clang.llvm.org" not in json.dumps(diags), diags
+        if want is None:
+            assert "no published URL, diagnostic links removed" in log, log[-2000:]
     assert os.path.exists(page)
-    print(f"codeDescription.href opens {page} (and the configured URL when one is given)")
+    print("codeDescription.href: none by default, the configured URL's page when one is given "
+          "(file:// only when configured so)")
 
 
 def test_fast_check_filter(clangd, tmp):
-    src = project(os.path.join(tmp, "strict"), STRICT)
-    diags, log = session(clangd, os.path.dirname(src), src)
-    assert diags == [], diags
-    lines = [l for l in log.splitlines() if NOT_RUN + src in l]
-    assert len(lines) == 1, log
-    assert "FastCheckFilter: Loose" in lines[0], lines[0]
+    for name, config in (("strict", STRICT), ("plain", "CompileFlags:\n  Add: [-Wall]\n")):
+        src = project(os.path.join(tmp, name), config)
+        diags, log, shown, _ = session(clangd, os.path.dirname(src), src)
+        assert diags == [], diags
+        lines = [l for l in log.splitlines() if NOT_RUN + src in l]
+        assert len(lines) == 1, log
+        assert "FastCheckFilter: Loose" in lines[0], lines[0]
+        # The editor is told, once, what to add.
+        assert len(shown) == 1 and "Diagnostics: {ClangTidy: {Add: [afunix-*], FastCheckFilter: Loose}}" \
+            in shown[0] and "net.c" in shown[0], shown
     src = project(os.path.join(tmp, "loose"), LOOSE)
-    diags, log = session(clangd, os.path.dirname(src), src)
+    diags, log, shown, _ = session(clangd, os.path.dirname(src), src)
     assert [d["code"] for d in diags] == [RULE], diags
-    assert NOT_RUN not in log, log
+    assert NOT_RUN not in log and shown == [], (log, shown)
     # --check mode says it too.
     strict = os.path.join(tmp, "strict", "net.c")
     proc = subprocess.run([clangd, "--check-warnings", f"--check={strict}"], capture_output=True,
@@ -112,7 +146,50 @@ def test_fast_check_filter(clangd, tmp):
                           text=True, cwd=os.path.dirname(src),
                           env=dict(os.environ, XDG_CONFIG_HOME=os.path.join(tmp, "xdg")))
     assert RULE in proc.stderr and NOT_RUN not in proc.stderr, proc.stderr[-2000:]
-    print("without FastCheckFilter: Loose no afunix diagnostic, and afunix-clangd logs why")
+    print("without FastCheckFilter: Loose (or without a .clangd) no afunix diagnostic; "
+          "afunix-clangd logs why and shows the editor the line to add")
+
+
+LATE = textwrap.dedent("""\
+    #include <sys/socket.h>
+    int serve(void) {
+      int one = 1;
+      int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+      listen(fd, 8);
+      setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+      return fd;
+    }
+    """)
+
+
+def test_hover_and_fix_title(clangd, tmp):
+    import yaml
+    src = project(os.path.join(tmp, "hover"), LOOSE)
+    with open(src, "w") as f:
+        f.write(LATE)
+    uri = "file://" + src
+
+    def probe(lsp, diags):
+        (diag,) = diags
+        at = lambda pos: lsp.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                             "position": pos})
+        actions = lsp.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": diag["range"],
+            "context": {"diagnostics": [diag], "only": ["quickfix"]}}) or []
+        return diag, at(diag["range"]["start"]), at({"line": 0, "character": 1}), actions
+
+    diags, _, _, (diag, over, elsewhere, actions) = session(
+        clangd, os.path.dirname(src), src, source=LATE, then=probe)
+    rule = diag["code"]
+    assert rule == "afunix-passcred-too-late", diag
+    title = yaml.safe_load(open(os.path.join(lib.REPO, "rules", rule + ".yaml")))["title"]
+    text = (over or {}).get("contents", {}).get("value", "")
+    assert f"**{rule}**" in text and title in text and "**Fix:**" in text, over
+    assert rule not in json.dumps(elsewhere), elsewhere
+    quick = [a for a in actions if a.get("kind") == "quickfix"]
+    assert [a["title"] for a in quick] == ["Move the SO_PASSCRED call above listen()"], actions
+    print(f"hover over the finding: '{rule}: {title}' with what breaks and the fix; "
+          f"quick fix titled '{quick[0]['title']}'")
 
 
 def guide_snippets():
@@ -200,6 +277,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="afunix-editor-") as tmp:
         test_links(clangd, tmp)
         test_fast_check_filter(clangd, tmp)
+        test_hover_and_fix_title(clangd, tmp)
         if args.nvim:
             test_neovim(clangd, os.path.abspath(args.nvim), tmp)
         else:

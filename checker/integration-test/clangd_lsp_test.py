@@ -225,6 +225,11 @@ def check_one(lsp, sample, path, params, report, tally):
                       for e in finding["fixes"])
         assert want in edits, (f"{sample.path}:{finding['line']}: no code action with "
                                f"afunix-check's fix {want}; got {edits}")
+        # One quick fix per finding, titled by what it does (not the message, not "insert '...'").
+        titles = [a["title"] for a in actions if a.get("kind") == "quickfix" and a.get("edit")]
+        assert len(titles) == 1 and titles[0][:1].isupper() and \
+            not titles[0].startswith(("insert '", "change '", "remove '")) and \
+            titles[0] != finding["message"], (sample.path, titles)
         tally["fixes"] += 1
     print(f"{os.path.basename(sample.path)}: {sum(got.values())} afunix diagnostic(s) as expected")
 

@@ -70,10 +70,14 @@ def sarif_guide(checker):
                           guide, re.M)
     assert len(commands) == 1, commands
     command = commands[0].replace("\\\n", " ")
+    # The log as the guide's first command makes it: with the published pages' URL.
+    (docs_url,) = re.findall(r"^    afunix-check -p build --format=sarif [^\n]*\\\n\s+--docs-url=(\S+)",
+                             guide, re.M)
     sample = lib.implemented_samples(checker)[0]
     with tempfile.TemporaryDirectory() as tmp:
-        log = subprocess.run([checker, "--format=sarif", f"--sarif-root={lib.REPO}", sample.path,
-                              "--", *sample.args], capture_output=True, text=True, cwd=lib.REPO)
+        log = subprocess.run([checker, "--format=sarif", f"--sarif-root={lib.REPO}",
+                              f"--docs-url={docs_url}", sample.path, "--", *sample.args],
+                             capture_output=True, text=True, cwd=lib.REPO)
         with open(os.path.join(tmp, "afunix-check.sarif"), "w") as f:
             f.write(log.stdout)
         argv = [os.path.join(tmp, a) if a == "afunix-check.sarif" else a for a in shlex.split(command)]

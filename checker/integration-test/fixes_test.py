@@ -1,97 +1,176 @@
 #!/usr/bin/env python3
-"""Fix-its end to end on copies of the testdata files that have them.
+"""Fix verification on the testdata: every fix-it, through every front end (fix_frontends.py).
 
-For each testdata pos_ file whose findings carry fix-its: apply them to a copy with `--fix`, and
-to a second copy with `--export-fixes` + clang-apply-replacements-19. Both copies must come out
-byte-identical, still compile (clang-19 -fsyntax-only), and a re-run must report exactly the
-findings that had no fix-it: the fixed ones are gone and nothing new appears.
+For each testdata file and project whose findings carry fix-its, each front end (afunix-check
+--fix, afunix-check --export-fixes + clang-apply-replacements-19, clang-tidy-19 --load ... --fix,
+run-clang-tidy-19 -fix, afunix-clangd's quick fixes) works on its own copy. Every fix-it it offers
+must be applied, every translation unit it touches must compile with -Wall -Werror under its own
+compile command, afunix-check must no longer report the finding and report nothing new, and the
+results must be byte-identical: across all front ends for a single file, and among those that
+judge alike for a project (the whole program: afunix-check and afunix-clangd with the stored
+facts; one TU at a time: clang-tidy and run-clang-tidy). Prints the counts per rule and front end
+(docs/fix-its.md quotes them).
 
-usage: fixes_test.py --checker BIN --clang BIN --apply-replacements BIN
+usage: fixes_test.py --checker BIN --clang-tidy BIN --run-clang-tidy BIN --apply-replacements BIN
+                     --plugin SO --clangd BIN [PATH...]
 """
 import argparse
 import collections
+import concurrent.futures
+import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import afunix_testlib as lib
+import fix_frontends as fx
+
+sys.path.insert(0, lib.TESTDATA)
+import run_expectations  # noqa: E402
 
 
-def messages(report, path):
-    return collections.Counter((f["rule"], f["message"]) for f in report["findings"]
-                               if f["file"] == path)
+def single_file_project(sample, tmp):
+    rule_dir = os.path.basename(os.path.dirname(sample.path))
+    root = os.path.join(tmp, rule_dir + "." + os.path.splitext(os.path.basename(sample.path))[0])
+    os.makedirs(root)
+    path = os.path.join(root, os.path.basename(sample.path))
+    shutil.copy(sample.path, path)
+    compiler = "clang++-19" if sample.is_cxx else "clang-19"
+    with open(os.path.join(root, "compile_commands.json"), "w") as f:
+        json.dump([{"directory": root, "file": path,
+                    "arguments": [compiler, *sample.args, "-c", path]}], f)
+    # --config= paths in OPTIONS are relative to the repository: make them absolute.
+    options = [o if not o.startswith("--config=") else
+               "--config=" + os.path.join(lib.REPO, o.split("=", 1)[1]) for o in sample.options]
+    return fx.Project(os.path.relpath(sample.path, lib.TESTDATA), root, ".", options,
+                      lib.check_options(sample.options))
+
+
+def testdata_project(directory, tmp):
+    import yaml
+    root = os.path.join(tmp, os.path.basename(directory))
+    shutil.copytree(directory, root)
+    config = {}
+    if os.path.exists(os.path.join(root, "project.yaml")):
+        config = yaml.safe_load(open(os.path.join(root, "project.yaml"))) or {}
+    options = list(config.get("options", []))
+    sources = run_expectations.project_sources(root, config)
+    build = os.path.join(root, "build")
+    os.makedirs(build)
+    database = []
+    for src in sources:
+        compiler = "clang++-19" if src.endswith((".cc", ".cpp")) else "clang-19"
+        database.append({"directory": root, "file": src,
+                         "arguments": [compiler, *run_expectations.default_args(src), f"-I{root}",
+                                       *config.get("args", []), "-c", src]})
+    with open(os.path.join(build, "compile_commands.json"), "w") as f:
+        json.dump(database, f)
+    return fx.Project(os.path.basename(directory), root, "build", options,
+                      lib.check_options(options))
+
+
+def has_fixes(tools, project):
+    report = fx.check_json(tools, project, per_tu=False)
+    return any(f["fixes"] for f in report["findings"])
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--checker", required=True)
-    parser.add_argument("--clang", required=True)
-    parser.add_argument("--apply-replacements", required=True)
+    for name in ("--checker", "--clang-tidy", "--run-clang-tidy", "--apply-replacements", "--plugin",
+                 "--clangd"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("paths", nargs="*", help="testdata files or project directories (default: all)")
     args = parser.parse_args()
-    args.checker = os.path.abspath(args.checker)
-
-    fixed_files = fixed_findings = 0
-    # Which files have fix-its: one afunix-check run per (options, arguments) group.
-    groups = collections.defaultdict(list)
-    for sample in lib.samples("*/pos_*"):
-        groups[(tuple(sample.options), tuple(sample.args))].append(sample)
-    with_fixes = []
-    for (options, cargs), group in groups.items():
-        # Unrelated testdata programs: each file on its own.
-        _, report = lib.run_check(args.checker, [s.path for s in group], list(cargs), list(options),
-                                  ["--single-tu"])
-        for sample in group:
-            fixable = [f for f in report["findings"] if f["fixes"] and f["file"] == sample.path]
-            if fixable:
-                with_fixes.append((sample, fixable))
+    tools = fx.Tools(args.checker, args.clang_tidy, args.run_clang_tidy, args.apply_replacements,
+                     args.plugin, args.clangd)
+    if args.paths:
+        files = [p for p in args.paths if os.path.isfile(p)]
+        dirs = [p for p in args.paths if os.path.isdir(p)]
+    else:
+        files = [s.path for s in lib.samples("*/pos_*")]
+        projects_dir = os.path.join(lib.TESTDATA, "projects")
+        dirs = sorted(os.path.join(projects_dir, d) for d in os.listdir(projects_dir)
+                      if d.startswith("pos_"))
+    table = collections.defaultdict(collections.Counter)
+    failures, verified = [], 0
     with tempfile.TemporaryDirectory(prefix="afunix-fixes-") as tmp:
-        for sample, fixable in with_fixes:
-            name = os.path.basename(sample.path)
-            copies = {}
-            for way in ("fix", "export"):
-                os.makedirs(os.path.join(tmp, way, "fixes"), exist_ok=True)
-                copies[way] = os.path.join(tmp, way, name)
-                shutil.copy(sample.path, copies[way])
-            _, before = lib.run_check(args.checker, [copies["fix"]], sample.args, sample.options)
-            assert len([f for f in before["findings"] if f["fixes"]]) == len(fixable)
+        candidates = [(single_file_project(lib.Sample(f), tmp), True) for f in files]
+        candidates += [(testdata_project(d, tmp), False) for d in dirs]
+        def verified_one(candidate):
+            project, single = candidate
+            if not has_fixes(tools, project):
+                return None
+            lines = [f"{project.name}:"]
+            return project, single, fx.verify(project, tools, log=lines.append), lines
 
-            lib.run_check(args.checker, [copies["fix"]], sample.args, sample.options, ["--fix"])
-            lib.run_check(args.checker, [copies["export"]], sample.args, sample.options,
-                          [f"--export-fixes={os.path.join(tmp, 'export', 'fixes', 'f.yaml')}"])
-            subprocess.run([args.apply_replacements, os.path.join(tmp, "export", "fixes")],
-                           check=True)
-            fixed = open(copies["fix"]).read()
-            assert fixed != open(sample.path).read(), f"{name}: --fix changed nothing"
-            assert fixed == open(copies["export"]).read(), (
-                f"{name}: --fix and clang-apply-replacements disagree:\n--- fix\n{fixed}\n"
-                f"--- export\n{open(copies['export']).read()}")
-            compiled = subprocess.run([args.clang, "-x", "c++" if sample.is_cxx else "c",
-                                       "-fsyntax-only", *sample.args, copies["fix"]],
-                                      capture_output=True, text=True)
-            assert compiled.returncode == 0, f"{name}: the fixed file does not compile:\n{compiled.stderr}\n{fixed}"
-
-            _, after = lib.run_check(args.checker, [copies["fix"]], sample.args, sample.options)
-            unfixable = collections.Counter((f["rule"], f["message"]) for f in before["findings"]
-                                            if not f["fixes"])
-            left = messages(after, copies["fix"])
-            assert left == unfixable, (f"{name}: after the fix afunix-check reports "
-                                       f"{sorted(left.elements())}, expected only the unfixable "
-                                       f"{sorted(unfixable.elements())}\n{fixed}")
-            print(f"{name}: {len(fixable)} fix-it(s) applied both ways, file compiles, "
-                  f"{sum(left.values())} unfixable finding(s) left")
-            fixed_files += 1
-            fixed_findings += len(fixable)
-            for way in copies:
-                shutil.rmtree(os.path.join(tmp, way))
-    assert fixed_files, "no testdata finding carries a fix-it"
-    print(f"{fixed_files} files, {fixed_findings} fix-its verified")
+        # Two projects at a time: most of a front end's time is waiting for its tools.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            done = list(pool.map(verified_one, candidates))
+        for item in done:
+            if item is None:
+                continue
+            project, single, outcomes, lines = item
+            print("\n".join(lines))
+            fx.tally(outcomes, table)
+            verified += 1
+            problems = []
+            for name, out in outcomes.items():
+                problems += [f"{name}: {p}" for p in out.problems]
+                n = len(out.offers)
+                if not n and single:
+                    problems.append(f"{name}: offered no fix-it")
+                for what, got in (("applied", out.applied), ("gone", out.gone)):
+                    if len(got) != n:
+                        problems.append(f"{name}: {len(got)} of {n} fix-its {what}")
+                if len(out.compiled) + len(out.no_compile) != n:
+                    problems.append(f"{name}: {len(out.compiled)} of {n} fix-its compile")
+            # The same edits give the same bytes; a single file gets the same edits everywhere.
+            if single:
+                groups = [list(outcomes)]
+            else:
+                groups = [[n for n in outcomes if n not in fx.PER_TU and n != "afunix-clangd"],
+                          [n for n in outcomes if n in fx.PER_TU]]
+                # afunix-clangd offers afunix-check's fix-its whose edits are all in the source file
+                # being edited (clangd drops a fix-it that reaches into another file).
+                if "afunix-clangd" in outcomes:
+                    editor, reference = outcomes["afunix-clangd"], outcomes["afunix-check --fix"]
+                    local = sorted((o.rule, o.file, tuple(o.edits)) for o in reference.offers
+                                   if o.file.endswith(fx.SOURCE_SUFFIXES) and
+                                   all(e[0] == o.file for e in o.edits))
+                    got = sorted((o.rule, o.file, tuple(o.edits)) for o in editor.offers)
+                    if got != local:
+                        problems.append(f"afunix-clangd offers {got}, afunix-check's fix-its in the "
+                                        f"edited file are {local}")
+                    if len(local) == len(reference.offers):
+                        groups[0].append("afunix-clangd")
+            for group in groups:
+                distinct = {tuple(sorted(outcomes[n].result.items())) for n in group}
+                if len(distinct) > 1:
+                    problems.append("results differ: " + "; ".join(
+                        "/".join(g) for g in fx.identical_groups({n: outcomes[n] for n in group})))
+            if problems:
+                failures.append((project.name, problems))
+                for p in problems:
+                    print(f"  FAIL {p}")
+    print()
+    print(fx.format_table(table))
+    print(f"\n{verified} testdata files and projects with fix-its verified through "
+          f"{len(fx.FRONT_ENDS)} front ends")
+    if not verified:
+        print("FAIL: no testdata finding carries a fix-it", file=sys.stderr)
+        return 1
+    if failures:
+        print(f"FAIL: {len(failures)} of {verified}: " + ", ".join(n for n, _ in failures),
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
     try:
-        main()
+        sys.exit(main())
     except AssertionError as e:
         print(f"FAIL: {e}", file=sys.stderr)
         sys.exit(1)

@@ -102,18 +102,23 @@ def main():
         assert status == 1 and got == sample.expected, (status, sorted(got), sorted(sample.expected))
         man = os.path.join(prefix, "share", "man", "man1", "afunix-check.1")
         assert os.path.isfile(man), "afunix-check.1 was not installed"
+        clean = {k: v for k, v in os.environ.items() if k != "AFUNIX_DOCS_URL"}
         sarif = subprocess.run([check, "--format=sarif", sample.path, "--", *sample.args],
-                               capture_output=True, text=True,
-                               env={k: v for k, v in os.environ.items() if k != "AFUNIX_DOCS_URL"})
+                               capture_output=True, text=True, env=clean)
         rules = json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]["rules"]
+        # No URL configured: no link at all (a file:// one would be dead in code scanning).
+        assert "file://" + prefix not in sarif.stdout and all("helpUri" not in r for r in rules)
         docs = os.path.join(prefix, "share", "doc", "afunix-compat")
+        sarif = subprocess.run([check, "--format=sarif", f"--docs-url=file://{docs}", sample.path,
+                                "--", *sample.args], capture_output=True, text=True, env=clean)
+        rules = json.loads(sarif.stdout)["runs"][0]["tool"]["driver"]["rules"]
         for rule in rules:
             want = f"file://{docs}/rules/{rule['id']}.md"
             assert rule.get("helpUri") == want, (rule.get("helpUri"), want)
             assert os.path.isfile(want[len("file://"):]), want
         print(f"installed afunix-check: {sum(got.values())} finding(s) on "
-              f"{os.path.basename(sample.path)}, man page installed, SARIF links the installed "
-              f"pages of all {len(rules)} rules")
+              f"{os.path.basename(sample.path)}, man page installed, the pages of all "
+              f"{len(rules)} rules installed (SARIF links them when --docs-url names them)")
 
         # Without components the same tree cannot be installed: what users hit before.
         proc = subprocess.run(["cmake", "--install", tree, "--prefix", os.path.join(tmp, "all")],

@@ -22,10 +22,14 @@ import afunix_testlib as lib
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def sarif(checker, files, args, options, root, out, cwd=lib.REPO):
+DOCS = "https://example.org/afunix-compat/docs"  # where a CI job says the pages are published
+
+
+def sarif(checker, files, args, options, root, out, cwd=lib.REPO, docs=DOCS):
     command = [checker, "--format=sarif", "--quiet", f"--sarif-root={root}", *options, *files,
-               "--", *args]
-    proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+               *([f"--docs-url={docs}"] if docs else []), "--", *args]
+    env = {k: v for k, v in os.environ.items() if k != "AFUNIX_DOCS_URL"}
+    proc = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
     assert proc.returncode in (0, 1), f"{' '.join(command)}: exit {proc.returncode}\n{proc.stderr}"
     with open(out, "w") as f:
         f.write(proc.stdout)
@@ -81,7 +85,7 @@ def main():
     groups = collections.defaultdict(list)  # one run per distinct (options, args)
     for s in lib.samples():
         groups[(tuple(s.options), tuple(s.args))].append(s)
-    total = 0
+    total = ended = 0
     with tempfile.TemporaryDirectory(prefix="afunix-sarif-") as tmp:
         for n, ((options, cargs), group) in enumerate(sorted(groups.items())):
             files = [s.path for s in group]
@@ -111,9 +115,41 @@ def main():
                     list(range(1, len(f["notes"]) + 1)), r
                 assert bool(r.get("fixes")) == bool(f["fixes"]), (r, f)
             assert log["runs"][0]["invocations"][0]["executionSuccessful"] is True
+            driver = log["runs"][0]["tool"]["driver"]
+            assert driver["informationUri"] == DOCS + "/README.md", driver.get("informationUri")
+            for rule in driver["rules"]:
+                assert rule["helpUri"] == f"{DOCS}/rules/{rule['id']}.md", rule.get("helpUri")
+            # A region ends where the finding's underline does.
+            for r in results:
+                region = r["locations"][0]["physicalLocation"]["region"]
+                if "endColumn" in region:
+                    ended += 1
+                    assert (region["endLine"], region["endColumn"]) > \
+                        (region["startLine"], region["startColumn"]), region
             total += len(results)
         assert total, "no SARIF result on the whole testdata"
-        print(f"{len(groups)} runs, {total} results: schema-valid, equal to --format=json" +
+        assert ended, "no SARIF region has an end"
+
+        # No --docs-url (nor docs_url, AFUNIX_DOCS_URL, a URL built in): no link into this
+        # machine, neither helpUri, informationUri nor the embedded pages' links (locations outside
+        # --sarif-root and %SRCROOT% are locations, not links). The validator then only misses
+        # the tool's informationUri (SARIF2005): there is nothing published to point at.
+        (options, cargs), group = sorted(groups.items())[0]
+        out = os.path.join(tmp, "unpublished.sarif")
+        log = sarif(args.checker, [s.path for s in group], cargs, options, lib.REPO, out, docs=None)
+        driver = log["runs"][0]["tool"]["driver"]
+        assert "informationUri" not in driver, driver.get("informationUri")
+        for rule in driver["rules"]:
+            assert "helpUri" not in rule and "file://" not in json.dumps(rule), rule["id"]
+        subprocess.run([sys.executable, os.path.join(HERE, "validate_sarif.py"), args.schema, out],
+                       check=True)
+        if multitool:
+            problems = multitool_validate(multitool, out, tmp)
+            assert all(p.startswith("SARIF2005:") for p in problems), problems
+        print("without --docs-url: no file:// link in the rules; schema-valid" +
+              (", and the validator misses only the informationUri" if multitool else ""))
+        print(f"{len(groups)} runs, {total} results ({ended} regions with an end), no file:// "
+              f"link without --docs-url: schema-valid, equal to --format=json" +
               (", clean under Microsoft's validator" if multitool else ""))
         if not multitool:
             print("Microsoft's validator was not found at configure time: not run", file=sys.stderr)

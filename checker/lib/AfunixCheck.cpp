@@ -1,11 +1,15 @@
 #include "AfunixCheck.h"
 
 #include "Extract.h"
+#include "FixPolicy.h"
 #include "StoredFacts.h"
 
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Basic/SourceManager.h"
+
+#include <atomic>
+#include <mutex>
 
 namespace clang::tidy::afunix {
 
@@ -15,13 +19,18 @@ namespace analysis = ::afunix::analysis;
 namespace {
 
 // The TU's facts and their link, built by the first rule that asks and shared by the others
-// (per thread: clangd builds several ASTs at once).
+// (per thread: clangd builds several ASTs at once), and every check's reports once settled.
 struct TuAnalysis {
   const ASTContext *context = nullptr;
-  std::string fingerprint;
-  ::afunix::facts::Unit unit;
-  std::unique_ptr<analysis::Program> program;
-  std::shared_ptr<const analysis::StoredFacts> stored; // kept alive while the program uses it
+  struct Linked {
+    ::afunix::facts::Unit unit;
+    std::unique_ptr<analysis::Program> program;
+    std::shared_ptr<const analysis::StoredFacts> stored; // kept alive while the program uses it
+  };
+  std::map<std::string, Linked> programs; // by extraction fingerprint (the options may differ)
+  bool evaluated = false;
+  std::map<const AfunixCheck *, std::pair<const analysis::Program *, std::vector<analysis::Report>>>
+      results;
 };
 
 TuAnalysis &cache() {
@@ -32,20 +41,33 @@ TuAnalysis &cache() {
 const analysis::Program &programFor(ASTContext &context, const analysis::ProjectOptions &options) {
   TuAnalysis &tu = cache();
   std::string fingerprint = options.extractionFingerprint();
-  if (tu.program && tu.context == &context && tu.fingerprint == fingerprint)
-    return *tu.program;
-  tu.context = &context;
-  tu.fingerprint = fingerprint;
-  tu.unit = analysis::extractFacts(context, options);
-  std::vector<const ::afunix::facts::Unit *> units{&tu.unit};
+  if (tu.context != &context) {
+    tu = TuAnalysis();
+    tu.context = &context;
+  }
+  TuAnalysis::Linked &linked = tu.programs[fingerprint];
+  if (linked.program)
+    return *linked.program;
+  linked.unit = analysis::extractFacts(context, options);
+  std::vector<const ::afunix::facts::Unit *> units{&linked.unit};
   // In the editor, the rest of the program comes from the last afunix-check -p run.
-  tu.stored = analysis::StoredFacts::forFile(tu.unit.mainFile, fingerprint);
-  if (tu.stored)
-    for (const ::afunix::facts::Unit *other : tu.stored->unitsExcept(tu.unit.mainFile))
+  linked.stored = analysis::StoredFacts::forFile(linked.unit.mainFile, fingerprint);
+  if (linked.stored)
+    for (const ::afunix::facts::Unit *other : linked.stored->unitsExcept(linked.unit.mainFile))
       units.push_back(other);
-  tu.program = analysis::Program::link(units);
-  return *tu.program;
+  linked.program = analysis::Program::link(units);
+  return *linked.program;
 }
+
+// The afunix checks clang-tidy has made and not yet destroyed, per clang-tidy context (one per
+// clangd AST build, one for a whole clang-tidy run), in the order they were made.
+std::mutex liveMutex;
+std::map<ClangTidyContext *, std::vector<AfunixCheck *>> &liveChecks() {
+  static std::map<ClangTidyContext *, std::vector<AfunixCheck *>> live;
+  return live;
+}
+
+std::atomic<bool> fixesOnNotes{false};
 
 // A catalog message as a clang diagnostic format string.
 std::string escapePercent(llvm::StringRef text) {
@@ -60,8 +82,14 @@ std::string escapePercent(llvm::StringRef text) {
 
 } // namespace
 
+void titleFixesWithNotes(bool on) { fixesOnNotes = on; }
+
 AfunixCheck::AfunixCheck(StringRef name, ClangTidyContext *context, analysis::RuleFunction run)
-    : ClangTidyCheck(name, context), Run(run), Name(name.str()) {
+    : ClangTidyCheck(name, context), Run(run), Name(name.str()), TidyContext(context) {
+  {
+    std::lock_guard<std::mutex> lock(liveMutex);
+    liveChecks()[context].push_back(this);
+  }
   auto get = [&](llvm::StringRef option) -> std::optional<std::string> {
     std::optional<StringRef> value = Options.getLocalOrGlobal(option);
     if (!value)
@@ -71,6 +99,16 @@ AfunixCheck::AfunixCheck(StringRef name, ClangTidyContext *context, analysis::Ru
   };
   Project = analysis::ProjectOptions::parse(
       get, [&](const std::string &message) { configurationDiag("%0") << message; });
+}
+
+AfunixCheck::~AfunixCheck() {
+  std::lock_guard<std::mutex> lock(liveMutex);
+  auto it = liveChecks().find(TidyContext);
+  if (it == liveChecks().end())
+    return;
+  llvm::erase(it->second, this);
+  if (it->second.empty())
+    liveChecks().erase(it);
 }
 
 void AfunixCheck::storeOptions(ClangTidyOptions::OptionMap &opts) {
@@ -91,16 +129,45 @@ void AfunixCheck::onStartOfTranslationUnit() {
   cache() = TuAnalysis();
 }
 
+void AfunixCheck::evaluateAllChecks() {
+  std::vector<AfunixCheck *> checks;
+  {
+    std::lock_guard<std::mutex> lock(liveMutex);
+    checks = liveChecks()[TidyContext];
+  }
+  if (!llvm::is_contained(checks, this))
+    checks.push_back(this);
+  TuAnalysis &tu = cache();
+  for (AfunixCheck *check : checks) {
+    const analysis::Program &program = programFor(*Context, check->Project);
+    analysis::RuleContext rules(program, check->Project, ::afunix::catalog::findRule(check->Name));
+    auto &[linked, reports] = tu.results[check];
+    linked = &program;
+    if (rules.applies()) {
+      check->Run(rules);
+      reports = std::move(rules.Reports);
+    }
+  }
+  // Reports of checks that judge with other options live in other programs: each program's
+  // reports are settled on their own (with one set of options, the usual case, all together).
+  std::map<const analysis::Program *, std::vector<analysis::Report *>> byProgram;
+  for (auto &[check, result] : tu.results)
+    for (analysis::Report &r : result.second)
+      byProgram[result.first].push_back(&r);
+  for (auto &[program, reports] : byProgram)
+    ::afunix::rules::settleFixes(*program, reports);
+  tu.evaluated = true;
+}
+
 void AfunixCheck::onEndOfTranslationUnit() {
   if (!Context)
     return;
-  const analysis::Program &program = programFor(*Context, Project);
-  analysis::RuleContext rules(program, Project, ::afunix::catalog::findRule(Name));
-  if (rules.applies()) {
-    Run(rules);
-    for (const analysis::Report &report : rules.Reports)
-      emit(program, report);
-  }
+  TuAnalysis &tu = cache();
+  if (!tu.evaluated || tu.context != Context || !tu.results.count(this))
+    evaluateAllChecks();
+  auto &[program, reports] = tu.results[this];
+  for (const analysis::Report &report : reports)
+    emit(*program, report);
   Context = nullptr;
 }
 
@@ -147,16 +214,8 @@ void AfunixCheck::emit(const analysis::Program &program, const analysis::Report 
     DiagnosticBuilder diagnostic = diag(at, escapePercent(report.message));
     if (site.length > 0)
       diagnostic << CharSourceRange::getCharRange(at, at.getLocWithOffset(site.length));
-    for (const analysis::ReportEdit &edit : report.fixes) {
-      SourceLocation begin = locationOf(program, edit.file, edit.offset);
-      if (begin.isInvalid())
-        continue;
-      if (edit.length == 0)
-        diagnostic << FixItHint::CreateInsertion(begin, edit.text);
-      else
-        diagnostic << FixItHint::CreateReplacement(
-            CharSourceRange::getCharRange(begin, begin.getLocWithOffset(edit.length)), edit.text);
-    }
+    if (!fixesOnNotes)
+      addFixes(diagnostic, program, report);
   } // emitted here, before its notes
   for (const analysis::ReportNote &note : report.notes) {
     const ::afunix::facts::Site &noted = program.sites[note.site];
@@ -164,6 +223,32 @@ void AfunixCheck::emit(const analysis::Program &program, const analysis::Report 
     if (loc.isValid())
       diag(loc, escapePercent(note.text), DiagnosticIDs::Note);
   }
+  if (fixesOnNotes && !report.fixes.empty()) {
+    std::string title = report.fixes.front().title;
+    if (title.empty())
+      title = "Apply the fix-it of " + report.rule;
+    DiagnosticBuilder note = diag(at, escapePercent(title), DiagnosticIDs::Note);
+    addFixes(note, program, report);
+  }
+}
+
+void AfunixCheck::addFixes(DiagnosticBuilder &diagnostic, const analysis::Program &program,
+                           const analysis::Report &report) {
+  // All of a finding's edits or none: FixPolicy.h settled them, and a file clang cannot map
+  // would leave half a fix.
+  std::vector<FixItHint> hints;
+  for (const analysis::ReportEdit &edit : report.fixes) {
+    SourceLocation begin = locationOf(program, edit.file, edit.offset);
+    if (begin.isInvalid())
+      return;
+    if (edit.length == 0)
+      hints.push_back(FixItHint::CreateInsertion(begin, edit.text));
+    else
+      hints.push_back(FixItHint::CreateReplacement(
+          CharSourceRange::getCharRange(begin, begin.getLocWithOffset(edit.length)), edit.text));
+  }
+  for (FixItHint &hint : hints)
+    diagnostic << hint;
 }
 
 } // namespace clang::tidy::afunix

@@ -13,9 +13,15 @@
 
 namespace clang::tidy::afunix {
 
+// In an editor a quick fix is titled by the note that carries it (clangd makes a note with
+// fix-its the title of its code action): afunix-clangd turns this on before clangd starts, and
+// each finding's fix-its then go on a note saying what they do instead of on the finding.
+void titleFixesWithNotes(bool on);
+
 class AfunixCheck : public ClangTidyCheck {
 public:
   AfunixCheck(StringRef name, ClangTidyContext *context, ::afunix::analysis::RuleFunction run);
+  ~AfunixCheck() override;
   void storeOptions(ClangTidyOptions::OptionMap &opts) override;
   void registerMatchers(ast_matchers::MatchFinder *finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &result) override;
@@ -24,11 +30,18 @@ public:
 
 private:
   void emit(const ::afunix::analysis::Program &program, const ::afunix::analysis::Report &report);
+  void addFixes(DiagnosticBuilder &diagnostic, const ::afunix::analysis::Program &program,
+                const ::afunix::analysis::Report &report);
   SourceLocation locationOf(const ::afunix::analysis::Program &program, ::afunix::analysis::Id file,
                             unsigned offset);
 
+  // Runs the rule of every afunix check clang-tidy made for this TU (FixPolicy.h settles their
+  // fix-its together), once, for whichever check finishes first; each then emits its own.
+  void evaluateAllChecks();
+
   ::afunix::analysis::RuleFunction Run;
   std::string Name;
+  ClangTidyContext *TidyContext;
   std::map<std::string, std::string> RawOptions; // as written, for storeOptions
   ::afunix::analysis::ProjectOptions Project;
   ASTContext *Context = nullptr;

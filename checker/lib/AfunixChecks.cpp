@@ -1,6 +1,7 @@
 #include "AfunixChecks.h"
 
 #include "AfunixCheck.h"
+#include "FixPolicy.h"
 #include "Rules.h"
 
 #include "ClangTidyModule.h"
@@ -33,6 +34,10 @@ std::vector<analysis::Report> evaluate(const analysis::Program &program,
     for (analysis::Report &r : context.Reports)
       out.push_back(std::move(r));
   }
+  std::vector<analysis::Report *> all;
+  for (analysis::Report &r : out)
+    all.push_back(&r);
+  settleFixes(program, all);
   return out;
 }
 

@@ -93,7 +93,7 @@ void noteServiceFiles(RuleContext &ctx, Report &report, const std::vector<Id> &h
     if (P.services[s].enableAt != first.enableAt || P.services[s].enableText != first.enableText)
       return; // several files to edit: no one fix
   const facts::Site &at = P.sites[first.enableAt];
-  report.fixes.push_back({at.file, at.offset, first.enableLength, first.enableText});
+  report.fixes.push_back({at.file, at.offset, first.enableLength, first.enableText, serviceFixTitle(first)});
 }
 
 // Where the credentials are looked for, and what happens when there are none.

@@ -6,6 +6,22 @@ namespace afunix::rules {
 
 using namespace analysis;
 
+const char *lifecycleCallName(facts::Lifecycle kind) {
+  switch (kind) {
+  case facts::Lifecycle::Bind:
+    return "bind()";
+  case facts::Lifecycle::Listen:
+    return "listen()";
+  case facts::Lifecycle::Connect:
+    return "connect()";
+  }
+  return "the call";
+}
+
+namespace {
+const char *callName(facts::Lifecycle kind) { return lifecycleCallName(kind); }
+} // namespace
+
 std::string enablePasscredBlock(const std::string &socket) {
   return "{ int afunix_on = 1; setsockopt(" + socket +
          ", SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }";
@@ -15,8 +31,85 @@ std::optional<ReportEdit> enableBefore(const Program &P, const facts::LifecycleE
   if (event.statement == kNone || !P.statements[event.statement].plainSocket)
     return std::nullopt;
   const facts::Statement &at = P.statements[event.statement];
-  return ReportEdit{at.file, at.begin, 0,
-                    enablePasscredBlock(P.sites[event.site].text) + "\n" + at.indentation};
+  // A jump to its label would skip what is inserted before it.
+  if (at.labelled)
+    return std::nullopt;
+  const std::string &socket = P.sites[event.site].text;
+  return ReportEdit{at.file, at.begin, 0, enablePasscredBlock(socket) + "\n" + at.indentation,
+                    "Enable SO_PASSCRED on '" + socket + "' before " + callName(event.kind)};
+}
+
+MovePlan moveAbove(const Program &P, const facts::Statement &moved, const facts::Statement &target,
+                   facts::Lifecycle kind) {
+  MovePlan plan;
+  if (moved.file != target.file || moved.block != target.block || target.begin >= moved.begin) {
+    plan.why = "it and " + std::string(callName(kind)) + " are not in one block";
+    return plan;
+  }
+  if (target.begin < moved.movableAbove) {
+    std::string name = moved.moveStopName.empty() ? "" : "'" + moved.moveStopName + "' ";
+    std::string line = moved.moveStopLine ? " on line " + std::to_string(moved.moveStopLine) : "";
+    switch (moved.moveStop) {
+    case facts::MoveStop::Unmovable:
+      plan.why = "the call holds a label, a preprocessor directive or a macro boundary";
+      break;
+    case facts::MoveStop::BlockStart:
+    case facts::MoveStop::Limit:
+      plan.why = "too much code lies between them";
+      break;
+    case facts::MoveStop::Label:
+      plan.why = "a label (a jump target) lies between them" + line;
+      break;
+    case facts::MoveStop::Directive:
+      plan.why = "a preprocessor directive lies between them" + line;
+      break;
+    case facts::MoveStop::Macro:
+      plan.why = "a macro expansion or an included file lies between them" + line;
+      break;
+    case facts::MoveStop::Sets:
+      plan.why = (name.empty() ? "what it reads through a pointer " : name) +
+                 "is changed between them" + line + ", by code that cannot move with it";
+      break;
+    case facts::MoveStop::Defines:
+      plan.why = name + "is defined between them" + line + " with a value that cannot move with it";
+      break;
+    case facts::MoveStop::Uses:
+      plan.why = "code between them" + line + " uses " + name + "which the move would change";
+      break;
+    case facts::MoveStop::Calls:
+      plan.why = "a call or pointer write between them" + line + " may change " +
+                 (name.empty() ? "what it reads" : name.substr(0, name.size() - 1));
+      break;
+    }
+    return plan;
+  }
+  // What moves: the companions below the target, in source order, then the statement.
+  std::string text, taken;
+  for (auto it = moved.companions.rbegin(); it != moved.companions.rend(); ++it) {
+    if (it->begin <= target.begin)
+      continue;
+    text += it->text + "\n" + target.indentation;
+    plan.edits.push_back({moved.file, it->removeBegin, it->removeEnd - it->removeBegin, ""});
+    taken += taken.empty() ? "'" + it->text + "'" : ", '" + it->text + "'";
+  }
+  text += moved.text + "\n" + target.indentation;
+  plan.edits.push_back({moved.file, moved.removeBegin, moved.removeEnd - moved.removeBegin, ""});
+  // Removals that touch are one removal: clang's fix-it merging would join them for clang-tidy
+  // and not for every front end, and the edits must read the same everywhere.
+  std::vector<ReportEdit> removals;
+  for (const ReportEdit &e : plan.edits) {
+    if (!removals.empty() && removals.back().offset + removals.back().length == e.offset)
+      removals.back().length += e.length;
+    else
+      removals.push_back(e);
+  }
+  plan.edits = std::move(removals);
+  plan.edits.insert(plan.edits.begin(), ReportEdit{target.file, target.begin, 0, text});
+  plan.edits.front().title = "Move the SO_PASSCRED call" +
+                             (taken.empty() || taken.size() > 40 ? std::string(taken.empty() ? "" : " and what it reads")
+                                                                : " and " + taken) +
+                             " above " + callName(kind);
+  return plan;
 }
 
 std::optional<ReportEdit> enablePasscredEarly(const Program &P, const CredentialQueries &Q, Id origin) {
@@ -54,11 +147,20 @@ std::optional<ReportEdit> enablePasscredEarly(const Program &P, const Credential
     if (!at.followsCall || end.base == kNone || end.index < 0 ||
         P.places[end.base].kind != facts::PlaceKind::Local)
       return std::nullopt;
-    return ReportEdit{at.file, at.end, 0, "\n" + at.indentation + enablePasscredBlock(end.name)};
+    return ReportEdit{at.file, at.end, 0, "\n" + at.indentation + enablePasscredBlock(end.name),
+                      "Enable SO_PASSCRED on '" + end.name + "' right after socketpair()"};
   }
   default:
     return std::nullopt;
   }
+}
+
+std::string serviceFixTitle(const facts::ServiceSocket &socket) {
+  if (socket.manager == facts::Manager::AndroidInit)
+    return "Add +passcred to socket " + socket.name + " (" + socket.unit + ")";
+  if (socket.enableLength > 0)
+    return "Set PassCredentials=yes in " + socket.unit;
+  return "Add PassCredentials=yes to " + socket.unit;
 }
 
 } // namespace afunix::rules

@@ -354,9 +354,14 @@ private:
     if (readFirst != kNone)
       Ctx.note(r, readFirst, "the connection is read from here first");
     // Fix: enable it on the listener right before its only listen(), when that call is a plain
-    // statement on a plain socket expression.
-    if (listeners.size() == 1 && listens.size() == 1)
-      insertBefore(r, P.lifecycle[listens.front()]);
+    // statement on a plain socket expression and the late call surely enables it.
+    if (listeners.size() == 1 && listens.size() == 1) {
+      if (option.value == facts::Tri::True)
+        insertBefore(r, P.lifecycle[listens.front()]);
+      else
+        Ctx.note(r, option.site, "no fix-it: enabling it on the listener before listen() would "
+                                 "decide a value the program computes at run time");
+    }
     Ctx.note(r, accepted.site, "accept() here");
     for (Id listener : listeners)
       Ctx.note(r, P.creates[listener].site,
@@ -422,21 +427,32 @@ private:
       return false;
     Report &r = Ctx.report(decided.second, *chosen, fill);
     // Fix: move the option's statement before the call it must precede, when both sit in one
-    // block and the moved statement only uses variables declared before that call.
-    if (!lifted && decided.first == before->site && option.statement != kNone &&
-        before->statement != kNone) {
-      const facts::Statement &moved = P.statements[option.statement];
-      const facts::Statement &target = P.statements[before->statement];
-      if (moved.file == target.file && moved.block == target.block &&
-          moved.latestDeclaration < target.begin && target.begin < moved.begin) {
-        r.fixes.push_back({target.file, target.begin, 0, moved.text + "\n" + target.indentation});
-        r.fixes.push_back({moved.file, moved.removeBegin, moved.removeEnd - moved.removeBegin, ""});
+    // block and nothing between them changes what it reads (or what does moves along with it).
+    std::string unfixed; // why there is no fix-it, for the note
+    std::string call = lifecycleCallName(kind);
+    if (!lifted && decided.first == before->site) {
+      if (option.statement != kNone && before->statement != kNone) {
+        MovePlan plan = moveAbove(P, P.statements[option.statement], P.statements[before->statement], kind);
+        r.fixes = std::move(plan.edits);
+        if (r.fixes.empty())
+          unfixed = "moving it above " + call + " is not safe: " + plan.why;
+      } else {
+        unfixed = "it or " + call + " is not a whole statement of a block (it is part of a macro or a condition)";
       }
     }
-    // Otherwise (the call binds or listens in another function or file): enable it right before
-    // that call; the late one is then redundant.
-    if (r.fixes.empty() && Q.eventsOn(origin, kind).size() == 1)
-      insertBefore(r, *before);
+    // Otherwise (the call binds or listens in another function or file, or cannot move): enable
+    // it right before that call, bringing its own value; the late one is then redundant. Only
+    // when the late call surely enables it: a value computed at run time may mean "off".
+    if (r.fixes.empty() && Q.eventsOn(origin, kind).size() == 1) {
+      if (option.value == facts::Tri::True)
+        insertBefore(r, *before);
+      else
+        unfixed += (unfixed.empty() ? "" : "; ") +
+                   std::string("enabling it before ") + call +
+                   " instead would decide a value the program computes at run time";
+    }
+    if (r.fixes.empty() && !unfixed.empty())
+      Ctx.note(r, decided.second, "no fix-it: " + unfixed);
     if (acceptedBefore != kNone)
       Ctx.note(r, acceptedBefore, "connections accepted here may come before SO_PASSCRED is enabled");
     if (lifted)

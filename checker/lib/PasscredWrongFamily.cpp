@@ -68,7 +68,8 @@ void serviceUnits(RuleContext &ctx) {
     // When no socket of the unit can use it, the setting goes; otherwise the unit needs splitting.
     if (wrong.size() == sockets.size() && first.removeAt != kNone) {
       const facts::Site &at = P.sites[first.removeAt];
-      r.fixes.push_back({at.file, at.offset, first.removeLength, ""});
+      r.fixes.push_back({at.file, at.offset, first.removeLength, "",
+                         "Remove PassCredentials= from " + first.unit});
     }
   }
 }

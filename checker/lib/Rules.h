@@ -45,4 +45,20 @@ std::optional<analysis::ReportEdit> enablePasscredEarly(const analysis::Program 
                                                         const analysis::CredentialQueries &queries,
                                                         facts::Id origin);
 
+// Moving statement `moved` (a late SO_PASSCRED call) above `target` (the `kind` call it must
+// precede), with the statements that give what it reads its value (facts::Statement::companions):
+// the edits, or why it cannot move (MoveSafety.h decided how far it can go).
+struct MovePlan {
+  std::vector<analysis::ReportEdit> edits; // empty: no move
+  std::string why;                         // then: what stops it, for the finding's note
+};
+MovePlan moveAbove(const analysis::Program &program, const facts::Statement &moved,
+                   const facts::Statement &target, facts::Lifecycle kind);
+
+// "bind()", "listen()", "connect()".
+const char *lifecycleCallName(facts::Lifecycle kind);
+
+// The title of the fix-it that enables SO_PASSCRED in a service file's socket.
+std::string serviceFixTitle(const facts::ServiceSocket &socket);
+
 } // namespace afunix::rules

@@ -18,6 +18,11 @@ int daemon_start(struct daemon *d) {
   return d->listen_fd;
 }
 
-// The fix-it (the late call uses `one`, declared after listen(): it cannot move), as --fix applies it:
-// EXPECT-FIXED: { int afunix_on = 1; setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// The fix-it (the late call uses `one`, defined after listen() with a constant: the definition
+// moves along), as --fix applies it:
+// EXPECT-FIXED: d->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+// EXPECT-FIXED: int one = 1;
+// EXPECT-FIXED: setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
 // EXPECT-FIXED: listen(d->listen_fd, 32); // EXPECT-NOTE: listen() here
+// EXPECT-FIXED: // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' a few instructions after listen() EXPECT-SEVERITY: note
+// EXPECT-FIXED: return d->listen_fd;
