@@ -56,7 +56,7 @@ struct Node {
   std::atomic<int64_t> unknownOut{0};   // fds sent over it to a receiver the graph cannot follow
   std::atomic<uint32_t> flags{0};
   std::atomic<uint32_t> nameHash{0};    // its bound address (0: unnamed)
-  std::atomic<uint32_t> anyFd{kNone};   // (generation << 16) | fd of one of its fds, for SIOCOUTQ
+  std::atomic<uint64_t> anyFd{0};       // 1 << 32 | generation << 16 | fd of one of its fds (SIOCOUTQ)
 };
 
 struct Edge {
@@ -64,7 +64,7 @@ struct Edge {
   std::atomic<int32_t> count{0};
   std::atomic<uintptr_t> site{0};       // the send that last added to it
   std::atomic<uint64_t> seq{0};         // when (a counter of sends)
-  std::atomic<int32_t> sentFd{-1}, overFd{-1};
+  std::atomic<int32_t> sentFd{0}, overFd{0}; // of the send that last added to it
 };
 
 constinit Node gNodes[kGraphNodes];
@@ -210,7 +210,7 @@ uint32_t nodeForFd(int fd) {
   uint32_t word = (static_cast<uint32_t>(s.gen) << 16) | (node + 1);
   if (gFdNode[fd].compare_exchange_strong(mapped, word, std::memory_order_acq_rel)) {
     gNodes[node].openFds.fetch_add(1, std::memory_order_relaxed);
-    gNodes[node].anyFd.store((static_cast<uint32_t>(s.gen) << 16) | static_cast<uint32_t>(fd),
+    gNodes[node].anyFd.store(1ull << 32 | static_cast<uint64_t>(s.gen) << 16 | static_cast<uint64_t>(fd),
                              std::memory_order_relaxed);
     gNodes[node].flags.fetch_and(~static_cast<uint32_t>(kGone), std::memory_order_relaxed);
   }
@@ -219,12 +219,12 @@ uint32_t nodeForFd(int fd) {
 
 // An fd of the node, still open and still this socket; -1 if none is known.
 int liveFdOf(uint32_t node) {
-  uint32_t word = gNodes[node].anyFd.load(std::memory_order_relaxed);
-  if (word == kNone)
+  uint64_t word = gNodes[node].anyFd.load(std::memory_order_relaxed);
+  if (!(word >> 32))
     return -1;
   int fd = static_cast<int>(word & 0xffff);
   uint32_t mapped = gFdNode[fd].load(std::memory_order_acquire);
-  return mapped == ((word & 0xffff0000u) | (node + 1)) ? fd : -1;
+  return mapped == ((static_cast<uint32_t>(word) & 0xffff0000u) | (node + 1)) ? fd : -1;
 }
 
 // Every message queued on `receiver` goes (its release, or a GC run purging it): what was in
@@ -534,8 +534,11 @@ void graphOnDup(int oldFd, int newFd) {
 void graphOnClose(int fd) {
   if (!FdTable::inRange(fd))
     return;
+  // Every close() comes here: a plain load first, an atomic exchange only for a mapped fd.
+  uint32_t mapped = gFdNode[fd].load(std::memory_order_acquire);
+  if (mapped)
+    mapped = gFdNode[fd].exchange(0, std::memory_order_acq_rel);
   FdState s = fdTable().peek(fd);
-  uint32_t mapped = gFdNode[fd].exchange(0, std::memory_order_acq_rel);
   if (!mapped || (mapped >> 16) != s.gen) {
     // Not a socket of the graph. Its release (if it was the last fd of an AF_UNIX socket) starts
     // a GC run in the kernel: the garbage found so far goes.
@@ -662,7 +665,7 @@ void graphReset() {
     n.unknownOut.store(0, std::memory_order_relaxed);
     n.flags.store(0, std::memory_order_relaxed);
     n.nameHash.store(0, std::memory_order_relaxed);
-    n.anyFd.store(kNone, std::memory_order_relaxed);
+    n.anyFd.store(0, std::memory_order_relaxed);
   }
   for (Edge &e : gEdges) {
     e.key.store(0, std::memory_order_relaxed);
