@@ -18,6 +18,10 @@ struct ShapeVariant {
   int type;
 };
 
+void PrintTo(const ShapeVariant &v, std::ostream *out) {
+  *out << afunix_gc_shapes[v.shape].name << " type " << v.type;
+}
+
 class GcShape : public ::testing::TestWithParam<ShapeVariant> {};
 
 // Every shape leaves its cycles, and what they hold, in the kernel's table once every fd is

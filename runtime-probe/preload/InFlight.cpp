@@ -15,7 +15,8 @@
 //     GC run (the next release of an AF_UNIX socket).
 // Fds sent to receivers the probe cannot follow are counted until the kernel says the messages
 // are gone: SIOCOUTQ on the socket they were sent over is 0 once the peer has taken (or dropped)
-// everything sent over it.
+// everything sent over it (asked before the next sendmsg() over it: after one, its own message is
+// still queued; before a 2024 decision; at each report).
 //
 // Everything is fixed-size and atomic: no lock, no allocation. The walk (Tarjan's SCC, like the
 // kernel's) runs in one thread at a time over scratch arrays; a caller that finds it busy leaves
@@ -587,8 +588,6 @@ void graphOnSend(int fd, const FdState &s, const msghdr *msg, const SendInfo &in
           break;
         }
   }
-  if (receiver == kNone)
-    settleUnknown(sender);
   uint64_t seq = gSendSeq.fetch_add(1, std::memory_order_relaxed) + 1;
   if (info.unixFds)
     gSendSites.hit(Rule::FdCycle, 0, site, fd);
@@ -639,6 +638,17 @@ void graphOnReceived(int receiverFd, int received, bool peek) {
   uint32_t e = edgeOf(node, receiver, false);
   if (e != kNone && takeUpTo(gEdges[e].count, 1))
     gNodes[node].outRefs.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void graphBeforeSend(int fd) {
+  if (!FdTable::inRange(fd))
+    return;
+  uint32_t mapped = gFdNode[fd].load(std::memory_order_acquire);
+  if (!mapped || (mapped >> 16) != fdTable().peek(fd).gen)
+    return;
+  uint32_t node = (mapped & 0xffff) - 1;
+  if (gNodes[node].unknownOut.load(std::memory_order_relaxed) > 0)
+    settleUnknown(node);
 }
 
 void graphSettle() {

@@ -330,6 +330,8 @@ PROBE_FCNTL(fcntl64)
 PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags) {
   // fd-carrying sends are always timed (a slow one is fd-flood evidence); whether this one
   // carries fds is known only after the kernel has read the msghdr, so the clock starts anyway.
+  // Before the clock: what this socket sent to receivers in other processes, asked of the kernel.
+  PROBE_AFTER(graphBeforeSend(fd));
   PROBE_ENTER_CLOCKED(fd);
   ssize_t r = PROBE_REAL(sendmsg)(fd, msg, flags);
   SendInfo info;
@@ -347,6 +349,7 @@ PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags)
 }
 
 PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, int flags) {
+  PROBE_AFTER(graphBeforeSend(fd));
   PROBE_ENTER(fd);
   int r = PROBE_REAL(sendmmsg)(fd, msgs, vlen, flags);
   PROBE_AFTER(noteCallSite(SiteCall::Sendmsg, PROBE_CALLER, fd));

@@ -438,7 +438,10 @@ void graphOnClose(int fd);                // before the fd table forgets fd
 void graphOnSend(int fd, const FdState &s, const struct msghdr *msg, const SendInfo &info, uintptr_t site);
 // For each fd a recvmsg() delivered (already in the fd table); `peek`: MSG_PEEK, still queued.
 void graphOnReceived(int receiverFd, int received, bool peek);
-void graphSettle();     // asks the kernel (SIOCOUTQ) what went to receivers the graph cannot see
+// Before a sendmsg() over `fd`: what it sent to receivers the graph cannot see is asked of the
+// kernel (SIOCOUTQ) while none of this call's data is queued yet; an ioctl only for such a socket.
+void graphBeforeSend(int fd);
+void graphSettle();     // the same for every such socket
 void graphWalk();       // looks for garbage now (at report time)
 void graphMarkShared(); // fork()/posix_spawn(): a child holds every open socket too
 void graphReset();      // forked child: its own graph, from nothing

@@ -462,9 +462,24 @@ TEST(InFlight, FollowsTheKernelWhenReceiversAreClosedUnread) {
   EXPECT_EQ(reportedRules(p.summary), std::set<std::string>{});
 }
 
+// Fds passed to a worker in another process, which receives them at once: the probe cannot see
+// those receives, asks the kernel (SIOCOUTQ), and never counts more than the kernel holds.
+TEST(InFlight, FdsAWorkerProcessReceivedAreNotCounted) {
+  Probed p = probe({kPrograms + "/fd_to_worker"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  EXPECT_EQ(reportedRules(p.summary), std::set<std::string>{});
+  uint64_t most = 0;
+  for (const auto &proc : p.summary["processes"])
+    if (proc["counters"]["fds_sent"].as<uint64_t>() == 3000)
+      most = proc["counters"]["fds_in_flight_high_water"].as<uint64_t>();
+  EXPECT_GE(most, 1u);
+  EXPECT_LE(most, 100u) << "at most one batch was ever unacknowledged";
+}
+
 struct ShapeRun {
   std::string shape, mode, type;
 };
+void PrintTo(const ShapeRun &run, std::ostream *out) { *out << run.shape << " " << run.mode << " " << run.type; }
 class GcShapes : public ::testing::TestWithParam<ShapeRun> {};
 
 // The kernel selftest's shapes (scm_rights.c): each left in flight with no fd is reported, one
@@ -477,7 +492,13 @@ TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
   Probed p = probe({kPrograms + "/fd_cycle_shapes", run.shape, run.mode, run.type});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
   int left = -1, vertices = -1;
-  ASSERT_EQ(std::sscanf(p.program.out.c_str(), "%*s %d of %d sockets", &left, &vertices), 2) << p.program.out;
+  const std::string said = p.program.err.substr(p.program.err.find(run.shape + ": "));
+  ASSERT_EQ(std::sscanf(said.c_str(), "%*s %d of %d sockets", &left, &vertices), 2) << p.program.err;
+  // GC runs started elsewhere on the machine freed the garbage before the program could see it, on
+  // every attempt: the kernel's side cannot be compared this time (the probe's still is).
+  const bool freedEarly = said.find("seen freed early") < said.find('\n');
+  if (freedEarly)
+    std::printf("note: %s", said.c_str());
   // The inodes the kernel still listed, from the program's stderr ("<shape> left: 1 2 3").
   std::set<uint64_t> listed;
   std::istringstream err(p.program.err);
@@ -494,8 +515,9 @@ TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
       if (f["rule"].as<std::string>() == "afunix-fd-cycle") {
         findings += f["count"].as<int>();
         sockets += f["evidence"]["sockets"].as<int>() * f["count"].as<int>();
-        EXPECT_TRUE(listed.count(f["evidence"]["inode"].as<uint64_t>()))
-            << "the probe names a socket the kernel no longer held: " << p.program.err;
+        if (!freedEarly)
+          EXPECT_TRUE(listed.count(f["evidence"]["inode"].as<uint64_t>()))
+              << "the probe names a socket the kernel no longer held: " << p.program.err;
       }
   int cycles = 0, cyclic = 0, held = 0;
   for (const auto &shape : kShapes)
@@ -508,7 +530,8 @@ TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
     EXPECT_EQ(left, 0);
     EXPECT_EQ(findings, 0);
   } else {
-    EXPECT_EQ(left, held) << "the kernel kept the cycles and what they hold";
+    if (!freedEarly)
+      EXPECT_EQ(left, held) << "the kernel kept the cycles and what they hold";
     EXPECT_EQ(findings, cycles);
     EXPECT_EQ(sockets, cyclic);
   }

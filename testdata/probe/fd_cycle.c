@@ -4,7 +4,9 @@
 //   - a datagram socket sent to its own bound address, then closed: the same (reported);
 //   - sv[0] sent over sv[0]: it is queued on sv[1], whose close frees it (not a cycle);
 //   - sv[1] sent over sv[0] and received back before the closes (the fix: nothing left).
-// Each case checks what the kernel did (/proc/net/unix) and prints it.
+// Each case checks what the kernel did (/proc/net/unix) and says it on stderr: a GC run that
+// something else on the machine starts at the wrong moment can free garbage before it is seen, so
+// stdout (which must not change under the probe) says only what was done.
 // PROBE-EXPECT: afunix-fd-cycle
 #include "probe_util.h"
 
@@ -63,12 +65,14 @@ int main(void) {
   int left = 0;
   for (int attempt = 0; attempt < ATTEMPTS && !left; ++attempt)
     left = own_queue();
-  printf("sv[1] sent over sv[0], both closed: %d socket left for the GC\n", left);
+  fprintf(stderr, "sv[1] sent over sv[0], both closed: %d socket left for the GC\n", left);
   left = 0;
   for (int attempt = 0; attempt < ATTEMPTS && !left; ++attempt)
     left = own_address();
-  printf("dgram socket sent to its own address, closed: %d socket left for the GC\n", left);
-  printf("sv[0] sent over sv[0], both closed: %d left\n", over_itself());
-  printf("sv[1] sent over sv[0], received back, both closed: %d left\n", received_back());
+  fprintf(stderr, "dgram socket sent to its own address, closed: %d socket left for the GC\n", left);
+  fprintf(stderr, "sv[0] sent over sv[0], both closed: %d left\n", over_itself());
+  fprintf(stderr, "sv[1] sent over sv[0], received back, both closed: %d left\n", received_back());
+  printf("sent sv[1] over sv[0], a datagram socket to its own address, sv[0] over sv[0], and sv[1] "
+         "over sv[0] received back; closed them all\n");
   return 0;
 }

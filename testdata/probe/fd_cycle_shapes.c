@@ -1,8 +1,10 @@
 // The reference shapes of the kernel's own GC selftest (scm_rights.c: self_ref, triangle,
 // cross_edge, backtrack_from_scc, mixed_lowpoint; runtime-probe/kernel/include/afunix/kernel/
 // gc_shapes.h), built on socketpairs and closed: each leaves its cycles, and what they hold, in
-// flight with no fd. The program checks what the kernel kept (/proc/net/unix) and prints it; the
-// inodes it kept go to stderr, so that a test can compare them with what the probe reports.
+// flight with no fd. The program checks what the kernel kept (/proc/net/unix) and says it on
+// stderr, with the inodes, so that a test can compare them with what the probe reports (stdout,
+// which must not change under the probe, says only what was built: a GC run started elsewhere on
+// the machine may free garbage before it is seen, "seen freed early" on stderr).
 //   fd_cycle_shapes [SHAPE|all] [garbage|received] [stream|dgram|seqpacket]
 // "received" receives every fd before the closes: nothing is left.
 // PROBE-EXPECT: afunix-fd-cycle
@@ -10,7 +12,7 @@
 
 #include "afunix/kernel/gc_shapes.h"
 
-#define ATTEMPTS 4
+#define ATTEMPTS 8
 
 static int drain(int fd) {
   int received = 0;
@@ -93,7 +95,10 @@ int main(int argc, char **argv) {
         break;
       fprintf(stderr, "%s: %d left on attempt %d (a GC run from elsewhere?); again\n", shape->name, left, attempt + 1);
     }
-    printf("%s: %d of %d sockets left in flight after the closes\n", shape->name, left, shape->vertices);
+    printf("%s: %d sockets, %d sends, every fd %s\n", shape->name, shape->vertices, shape->sends,
+           receive_first ? "received, then closed" : "closed");
+    fprintf(stderr, "%s: %d of %d sockets left in flight after the closes%s\n", shape->name, left,
+            shape->vertices, !receive_first && left != shape->held ? " (seen freed early)" : "");
     fprintf(stderr, "%s left:", shape->name);
     for (int v = 0; v < shape->vertices; ++v)
       if (listed[v])
