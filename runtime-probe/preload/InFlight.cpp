@@ -109,52 +109,100 @@ uint32_t nameHashOf(const sockaddr_un &addr, socklen_t length) {
   return hashName(addr.sun_path, n);
 }
 
+// A freed socket that nothing refers to any more: its slot may take another socket. (Its key
+// stays until then, so the probe sequences of other keys are never cut.)
+bool recyclable(const Node &n) {
+  return (n.flags.load(std::memory_order_acquire) & kGone) && n.openFds.load(std::memory_order_relaxed) <= 0 &&
+         n.outRefs.load(std::memory_order_relaxed) <= 0 && n.queued.load(std::memory_order_relaxed) <= 0 &&
+         n.unknownOut.load(std::memory_order_relaxed) <= 0;
+}
+
 // Finds or makes the node of `inode`; kNone when the table is full.
 uint32_t nodeOf(uint64_t inode, bool create) {
   uint64_t key = inode + 1;
   uint64_t h = hashOf(key);
-  for (int probe = 0; probe < kGraphNodes; ++probe) {
-    uint32_t i = static_cast<uint32_t>((h >> 40) + static_cast<uint64_t>(probe)) % kGraphNodes;
-    uint64_t current = gNodes[i].key.load(std::memory_order_acquire);
-    if (current == key) {
-      if (gNodes[i].flags.load(std::memory_order_acquire) & kGone) {
-        // The kernel reuses inode numbers only after the socket is freed: a new socket here.
+  for (int round = 0; round < 4; ++round) {
+    uint32_t reuse = kNone;
+    uint64_t reuseKey = 0;
+    for (int probe = 0; probe < kGraphNodes; ++probe) {
+      uint32_t i = static_cast<uint32_t>((h >> 40) + static_cast<uint64_t>(probe)) % kGraphNodes;
+      uint64_t current = gNodes[i].key.load(std::memory_order_acquire);
+      if (current == key) {
+        if (gNodes[i].flags.load(std::memory_order_acquire) & kGone) {
+          // The kernel reuses inode numbers only after the socket is freed: a new socket here.
+          if (!create)
+            return kNone;
+          gNodes[i].flags.store(0, std::memory_order_release);
+        }
+        return i;
+      }
+      if (current == 0) {
         if (!create)
           return kNone;
-        gNodes[i].flags.store(0, std::memory_order_release);
+        if (reuse == kNone) {
+          uint64_t expected = 0;
+          if (gNodes[i].key.compare_exchange_strong(expected, key, std::memory_order_acq_rel))
+            return i;
+          if (expected == key)
+            return i;
+        }
+        break;
       }
-      return i;
+      if (create && reuse == kNone && recyclable(gNodes[i])) {
+        reuse = i;
+        reuseKey = current;
+      }
     }
-    if (current == 0) {
-      if (!create)
-        return kNone;
-      uint64_t expected = 0;
-      if (gNodes[i].key.compare_exchange_strong(expected, key, std::memory_order_acq_rel))
-        return i;
-      if (expected == key)
-        return i;
+    if (reuse == kNone)
+      break;
+    Node &n = gNodes[reuse];
+    if (n.key.compare_exchange_strong(reuseKey, key, std::memory_order_acq_rel)) {
+      n.nameHash.store(0, std::memory_order_relaxed);
+      n.anyFd.store(0, std::memory_order_relaxed);
+      n.flags.store(0, std::memory_order_release);
+      return reuse;
     }
+    // Another thread took that slot (perhaps for this very socket): look again.
   }
   counters().graphOverflow.fetch_add(1, std::memory_order_relaxed);
   return kNone;
 }
 
+// Edges with nothing in flight whose socket is freed: their slot may take another pair.
 uint32_t edgeOf(uint32_t from, uint32_t to, bool create) {
   uint64_t key = (static_cast<uint64_t>(from + 1) << 32) | to;
   uint64_t h = hashOf(key);
-  for (int probe = 0; probe < kGraphEdges; ++probe) {
-    uint32_t i = static_cast<uint32_t>((h >> 40) + static_cast<uint64_t>(probe)) % kGraphEdges;
-    uint64_t current = gEdges[i].key.load(std::memory_order_acquire);
-    if (current == key)
-      return i;
-    if (current == 0) {
-      if (!create)
-        return kNone;
-      uint64_t expected = 0;
-      if (gEdges[i].key.compare_exchange_strong(expected, key, std::memory_order_acq_rel))
+  for (int round = 0; round < 4; ++round) {
+    uint32_t reuse = kNone;
+    uint64_t reuseKey = 0;
+    for (int probe = 0; probe < kGraphEdges; ++probe) {
+      uint32_t i = static_cast<uint32_t>((h >> 40) + static_cast<uint64_t>(probe)) % kGraphEdges;
+      uint64_t current = gEdges[i].key.load(std::memory_order_acquire);
+      if (current == key)
         return i;
-      if (expected == key)
-        return i;
+      if (current == 0) {
+        if (!create)
+          return kNone;
+        if (reuse == kNone) {
+          uint64_t expected = 0;
+          if (gEdges[i].key.compare_exchange_strong(expected, key, std::memory_order_acq_rel))
+            return i;
+          if (expected == key)
+            return i;
+        }
+        break;
+      }
+      if (create && reuse == kNone && gEdges[i].count.load(std::memory_order_relaxed) <= 0 &&
+          (gNodes[static_cast<uint32_t>(current >> 32) - 1].flags.load(std::memory_order_acquire) & kGone)) {
+        reuse = i;
+        reuseKey = current;
+      }
+    }
+    if (reuse == kNone)
+      break;
+    if (gEdges[reuse].key.compare_exchange_strong(reuseKey, key, std::memory_order_acq_rel)) {
+      gEdges[reuse].count.store(0, std::memory_order_relaxed);
+      return reuse;
     }
   }
   counters().graphOverflow.fetch_add(1, std::memory_order_relaxed);

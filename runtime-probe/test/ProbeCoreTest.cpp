@@ -426,6 +426,27 @@ TEST_F(ProbeCore, AClosedReceiverReleasesWhatWasQueuedOnIt) {
   EXPECT_TRUE(cycleFindings().empty());
 }
 
+// A long-running program passes far more sockets than the graph has room for, one at a time:
+// freed sockets give their slots back, and every fd is counted.
+TEST_F(ProbeCore, FreedSocketsGiveTheirSlotsBack) {
+  for (int i = 0; i < 3 * kGraphNodes; ++i) {
+    int sv[2], passed[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, passed), 0);
+    onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+    onSocketPair(passed, AF_UNIX, SOCK_DGRAM);
+    ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
+    if (i % 2)
+      ASSERT_EQ(recvFds(sv[1]), 1);
+    for (int fd : {passed[0], passed[1], sv[0], sv[1]})
+      closeFd(fd);
+  }
+  EXPECT_EQ(counters().graphOverflow.load(), 0u);
+  EXPECT_EQ(counters().inFlight.load(), 0);
+  EXPECT_EQ(counters().inFlightHighWater.load(), 1);
+  EXPECT_EQ(counters().fdsSent.load(), 3u * kGraphNodes);
+}
+
 // Every shape of the kernel's scm_rights selftest: one finding per cycle, the cycle's sockets as
 // the evidence; nothing when every fd is received first.
 TEST_F(ProbeCore, TheSelftestShapesAreFoundAsTheKernelFindsThem) {
