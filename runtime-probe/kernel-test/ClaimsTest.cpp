@@ -156,7 +156,7 @@ TEST_F(Claims, OnlyAfUnixFdSendsOfAHeavyUserWaitAndOnlyDuringARun) {
     GTEST_SKIP() << o->reason;
   ASSERT_EQ(o->status, Status::Ok) << o->reason;
   EXPECT_FALSE(value("gc.conditions.below_waits").boolean) << "no run below the trigger";
-  EXPECT_TRUE(value("gc.conditions.close_starts_wait").boolean) << "a release starts a run";
+  EXPECT_TRUE(value("gc.conditions.release_starts_run").boolean) << "a release starts a run";
   EXPECT_TRUE(value("gc.conditions.above_waits").boolean);
   EXPECT_FALSE(value("gc.conditions.other_fd_waits").boolean);
   EXPECT_FALSE(value("gc.conditions.no_fd_waits").boolean);

@@ -141,6 +141,7 @@ const std::vector<std::string> &documentedKeys() {
       "gc.conditions.no_fd_waits",
       "gc.conditions.other_uid_waits",
       "gc.conditions.collected_waits",
+      "gc.conditions.release_starts_run",
       "gc.shapes.as_selftest",
       "gc.shapes.stream.triangle.left",
       "fd_cycle.own_queue_needs_gc",
