@@ -1264,6 +1264,7 @@ private:
   std::map<const FunctionDecl *, std::map<const VarDecl *, std::vector<SunPathWrite>>> SunPathWritesByFunction;
   std::map<const VarDecl *, std::vector<SunPathWrite>> &sunPathWrites(const FunctionDecl *fn);
   void recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event);
+  const Expr *msgNameOf(const Expr *message);
   void scmRightsNamed() {
     if (const FunctionDecl *fn = currentFunction())
       U.functions[functionId(fn)].buildsScmRights = true;
@@ -2980,7 +2981,55 @@ void Extractor::recordWrite(const CallExpr *call, llvm::StringRef name, const Ev
                      U.functions[functionId(Current->fn)].buildsScmCredentials;
   if (name == "sendto" && call->getNumArgs() >= 5)
     fact.address = socketAddress(call->getArg(4));
+  if (name == "sendmsg" && call->getNumArgs() >= 2)
+    if (const Expr *destination = msgNameOf(call->getArg(1)))
+      fact.address = socketAddress(destination);
   U.writes.push_back(std::move(fact));
+}
+
+// What `msg.msg_name` is set to in this function, for sendmsg(fd, &msg, ...): an assignment
+// (msg.msg_name = &addr) or the initializer ({.msg_name = &addr}); null when it is not one
+// expression.
+const Expr *Extractor::msgNameOf(const Expr *message) {
+  const auto *address = dyn_cast<UnaryOperator>(message->IgnoreParenImpCasts());
+  const auto *ref = address && address->getOpcode() == UO_AddrOf
+                        ? dyn_cast<DeclRefExpr>(address->getSubExpr()->IgnoreParenImpCasts())
+                        : nullptr;
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !Current || !Current->fn || !Current->fn->getBody())
+    return nullptr;
+  const Expr *found = nullptr;
+  int assignments = 0;
+  if (const auto *init = dyn_cast_or_null<InitListExpr>(var->getInit() ? var->getInit()->IgnoreImplicit() : nullptr)) {
+    if (const RecordDecl *record = init->getType()->getAsRecordDecl())
+      for (const FieldDecl *field : record->fields())
+        if (field->getIdentifier() && field->getName() == "msg_name" &&
+            field->getFieldIndex() < init->getNumInits())
+          if (const Expr *value = init->getInit(field->getFieldIndex());
+              value && !isa<ImplicitValueInitExpr>(value) &&
+              !value->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+            found = value;
+            ++assignments;
+          }
+  }
+  llvm::SmallVector<const Stmt *, 32> work{Current->fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *st = work.pop_back_val();
+    if (!st)
+      continue;
+    if (const auto *op = dyn_cast<BinaryOperator>(st); op && op->getOpcode() == BO_Assign)
+      if (const auto *member = dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+          member && member->getMemberDecl()->getIdentifier() &&
+          member->getMemberDecl()->getName() == "msg_name")
+        if (const auto *base = dyn_cast<DeclRefExpr>(member->getBase()->IgnoreParenImpCasts());
+            base && base->getDecl() == var) {
+          found = op->getRHS();
+          ++assignments;
+        }
+    for (const Stmt *child : st->children())
+      work.push_back(child);
+  }
+  return assignments == 1 ? found : nullptr;
 }
 
 void Extractor::processCall(const CallExpr *call, const Event &event) {

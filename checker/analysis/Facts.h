@@ -284,7 +284,7 @@ struct Write {
   Id place = kNone;
   Id site = kNone;
   bool credentials = false; // a sendmsg() whose function attaches SCM_CREDENTIALS
-  Address address;          // sendto(): where it goes
+  Address address;          // sendto(), or sendmsg() with msg_name: where it goes
 };
 
 enum class LimitWhere : std::uint8_t { CmsgLen, PayloadCopy, BufferSize };

@@ -3,6 +3,7 @@
 #include "Queries.h"
 
 #include <set>
+#include <sys/socket.h>
 
 namespace afunix::rules {
 
@@ -31,6 +32,43 @@ bool createdBy(const facts::Create &c, std::initializer_list<llvm::StringRef> na
   return false;
 }
 
+// Where the sendmsg() at `send` sends to (its msg_name), as the addresses it can name.
+std::vector<std::string> destinationsOf(const Program &P, Id send) {
+  const facts::Site &at = P.sites[send];
+  for (const facts::Write &w : P.writes) {
+    const facts::Site &ws = P.sites[w.site];
+    if (ws.file == at.file && ws.offset == at.offset)
+      return addressesOf(P, w.address, w.site);
+  }
+  return {};
+}
+
+// Whether the datagram socket of `origin` is bound to one of `addresses`.
+bool boundTo(const Program &P, Id origin, const std::vector<std::string> &addresses) {
+  for (const facts::LifecycleEvent &e : P.lifecycle)
+    if (e.kind == facts::Lifecycle::Bind && P.reaches(origin, e.place))
+      for (const std::string &a : addressesOf(P, e.address, e.site))
+        if (llvm::is_contained(addresses, a))
+          return true;
+  return false;
+}
+
+// Whether what lands on the queue of `owner` is received there after the send at `send` (the
+// recvmsg() in the same function, or in a function called there): it is received back before the
+// sockets are closed, which is the fix, and nothing is left for the GC.
+bool receivedBack(const Program &P, Id owner, Id send) {
+  for (const facts::Receive &r : P.receives) {
+    if (r.kind != facts::ReceiveKind::Recvmsg || !P.reaches(owner, r.place))
+      continue;
+    if (P.mustFollow(send, r.site, false))
+      return true;
+    for (Id call : P.callSitesReaching(owner, r.place))
+      if (P.mustFollow(send, call, false))
+        return true;
+  }
+  return false;
+}
+
 // Whether `function` connect()s the socket of `origin`.
 bool connectsIn(const Program &P, Id function, Id origin) {
   for (const facts::LifecycleEvent &e : P.lifecycle)
@@ -56,18 +94,24 @@ void fdCycle(RuleContext &ctx) {
         continue;
       std::string variant, relation;
       Id created = kNone;
-      if (!payload.var.empty() && payload.var == primary.channelVar) {
-        variant = "self";
-        created = singleOrigin(P, payload.place);
+      Id a = singleOrigin(P, payload.place), b = singleOrigin(P, primary.channel);
+      bool same = (!payload.var.empty() && payload.var == primary.channelVar) || (a != kNone && a == b);
+      if (same) {
+        // A socket sent over itself is queued on its peer, whose close frees it: no cycle. The
+        // one exception: a datagram socket that sends itself to the address it is bound to.
+        created = a != kNone ? a : b;
+        if (created == kNone || P.creates[created].type != SOCK_DGRAM)
+          continue;
+        std::vector<std::string> to = destinationsOf(P, site.levels.front().site);
+        if (to.empty() || !boundTo(P, created, to))
+          continue;
+        variant = "own-address";
       } else {
-        Id a = singleOrigin(P, payload.place), b = singleOrigin(P, primary.channel);
         if (a == kNone || b == kNone)
           continue;
         const facts::Create &ca = P.creates[a], &cb = P.creates[b];
         created = a;
-        if (a == b) {
-          variant = "self";
-        } else if (ca.site == cb.site && createdBy(ca, {"socketpair"})) {
+        if (ca.site == cb.site && createdBy(ca, {"socketpair"})) {
           variant = "peer";
           relation = "its socketpair() peer";
         } else {
@@ -88,6 +132,8 @@ void fdCycle(RuleContext &ctx) {
                                    : "connect()ed to the listener it was accept()ed from";
         }
       }
+      if (receivedBack(P, created, primary.site))
+        continue;
       const auto *chosen = ctx.variant(variant);
       if (!chosen || !reported.insert(primary.site).second)
         continue;

@@ -1,6 +1,7 @@
 #include "afunix/Catalog.h"
 
 #include "afunix/KernelVersion.h"
+#include "afunix/kernel/ExperimentRegistry.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -128,6 +129,48 @@ std::string baseName(const std::string &path) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
+// A variant's `experiment`: one key or a list of keys, each an experiment `afunix-probe kernel`
+// runs. A message may state a consequence only where an experiment shows it on a real kernel.
+std::vector<std::string> experimentKeys(const YAML::Node &variant, const std::string &field,
+                                        Validator &v) {
+  std::vector<std::string> keys;
+  YAML::Node node = variant["experiment"];
+  if (!node.IsDefined() || node.IsNull()) {
+    v.error(variant, field,
+            "is required: the afunix-probe kernel experiment that shows what the message claims");
+    return keys;
+  }
+  std::vector<YAML::Node> items;
+  if (node.IsScalar())
+    items.push_back(node);
+  else if (node.IsSequence() && node.size() > 0)
+    for (const auto &item : node)
+      items.push_back(item);
+  else {
+    v.error(node, field, "must be an experiment name or a non-empty list of them");
+    return keys;
+  }
+  for (const auto &item : items) {
+    if (!item.IsScalar()) {
+      v.error(item, field, "must be an experiment name");
+      continue;
+    }
+    const std::string &key = item.Scalar();
+    if (!kernel::findExperimentKey(key)) {
+      std::string known;
+      for (const auto &k : kernel::kExperimentKeys)
+        known += std::string(known.empty() ? "" : ", ") + k.name;
+      v.error(item, field, "'" + key + "' is not an afunix-probe kernel experiment (" + known + ")");
+      continue;
+    }
+    if (std::find(keys.begin(), keys.end(), key) != keys.end())
+      v.error(item, field, "'" + key + "' is listed twice");
+    else
+      keys.push_back(key);
+  }
+  return keys;
+}
+
 void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &rule,
                    Validator &v) {
   if (!v.expectMap(root, "",
@@ -202,7 +245,8 @@ void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &ru
     std::set<std::string> seen;
     for (std::size_t i = 0; i < variants.size(); ++i) {
       std::string field = "variants[" + std::to_string(i) + "]";
-      if (!v.expectMap(variants[i], field, {"id", "since", "until", "message", "severity"}))
+      if (!v.expectMap(variants[i], field,
+                       {"id", "since", "until", "message", "severity", "experiment"}))
         continue;
       Variant variant;
       variant.id = v.scalar(variants[i], "id", field + ".id", true);
@@ -221,6 +265,7 @@ void parseRuleNode(const YAML::Node &root, const std::string &fileName, Rule &ru
       if (!variant.severity.empty())
         v.oneOf(variants[i], "severity", field + ".severity", variant.severity,
                 {"error", "warning", "note"});
+      variant.experiments = experimentKeys(variants[i], field + ".experiment", v);
       int depth = 0;
       for (char c : variant.message) {
         depth += c == '{' ? 1 : c == '}' ? -1 : 0;

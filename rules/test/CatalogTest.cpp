@@ -2,6 +2,7 @@
 // schema error names file, line and field, and every rule has its doc page and testdata.
 #include "afunix/Catalog.h"
 #include "afunix/RuleCatalog.h"
+#include "afunix/kernel/ExperimentRegistry.h"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +43,7 @@ kernel:
   affects_from: "3.2"
 variants:
   - id: default
+    experiment: creds
     message: "socket '{socket}' is wrong"
 what_breaks: it breaks
 fix: fix it
@@ -99,6 +101,10 @@ TEST(Catalog, CompiledInCopyMatchesYaml) {
     for (std::size_t v = 0; v < compiled.variantCount; ++v) {
       EXPECT_EQ(rules[i].variants[v].message, compiled.variants[v].message);
       EXPECT_EQ(rules[i].variants[v].severity, compiled.variants[v].severity);
+      std::string keys;
+      for (const auto &key : rules[i].variants[v].experiments)
+        keys += (keys.empty() ? "" : ",") + key;
+      EXPECT_EQ(keys, compiled.variants[v].experiments);
     }
   }
 }
@@ -229,6 +235,7 @@ TEST(CatalogErrors, VariantProblems) {
                        "  - id: default\n"
                        "    since: \"6.16\"\n"
                        "    until: \"6.8\"\n"
+                       "    experiment: creds\n"
                        "    message: ok");
   auto errors = errorsFor(yaml, "rules/afunix-example-rule.yaml");
   ASSERT_EQ(errors.size(), 3u);
@@ -296,4 +303,55 @@ TEST(Catalog, AVariantMayHaveItsOwnSeverity) {
                           "rules/afunix-example-rule.yaml");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "variants[0].severity");
+}
+
+// A message may state a consequence only where a kernel experiment shows it: every variant names
+// the afunix-probe kernel experiment that does, and the name must be one it runs.
+TEST(CatalogExperiments, EveryShippedVariantNamesARegisteredExperiment) {
+  int variants = 0;
+  for (const auto &rule : shippedRules())
+    for (const auto &variant : rule.variants) {
+      SCOPED_TRACE(rule.id + " / " + variant.id);
+      ++variants;
+      ASSERT_FALSE(variant.experiments.empty());
+      for (const auto &key : variant.experiments)
+        EXPECT_NE(afunix::kernel::findExperimentKey(key), nullptr) << key;
+    }
+  EXPECT_GT(variants, 20);
+}
+
+TEST(CatalogExperiments, AVariantWithoutAnExperimentIsAnError) {
+  auto errors = errorsFor(withLine(kValid, "    experiment: creds\n", ""),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "variants[0].experiment");
+  EXPECT_NE(errors[0].message.find("is required"), std::string::npos) << errors[0].message;
+}
+
+TEST(CatalogExperiments, AnUnknownExperimentIsAnErrorAtItsLine) {
+  auto errors = errorsFor(withLine(kValid, "experiment: creds", "experiment: credz"),
+                          "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "variants[0].experiment");
+  EXPECT_EQ(errors[0].line, 12);
+  EXPECT_NE(errors[0].message.find("'credz' is not an afunix-probe kernel experiment"),
+            std::string::npos)
+      << errors[0].message;
+  // In a list, each name is checked; a list may not be empty or repeat a name.
+  errors = errorsFor(withLine(kValid, "experiment: creds", "experiment: [creds, gc_shapez]"),
+                     "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("'gc_shapez'"), std::string::npos);
+  errors = errorsFor(withLine(kValid, "experiment: creds", "experiment: []"),
+                     "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  errors = errorsFor(withLine(kValid, "experiment: creds", "experiment: [creds, creds]"),
+                     "rules/afunix-example-rule.yaml");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("twice"), std::string::npos);
+  Rule rule;
+  std::vector<CatalogError> none;
+  EXPECT_TRUE(parseRule(withLine(kValid, "experiment: creds", "experiment: [creds, gc_shapes]"),
+                        "rules/afunix-example-rule.yaml", rule, none));
+  EXPECT_EQ(rule.variants[0].experiments, (std::vector<std::string>{"creds", "gc_shapes"}));
 }

@@ -49,9 +49,14 @@ std::string generate(const std::vector<Rule> &rules) {
       out << "};\n";
     }
     out << "inline constexpr Variant kVariants" << i << "[] = {\n";
-    for (const auto &v : r.variants)
+    for (const auto &v : r.variants) {
+      std::string experiments;
+      for (const auto &key : v.experiments)
+        experiments += (experiments.empty() ? "" : ",") + key;
       out << "  {" << literal(v.id) << ", " << literal(v.since) << ", " << literal(v.until)
-          << ", " << literal(v.message) << ", " << literal(v.severity) << "},\n";
+          << ", " << literal(v.message) << ", " << literal(v.severity) << ", "
+          << literal(experiments) << "},\n";
+    }
     out << "};\n";
   }
   out << "inline constexpr Rule kRules[] = {\n";

@@ -8,7 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "afunix/kernel/ExperimentRegistry.h"
 #include "afunix/kernel/KernelReport.h"
+#include "afunix/kernel/RulePages.h"
+
+#include <cerrno>
+#include <unistd.h>
 
 namespace afunix::probe {
 
@@ -16,7 +21,8 @@ namespace {
 
 constexpr const char *kKernelUsage =
     "usage: afunix-probe kernel [--format text|json] [--quick] [--timeout SECONDS]\n"
-    "                           [--gc-inflight N] [--no-netns]\n"
+    "                           [--gc-inflight N] [--no-netns] [--only NAME,...]\n"
+    "       afunix-probe kernel --rule-pages DIR [--timeout SECONDS]\n"
     "       afunix-probe kernel --compare OLD.json NEW.json [--format text|json]\n"
     "\n"
     "Runs one experiment per AF_UNIX behaviour on real sockets (credentials truth table,\n"
@@ -26,6 +32,10 @@ constexpr const char *kKernelUsage =
     "  --quick          skip the GC experiment (it puts ~17000 sockets in flight for seconds)\n"
     "  --gc-inflight N  AF_UNIX sockets to keep in flight for the GC experiment (default 17000)\n"
     "  --no-netns       do not try unshare(CLONE_NEWNET)\n"
+    "  --only NAME,...  run only these experiments (names: the `experiments` of the report)\n"
+    "  --rule-pages DIR run the experiments the rule catalog names and write each rule page's\n"
+    "                   \"Measured\" table in DIR (docs/rules): every message beside what the\n"
+    "                   kernel did\n"
     "  --compare OLD NEW  compare two --format json reports: what changed, what it breaks and\n"
     "                   which rule finds the code; exit 1 if a change breaks programs, else 0\n"
     "Keys of the JSON report: docs/kernel-report.md. Reading it: docs/before-you-upgrade.md.\n"
@@ -48,6 +58,7 @@ int kernelCommand(int argc, char **argv) {
   kernel::KernelReportOptions options;
   bool json = false;
   std::vector<std::string> compare;
+  std::string rulePages;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -66,6 +77,37 @@ int kernelCommand(int argc, char **argv) {
       options.quick = true;
     } else if (arg == "--no-netns") {
       options.privateNetwork = false;
+    } else if (arg == "--rule-pages") {
+      const char *v = value();
+      if (!v || !*v) {
+        std::fprintf(stderr, "afunix-probe kernel: --rule-pages takes the directory of the rule pages\n\n%s",
+                     kKernelUsage);
+        return 2;
+      }
+      rulePages = v;
+    } else if (arg == "--only" || arg.rfind("--only=", 0) == 0) {
+      const char *v = arg == "--only" ? value() : argv[i] + 7;
+      std::string list = v ? v : "";
+      for (std::size_t start = 0; v && start <= list.size();) {
+        std::size_t comma = list.find(',', start);
+        std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!kernel::findExperimentKey(name)) {
+          std::string known;
+          for (const auto &key : kernel::kExperimentKeys)
+            known += std::string(known.empty() ? "" : ", ") + key.name;
+          std::fprintf(stderr, "afunix-probe kernel: --only: no experiment named '%s' (%s)\n",
+                       name.c_str(), known.c_str());
+          return 2;
+        }
+        options.only.push_back(name);
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+      if (!v || options.only.empty()) {
+        std::fprintf(stderr, "afunix-probe kernel: --only takes experiment names\n\n%s", kKernelUsage);
+        return 2;
+      }
     } else if (arg == "--format" || arg.rfind("--format=", 0) == 0) {
       const char *v = arg == "--format" ? value() : argv[i] + 9;
       if (!v || (std::strcmp(v, "text") && std::strcmp(v, "json"))) {
@@ -97,6 +139,33 @@ int kernelCommand(int argc, char **argv) {
   }
   if (!compare.empty())
     return kernelCompare(compare[0], compare[1], json);
+  if (!rulePages.empty()) {
+    // Every page first, so that a bad directory is found before minutes of experiments.
+    for (std::size_t r = 0; r < catalog::kRuleCount; ++r) {
+      std::string path = rulePages + "/" + catalog::kRules[r].id + ".md";
+      if (access(path.c_str(), R_OK | W_OK) != 0) {
+        std::fprintf(stderr, "afunix-probe kernel: --rule-pages: %s: %s\n", path.c_str(), std::strerror(errno));
+        return 2;
+      }
+    }
+    options.only = kernel::linkedExperiments();
+    kernel::KernelReport report = kernel::runKernelReport(options);
+    int status = report.clean() ? (report.allRan() ? 0 : 3) : 4;
+    for (std::size_t r = 0; r < catalog::kRuleCount; ++r) {
+      std::string path = rulePages + "/" + catalog::kRules[r].id + ".md", error;
+      bool changed = false;
+      if (!kernel::writeMeasuredBlock(path, kernel::measuredBlock(catalog::kRules[r], report), changed, error)) {
+        std::fprintf(stderr, "afunix-probe kernel: %s\n", error.c_str());
+        status = 74;
+        continue;
+      }
+      std::printf("%s: %s\n", path.c_str(), changed ? "updated" : "unchanged");
+    }
+    for (const auto &o : report.observations)
+      if (o.status != kernel::Status::Ok)
+        std::printf("%s: %s: %s\n", o.experiment.c_str(), kernel::statusName(o.status), o.reason.c_str());
+    return status;
+  }
   kernel::KernelReport report = kernel::runKernelReport(options);
   std::string out = json ? kernel::toJson(report) : kernel::toText(report);
   std::fwrite(out.data(), 1, out.size(), stdout);

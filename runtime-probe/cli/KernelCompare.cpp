@@ -125,8 +125,17 @@ Meaning meaningOf(const std::string &key, const std::string &from, const std::st
             "afunix-fd-flood, afunix-fd-cycle"};
   if (is("gc.unix_fd_wait.no_fd_waits", "true", "false"))
     return {false, "senders without fds no longer wait for the GC (only fd-passing senders do)", ""};
+  if (key.rfind("gc.shapes.", 0) == 0 || key.rfind("fd_cycle.", 0) == 0)
+    return {true, "what outlives the closes until a GC run (or what a GC run frees) changed",
+            "afunix-fd-cycle"};
   if (key.rfind("gc.", 0) == 0)
     return {true, "who waits for the unix GC changed", "afunix-fd-flood, afunix-fd-cycle"};
+  if (key.rfind("fds.limit_total.", 0) == 0)
+    return {true, "how SCM_MAX_FD counts the SCM_RIGHTS cmsgs of a message changed", "afunix-fd-limit"};
+  if (key.rfind("fds.etoomanyrefs_exempt.", 0) == 0)
+    return {true, "who is exempt from ETOOMANYREFS changed", "afunix-fd-flood"};
+  if (key.rfind("passcred.", 0) == 0)
+    return {true, "what a late SO_PASSCRED loses changed", "afunix-passcred-too-late"};
   if (key == "fds.max_per_message" || key == "fds.over_limit_errno")
     return {true, "the most fds one SCM_RIGHTS message may carry changed", "afunix-fd-limit"};
   if (key == "fds.etoomanyrefs_at")

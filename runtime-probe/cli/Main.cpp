@@ -30,7 +30,8 @@ constexpr const char *kManual = R"(NAME
 
 SYNOPSIS
     afunix-probe run [OPTIONS] -- CMD [ARGS...]
-    afunix-probe kernel [--format text|json] [--quick] [--timeout SECONDS] [--gc-inflight N] [--no-netns]
+    afunix-probe kernel [--format text|json] [--quick] [--timeout SECONDS] [--gc-inflight N] [--no-netns] [--only NAME,...]
+    afunix-probe kernel --rule-pages DIR [--timeout SECONDS]
     afunix-probe kernel --compare OLD.json NEW.json [--format text|json]
     afunix-probe bench hackbench|gc|meminit [OPTIONS] [--format text|json]
     afunix-probe --help | --version | COMMAND --help
@@ -80,13 +81,19 @@ KERNEL OPTIONS
     --format text|json
         Text for people, JSON with the keys of docs/kernel-report.md.
     --quick
-        Skip the GC experiment (it puts ~17000 sockets in flight for seconds).
+        Skip the GC experiments (gc, gc_wait_conditions: they put ~17000 sockets in flight for
+        seconds).
     --timeout SECONDS
         Kill an experiment still running after SECONDS (default 60).
     --gc-inflight N
         AF_UNIX sockets to keep in flight for the GC experiment (default 17000).
     --no-netns
         Do not run the experiments in private network namespaces.
+    --only NAME,...
+        Run only these experiments (the names in the report's experiments list).
+    --rule-pages DIR
+        Run every experiment the rule catalog names and write, in each rule page of DIR
+        (docs/rules), the "Measured" table: every message of the rule beside what the kernel did.
     --compare OLD.json NEW.json
         Compare two reports: behaviour changes that break programs (with the afunix-check rule
         that finds the code), harmless ones, keys in one report only, keys measured on one side

@@ -13,6 +13,7 @@
 
 #include "TestSupport.h"
 #include "afunix/RuleCatalog.h"
+#include "afunix/kernel/ExperimentRegistry.h"
 #include "afunix/kernel/Experiments.h"
 #include "afunix/kernel/KernelReport.h"
 
@@ -195,9 +196,11 @@ TEST_F(QuickReport, CleansUpAndEveryExperimentRan) {
   EXPECT_TRUE(report_->clean()) << report_->fdsBefore << " fds before, " << report_->fdsAfter
                                 << " after";
   EXPECT_TRUE(report_->allRan());
-  EXPECT_EQ(report_->observations.size(), 8u);
+  EXPECT_EQ(report_->observations.size(), kExperimentCount);
+  for (std::size_t i = 0; i < report_->observations.size(); ++i)
+    EXPECT_EQ(report_->observations[i].experiment, kExperimentKeys[i].name) << "the order of ExperimentRegistry.h";
   for (const auto &o : report_->observations)
-    if (o.experiment != "gc")
+    if (!findExperimentKey(o.experiment)->heavy)
       EXPECT_TRUE(o.status == Status::Ok || o.status == Status::Skipped)
           << o.experiment << ": " << o.reason;
 }

@@ -72,15 +72,24 @@ struct ModuleSlot {
 constinit ModuleSlot gModules[kModules];
 std::atomic<int> gModuleCount{0};
 
-// The GNU build-id of the object mapped at `start`, read from its program headers in memory.
+// The GNU build-id of the object, read from its program headers in memory. Its ELF header is at
+// the load bias for PIE programs and shared objects (first PT_LOAD at address 0), else at the start
+// of its first mapping; glibc's _dl_find_object has been seen to report the main program's text
+// segment as its start, so the bias is tried first.
 void readBuildId(Module &m) {
   ElfW(Ehdr) eh;
-  if (!copyFromProcess(&eh, reinterpret_cast<const void *>(m.start), sizeof eh) ||
-      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum > 64)
+  uintptr_t header = 0;
+  for (uintptr_t at : {m.bias, m.start})
+    if (at && copyFromProcess(&eh, reinterpret_cast<const void *>(at), sizeof eh) &&
+        std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0) {
+      header = at;
+      break;
+    }
+  if (!header || eh.e_phentsize != sizeof(ElfW(Phdr)) || eh.e_phnum > 64)
     return;
   for (int i = 0; i < eh.e_phnum; ++i) {
     ElfW(Phdr) ph;
-    if (!copyFromProcess(&ph, reinterpret_cast<const char *>(m.start) + eh.e_phoff + i * sizeof ph, sizeof ph))
+    if (!copyFromProcess(&ph, reinterpret_cast<const char *>(header) + eh.e_phoff + i * sizeof ph, sizeof ph))
       return;
     if (ph.p_type != PT_NOTE || ph.p_filesz > 4096)
       continue;

@@ -1,6 +1,7 @@
 // Detectors: pure functions of (event, fd slot) that update the fd table, counters and findings.
 // Each runs after the real call, reads the program's memory only where the kernel already read it
 // (or through copyFromProcess, which cannot fault), and leaves errno as it found it.
+#include "ControlMessages.h"
 #include "ProbeCore.h"
 
 #include <cerrno>
@@ -40,44 +41,6 @@ void enableForFix(int fd, uint8_t where, uintptr_t site) {
     fdTable().update(fd, [](FdState &s) { s.passcred = true; });
   if (auto *evidence = findings().hit(Rule::FixPasscred, where, site, fd))
     evidence[0].store(static_cast<uint64_t>(err), std::memory_order_relaxed);
-}
-
-// Control messages within [control, control + length), walked as the kernel does (a cmsg_len that
-// is too small or runs past the buffer ends the walk: the kernel answers EINVAL there). `read`
-// copies bytes at an offset of the buffer and may fail (unreadable memory).
-struct ControlReader {
-  const unsigned char *control;
-  std::size_t length;
-  bool direct; // the kernel has read this buffer: plain loads; otherwise copyFromProcess
-  bool read(std::size_t offset, void *to, std::size_t n) const {
-    if (offset > length || n > length - offset)
-      return false;
-    if (direct) {
-      __builtin_memcpy(to, control + offset, n);
-      return true;
-    }
-    return copyFromProcess(to, control + offset, n);
-  }
-};
-template <typename Visit> void walkControl(const ControlReader &reader, Visit visit) {
-  for (std::size_t offset = 0; offset + sizeof(cmsghdr) <= reader.length;) {
-    cmsghdr header;
-    if (!reader.read(offset, &header, sizeof header))
-      return;
-    if (header.cmsg_len < sizeof(cmsghdr) || header.cmsg_len > reader.length - offset)
-      return;
-    visit(header, offset);
-    offset += CMSG_ALIGN(header.cmsg_len);
-  }
-}
-int fdCount(const cmsghdr &header) {
-  return header.cmsg_len >= CMSG_LEN(0) ? static_cast<int>((header.cmsg_len - CMSG_LEN(0)) / sizeof(int)) : 0;
-}
-int fdAt(const ControlReader &reader, std::size_t cmsgOffset, int index) {
-  int fd = -1;
-  if (!reader.read(cmsgOffset + CMSG_LEN(0) + static_cast<std::size_t>(index) * sizeof(int), &fd, sizeof fd))
-    return -1;
-  return fd;
 }
 
 int32_t peerPidOf(int fd) {
@@ -139,19 +102,43 @@ void onAccepted(int listener, int fd, uintptr_t site) {
   s.family = l.family;
   s.type = l.type;
   s.role = FdRole::Accepted;
-  s.passcred = l.passcred; // inherited from the listener since 3.12
   s.listenerLate = l.passcredLate;
+  // Not a peer (hasPeer stays false): the listener it came from, which a finding may have to name.
+  if (FdTable::inRange(listener)) {
+    s.peerFd = static_cast<uint16_t>(listener);
+    s.peerGen = static_cast<uint8_t>(l.gen);
+  }
+  // What it took from the listener, asked of the kernel: 3.12-6.15 copy SO_PASSCRED at accept(),
+  // 6.16+ at connect(), so a client that connected before the listener's late setsockopt has no
+  // SO_PASSCRED here.
+  s.passcred = l.passcred;
+  if (s.family == AF_UNIX) {
+    int value = 0;
+    socklen_t length = sizeof value;
+    ErrnoGuard guard;
+    if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PASSCRED, &value, &length) == 0)
+      s.passcred = value != 0;
+  }
   recordOrigin(fd, fdTable().install(fd, s), site, Origin::Created);
   noteSocket(s);
+  if (s.family == AF_UNIX && l.passcred && l.passcredLate && !s.passcred)
+    if (auto *evidence = findings().hit(Rule::PasscredTooLate, variant::kListenerAfterListen, site, fd))
+      evidence[3].store(static_cast<uint64_t>(listener) + 1, std::memory_order_relaxed);
 }
 
 void onBind(int fd) {
   fdTable().update(fd, [](FdState &s) { s.bound = true; });
+  ErrnoGuard guard;
+  graphOnBind(fd);
 }
 void onListen(int fd) {
   fdTable().update(fd, [](FdState &s) { s.listening = true; });
 }
-void onClose(int fd) { fdTable().forget(fd); }
+void onClose(int fd) {
+  ErrnoGuard guard;
+  graphOnClose(fd);
+  fdTable().forget(fd);
+}
 
 void onDup(int oldFd, int newFd) {
   FdState s = fdTable().peek(oldFd);
@@ -159,9 +146,12 @@ void onDup(int oldFd, int newFd) {
     fdTable().forget(newFd);
     return;
   }
+  ErrnoGuard guard;
+  graphOnClose(newFd); // dup2()/dup3() onto an open fd closed it first
   Origin origin;
   uintptr_t site = originOf(oldFd, s.gen, origin);
   recordOrigin(newFd, fdTable().install(newFd, s), site, origin); // the same socket, same origin
+  graphOnDup(oldFd, newFd);
 }
 
 void beforeListen(int fd, uintptr_t site) {
@@ -280,50 +270,39 @@ void onSendmsg(int fd, const msghdr *msg, const SendInfo &info, long result, int
     if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd))
       evidence[2].fetch_add(1, std::memory_order_relaxed);
   }
-  if (info.unixFds && ns != UINT64_MAX && ns > config().slowNs) {
+  // A slow fd-carrying send is counted, and is evidence only next to a measured flood (below).
+  const bool slow = info.unixFds && result >= 0 && ns != UINT64_MAX && ns > config().slowNs;
+  if (result < 0 || !info.fds) {
+    if (slow)
+      c.slowFdSends.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  c.fdsSent.fetch_add(static_cast<uint64_t>(info.fds), std::memory_order_relaxed);
+  c.unixFdsSent.fetch_add(static_cast<uint64_t>(info.unixFds), std::memory_order_relaxed);
+  // What this process now has in flight, as the kernel counts it (InFlight.cpp).
+  graphOnSend(fd, s, msg, info, site);
+  if (slow)
     c.slowFdSends.fetch_add(1, std::memory_order_relaxed);
-    if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd)) {
+  // The kernel makes a send wait for a GC run only when it carries AF_UNIX fds and its user has
+  // kUnixInflightSaneUser fds in flight: that, measured, decides; a slow send alone never does
+  // (one scheduling hiccup is no GC wait). Before reporting, what went to receivers the graph
+  // cannot follow is settled with the kernel.
+  if (!info.unixFds || c.inFlight.load(std::memory_order_relaxed) < kUnixInflightSaneUser)
+    return;
+  static constinit std::atomic<uint32_t> sendsSinceSettled{0};
+  if (sendsSinceSettled.fetch_add(1, std::memory_order_relaxed) % 64 == 0) // a scan of the graph
+    graphSettle();
+  int64_t inFlight = c.inFlight.load(std::memory_order_relaxed);
+  if (inFlight < kUnixInflightSaneUser)
+    return;
+  if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd)) {
+    Findings::setMax(evidence[0], static_cast<uint64_t>(inFlight));
+    evidence[1].store(c.unixFdsSent.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    if (slow) {
       evidence[3].fetch_add(1, std::memory_order_relaxed);
       Findings::setMax(evidence[4], ns);
     }
   }
-  if (result < 0 || !info.fds)
-    return;
-  c.fdsSent.fetch_add(static_cast<uint64_t>(info.fds), std::memory_order_relaxed);
-  c.unixFdsSent.fetch_add(static_cast<uint64_t>(info.unixFds), std::memory_order_relaxed);
-  int64_t inFlight = c.inFlight.fetch_add(info.fds, std::memory_order_relaxed) + info.fds;
-  int64_t high = c.inFlightHighWater.load(std::memory_order_relaxed);
-  while (high < inFlight && !c.inFlightHighWater.compare_exchange_weak(high, inFlight, std::memory_order_relaxed)) {
-  }
-  if (inFlight >= kUnixInflightSaneUser && c.unixFdsSent.load(std::memory_order_relaxed) > 0) {
-    if (auto *evidence = findings().hit(Rule::FdFlood, variant::kFdFloodRecorded, site, fd)) {
-      Findings::setMax(evidence[0], static_cast<uint64_t>(inFlight));
-      evidence[1].store(c.unixFdsSent.load(std::memory_order_relaxed), std::memory_order_relaxed);
-    }
-  }
-  // Cycles: the socket itself, or its socketpair() peer (or a dup of either end), sent over it.
-  if (!info.unixFds || !s.isUnix())
-    return;
-  ControlReader reader{static_cast<const unsigned char *>(msg->msg_control), msg->msg_controllen, true};
-  walkControl(reader, [&](const cmsghdr &cm, std::size_t offset) {
-    if (cm.cmsg_level != SOL_SOCKET || cm.cmsg_type != SCM_RIGHTS)
-      return;
-    int n = fdCount(cm);
-    for (int i = 0; i < n; ++i) {
-      int sent = fdAt(reader, offset, i);
-      FdState x = fdTable().peek(sent);
-      bool self = sent == fd;
-      bool peer = !self && ((s.hasPeer && sent == s.peerFd && static_cast<uint8_t>(x.gen) == s.peerGen) ||
-                            (x.hasPeer && x.peerFd == fd && static_cast<uint8_t>(s.gen) == x.peerGen));
-      if (!self && !peer)
-        continue;
-      if (auto *evidence = findings().hit(Rule::FdCycle, self ? variant::kSelf : variant::kPeer, site, fd)) {
-        evidence[0].store(static_cast<uint64_t>(sent), std::memory_order_relaxed);
-        evidence[1].store(static_cast<uint64_t>(fd), std::memory_order_relaxed);
-        evidence[2].store(peer ? 1 : 0, std::memory_order_relaxed);
-      }
-    }
-  });
 }
 
 void beforeRecvmsg(int fd, const msghdr *msg, uintptr_t site) {
@@ -364,11 +343,10 @@ CallClass onRecvmsg(int fd, const msghdr *msg, long result, int flags, uintptr_t
         (r.isUnix() ? unixFds : otherFds)++;
         if (r.kind == FdKind::Socket)
           recordOrigin(received, r.gen, site, Origin::Received);
+        graphOnReceived(fd, received, flags & MSG_PEEK);
       }
-      if (!(flags & MSG_PEEK)) {
+      if (!(flags & MSG_PEEK))
         counters().fdsReceived.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-        counters().inFlight.fetch_sub(n, std::memory_order_relaxed);
-      }
     } else if (c.cmsg_type == SCM_CREDENTIALS && c.cmsg_len >= CMSG_LEN(sizeof(ucred))) {
       creds = true;
       ucred cred;
@@ -376,14 +354,22 @@ CallClass onRecvmsg(int fd, const msghdr *msg, long result, int flags, uintptr_t
       counters().credsReceived.fetch_add(1, std::memory_order_relaxed);
       if (cred.pid == 0) {
         counters().credsPidZero.fetch_add(1, std::memory_order_relaxed);
-        uint8_t v = s.role == FdRole::Learned                           ? variant::kExternalSocket
+        // What kind of socket this is decides what was late: the program's own setsockopt on an
+        // accepted socket, the listener's, a socketpair end's, a client's that had already
+        // asked its peer, a bound datagram socket's, or one that came from outside.
+        uint8_t v = s.role == FdRole::Learned                            ? variant::kExternalSocket
+                    : s.role == FdRole::PairEnd                          ? variant::kSocketpairEnd
+                    : s.role == FdRole::Accepted && s.passcredLate       ? variant::kAcceptedSocket
                     : s.role == FdRole::Accepted && s.listenerLate       ? variant::kListenerAfterListen
-                    : s.type == SOCK_DGRAM                              ? variant::kDgramAfterBind
-                                                                        : variant::kAcceptedSocket;
+                    : s.role == FdRole::Accepted                         ? variant::kAcceptedSocket
+                    : s.type == SOCK_DGRAM && s.bound                    ? variant::kDgramAfterBind
+                                                                         : variant::kClientReply;
         if (auto *evidence = findings().hit(Rule::PasscredTooLate, v, site, fd)) {
           evidence[0].store(static_cast<uint64_t>(cred.pid), std::memory_order_relaxed);
           evidence[1].store(cred.uid, std::memory_order_relaxed);
           evidence[2].store(cred.gid, std::memory_order_relaxed);
+          // listener-after-listen is about the listener: name it, not the accepted socket.
+          evidence[3].store(v == variant::kListenerAfterListen ? s.peerFd + 1u : 0, std::memory_order_relaxed);
         }
       }
     }

@@ -29,6 +29,31 @@ uint64_t monotonicNs() {
 const char *ruleId(Rule rule) { return runtimeRule(rule).id; }
 
 std::atomic<uint64_t> *Findings::hit(Rule rule, uint8_t variant, uintptr_t site, int fd) {
+  return record(rule, variant, site, fd, nullptr);
+}
+
+std::atomic<uint64_t> *Findings::hitWithDetail(Rule rule, uint8_t variant, uintptr_t site,
+                                               const FindingDetail *detail) {
+  static constexpr FindingDetail kNoDetail{};
+  return record(rule, variant, site, -1, detail ? detail : &kNoDetail);
+}
+
+const FindingDetail *Findings::detailOf(Rule rule, uint8_t variant, uintptr_t site) const {
+  uint64_t key = keyOf(rule, variant, site);
+  uint64_t hash = key * 0x9E3779B97F4A7C15ull;
+  for (int probe = 0; probe < kFindings; ++probe) {
+    int i = static_cast<int>(((hash >> 32) + static_cast<uint64_t>(probe)) % kFindings);
+    uint64_t current = keys_[i].load(std::memory_order_acquire);
+    if (current == 0)
+      return nullptr;
+    if (current == key)
+      return ready_[i].load(std::memory_order_acquire) ? &details_[i] : nullptr;
+  }
+  return nullptr;
+}
+
+std::atomic<uint64_t> *Findings::record(Rule rule, uint8_t variant, uintptr_t site, int fd,
+                                        const FindingDetail *copy) {
   uint64_t key = keyOf(rule, variant, site);
   uint64_t hash = key * 0x9E3779B97F4A7C15ull;
   for (int probe = 0; probe < kFindings; ++probe) {
@@ -51,12 +76,16 @@ std::atomic<uint64_t> *Findings::hit(Rule rule, uint8_t variant, uintptr_t site,
       sites_[i].store(site, std::memory_order_relaxed);
       uint64_t started = monotonicNs();
       FindingDetail &d = details_[i];
-      d.depth = static_cast<uint8_t>(captureStack(site, d.stack, kStackDepth));
-      for (int f = 0; f < d.depth; ++f)
-        moduleOf(d.stack[f]);
-      captureSocketIdentity(fd, d.socket);
-      if (d.socket.origin)
-        moduleOf(d.socket.origin);
+      if (copy) {
+        d = *copy;
+      } else {
+        d.depth = static_cast<uint8_t>(captureStack(site, d.stack, kStackDepth));
+        for (int f = 0; f < d.depth; ++f)
+          moduleOf(d.stack[f]);
+        captureSocketIdentity(fd, d.socket);
+        if (d.socket.origin)
+          moduleOf(d.socket.origin);
+      }
       ready_[i].store(1, std::memory_order_release);
       gCounters.stacksCaptured.fetch_add(1, std::memory_order_relaxed);
       gCounters.captureNs.fetch_add(monotonicNs() - started, std::memory_order_relaxed);
@@ -138,7 +167,7 @@ bool credentialsSentToPid(int32_t pid) {
 void Counters::reset() {
   for (auto *c : {&unixSockets, &otherSockets, &fdsSent, &unixFdsSent, &fdsReceived, &credsReceived, &credsPidZero,
                   &etoomanyrefs, &einvalTooManyFds, &slowFdSends, &credsSentExplicit, &reportsWritten,
-                  &reportErrors, &stacksCaptured, &captureNs})
+                  &reportErrors, &stacksCaptured, &captureNs, &garbageSockets, &graphOverflow})
     c->store(0, std::memory_order_relaxed);
   inFlight.store(0, std::memory_order_relaxed);
   inFlightHighWater.store(0, std::memory_order_relaxed);

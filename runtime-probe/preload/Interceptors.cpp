@@ -148,7 +148,7 @@ void beforeExec() { writeReport("exec"); }
 // A new process: its report file exists from now on ("running"), so that `afunix-probe run`
 // knows about it even if it never writes a final report (killed by a signal).
 void childAfterFork() {
-  resetAfterFork();
+  resetAfterFork(); // the graph too: the child's own fd passing starts from nothing
   if (config().dirUsable)
     writeReport("running");
 }
@@ -330,6 +330,8 @@ PROBE_FCNTL(fcntl64)
 PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags) {
   // fd-carrying sends are always timed (a slow one is fd-flood evidence); whether this one
   // carries fds is known only after the kernel has read the msghdr, so the clock starts anyway.
+  // Before the clock: what this socket sent to receivers in other processes, asked of the kernel.
+  PROBE_AFTER(graphBeforeSend(fd));
   PROBE_ENTER_CLOCKED(fd);
   ssize_t r = PROBE_REAL(sendmsg)(fd, msg, flags);
   SendInfo info;
@@ -347,6 +349,7 @@ PROBE_INTERCEPTOR(ssize_t, sendmsg, int fd, const struct msghdr *msg, int flags)
 }
 
 PROBE_INTERCEPTOR(int, sendmmsg, int fd, struct mmsghdr *msgs, unsigned vlen, int flags) {
+  PROBE_AFTER(graphBeforeSend(fd));
   PROBE_ENTER(fd);
   int r = PROBE_REAL(sendmmsg)(fd, msgs, vlen, flags);
   PROBE_AFTER(noteCallSite(SiteCall::Sendmsg, PROBE_CALLER, fd));
@@ -493,7 +496,10 @@ PROBE_INTERCEPTOR_VERSIONED(int, posix_spawn, "GLIBC_2.15", pid_t *pid, const ch
                   const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   ExecEnv env;
   char *const *probed = envp;
-  PROBE_AFTER(probed = probedEnvironment(envp, env));
+  PROBE_AFTER({
+    probed = probedEnvironment(envp, env);
+    graphMarkShared(); // the spawned image inherits what is not close-on-exec
+  });
   return PROBE_REAL(posix_spawn)(pid, path, actions, attr, argv, probed);
 }
 
@@ -501,7 +507,10 @@ PROBE_INTERCEPTOR_VERSIONED(int, posix_spawnp, "GLIBC_2.15", pid_t *pid, const c
                   const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   ExecEnv env;
   char *const *probed = envp;
-  PROBE_AFTER(probed = probedEnvironment(envp, env));
+  PROBE_AFTER({
+    probed = probedEnvironment(envp, env);
+    graphMarkShared();
+  });
   return PROBE_REAL(posix_spawnp)(pid, file, actions, attr, argv, probed);
 }
 
@@ -534,7 +543,9 @@ __attribute__((constructor(101))) static void probeLoad() {
     writeReport("running");
   captureEnvironment();
   installThreadExitHook();
-  pthread_atfork(nullptr, nullptr, childAfterFork);
+  // The parent: every socket open at fork() is now also the child's, so closing it here frees
+  // nothing the graph could judge.
+  pthread_atfork(nullptr, graphMarkShared, childAfterFork);
   resetPeriodic(nowNs());
   errno = savedErrno;
 }

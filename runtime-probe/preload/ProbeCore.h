@@ -233,6 +233,11 @@ public:
   // Counts one occurrence of `rule`/`variant` at call site `site` on socket `fd` (-1: none).
   // Returns the finding's evidence slots (nullptr if the table is full).
   std::atomic<uint64_t> *hit(Rule rule, uint8_t variant, uintptr_t site, int fd);
+  // The same, but the first occurrence takes its stack and socket from `detail` (recorded at
+  // another call: the send a cycle finding is about) instead of capturing them here.
+  std::atomic<uint64_t> *hitWithDetail(Rule rule, uint8_t variant, uintptr_t site, const FindingDetail *detail);
+  // The detail recorded for (rule, variant, site), or nullptr.
+  const FindingDetail *detailOf(Rule rule, uint8_t variant, uintptr_t site) const;
   static void setMax(std::atomic<uint64_t> &field, uint64_t value);
   // Visits every finding; returns how many.
   template <typename F> int forEach(F visit) const {
@@ -268,6 +273,7 @@ public:
   std::atomic<uint64_t> dropped{0};
 
 private:
+  std::atomic<uint64_t> *record(Rule rule, uint8_t variant, uintptr_t site, int fd, const FindingDetail *copy);
   std::atomic<uint64_t> keys_[kFindings] = {};
   std::atomic<uint64_t> counts_[kFindings] = {};
   std::atomic<uint64_t> evidence_[kFindings][kEvidence] = {};
@@ -294,7 +300,9 @@ void noteCallSite(SiteCall call, uintptr_t site, int fd);
 //   fd-flood:               [0] fds in flight high-water at this site, [1] AF_UNIX fds sent,
 //                           [2] ETOOMANYREFS, [3] slow fd-carrying sends, [4] slowest ns
 //   fd-limit:               [0] most fds in one message, [1] EINVAL answers
-//   fd-cycle:               [0] fd sent, [1] socket sent over, [2] 1 = socketpair peer
+//   fd-cycle:               [0] sockets in the component, [1] references in flight among them,
+//                           [2] smallest inode, [3] fd sent, [4] fd it was sent over (the send
+//                           that closed the cycle)
 //   fix-passcred:           [0] setsockopt result errno (0 = enabled)
 
 // Explicit SCM_CREDENTIALS sent by this process, by the peer pid of the socket they went over:
@@ -312,7 +320,9 @@ struct Counters {
   std::atomic<uint64_t> fdsSent{0};           // fds sent with SCM_RIGHTS
   std::atomic<uint64_t> unixFdsSent{0};
   std::atomic<uint64_t> fdsReceived{0};
-  std::atomic<int64_t> inFlight{0};           // sent minus received by this process
+  // Fds this process sent that the kernel still holds in flight: taken off when received, when
+  // their receiver is released, or when SIOCOUTQ shows the peer took them (InFlight.cpp).
+  std::atomic<int64_t> inFlight{0};
   std::atomic<int64_t> inFlightHighWater{0};
   std::atomic<uint64_t> credsReceived{0};
   std::atomic<uint64_t> credsPidZero{0};
@@ -324,6 +334,8 @@ struct Counters {
   std::atomic<uint64_t> reportErrors{0};
   std::atomic<uint64_t> stacksCaptured{0};    // first occurrences of a finding at a call site
   std::atomic<uint64_t> captureNs{0};         // time spent capturing their stacks and sockets
+  std::atomic<uint64_t> garbageSockets{0};    // sockets found left in flight without an fd
+  std::atomic<uint64_t> graphOverflow{0};     // sockets or edges the graph had no room for
   void reset();
 };
 Counters &counters();
@@ -412,5 +424,28 @@ void resetPeriodic(uint64_t now);
 
 // Forked child: per-process state starts over, the fd table is kept.
 void resetAfterFork();
+
+// ---------------------------------------------------------------------------------------------
+// The in-flight graph (InFlight.cpp): which AF_UNIX socket this process has queued on which, what
+// it still has in flight (Counters::inFlight follows it), and the components left without an fd
+// that only a GC run frees (afunix-fd-cycle findings).
+constexpr int kGraphNodes = 4096; // sockets that took part in fd passing
+constexpr int kGraphEdges = 8192; // (socket, receiver) pairs with something in flight
+void graphOnBind(int fd);                 // after a successful bind(): its address
+void graphOnDup(int oldFd, int newFd);    // after the fd table installed newFd
+void graphOnClose(int fd);                // before the fd table forgets fd
+// After a successful sendmsg() that carried fds (`s`: the state of `fd`).
+void graphOnSend(int fd, const FdState &s, const struct msghdr *msg, const SendInfo &info, uintptr_t site);
+// For each fd a recvmsg() delivered (already in the fd table); `peek`: MSG_PEEK, still queued.
+void graphOnReceived(int receiverFd, int received, bool peek);
+// Before a sendmsg() over `fd`: what it sent to receivers the graph cannot see is asked of the
+// kernel (SIOCOUTQ) while none of this call's data is queued yet; an ioctl only for such a socket.
+void graphBeforeSend(int fd);
+void graphSettle();     // the same for every such socket
+void graphWalk();       // looks for garbage now (at report time)
+void graphMarkShared(); // fork()/posix_spawn(): a child holds every open socket too
+void graphReset();      // forked child: its own graph, from nothing
+// The first stack of each call site that sent AF_UNIX fds: what a cycle finding shows.
+Findings &sendSites();
 
 } // namespace afunix::probe

@@ -231,15 +231,15 @@ void placeholder(Out &o, const FindingView &f, const char *name, std::size_t len
   };
   if (is("socket")) {
     if (f.rule == Rule::FdCycle)
-      fdText(f.evidence[0]);
+      fdText(f.evidence[3]);
+    else if (f.rule == Rule::PasscredTooLate && f.evidence[3]) // the listener, not the accepted fd
+      fdText(f.evidence[3] - 1);
     else if (fdOf(f) >= 0)
       fdText(static_cast<uint64_t>(fdOf(f)));
     else
       o.str("an AF_UNIX socket");
   } else if (is("peer"))
-    fdText(f.evidence[1]);
-  else if (is("relation"))
-    o.str("its socketpair() peer");
+    fdText(f.evidence[4]);
   else if (is("origin"))
     o.str("inherited or received, not created in this process");
   else if (is("option"))
@@ -326,7 +326,6 @@ void evidenceValue(Out &o, const EvidenceField &field, const FindingView &f, boo
   case EvidenceFormat::Family: text = familyName(value); break;
   case EvidenceFormat::Option: text = optionName(value); break;
   case EvidenceFormat::Errno: text = errnoName(value); break;
-  case EvidenceFormat::Relation: text = value ? "socketpair-peer" : "self"; break;
   case EvidenceFormat::Where: text = f.variant == variant::kFixAtListen ? "listen" : "recvmsg"; break;
   }
   if (!text)
@@ -623,6 +622,8 @@ int counterRows(CounterRow *rows, const StatsSnapshot &snap) {
   rows[n++] = {"etoomanyrefs", get(c.etoomanyrefs)};
   rows[n++] = {"einval_too_many_fds", get(c.einvalTooManyFds)};
   rows[n++] = {"slow_fd_sends", get(c.slowFdSends)};
+  rows[n++] = {"garbage_sockets", get(c.garbageSockets)};
+  rows[n++] = {"graph_overflow", get(c.graphOverflow)};
   rows[n++] = {"threads", static_cast<int64_t>(snap.threadsSeen)};
   rows[n++] = {"threads_overflow", static_cast<int64_t>(snap.threadsOverflow)};
   rows[n++] = {"untracked_fd_calls", get(fdTable().untracked)};
@@ -1040,6 +1041,11 @@ int writeReport(const char *reason) {
   // write, and must not touch the parent's state.
   if (static_cast<int>(syscall(SYS_getpid)) != gProcess.pid)
     return 0;
+  if (reason[0] != 'r') {
+    // In flight as the kernel counts it, and garbage left by closes whose walk another thread had.
+    graphSettle();
+    graphWalk();
+  }
   bool expected = false;
   // Exit waits a little for a periodic report in flight; everyone else just skips.
   bool final = reason[0] != 'i' && reason[0] != 'r'; // not "interval", not "running"
@@ -1114,6 +1120,7 @@ void maybePeriodicReport(uint64_t now) {
 
 void resetAfterFork() {
   refreshProcessInfo(false);
+  graphReset();
   stats().resetAfterFork();
   findings().reset();
   callSites().reset();

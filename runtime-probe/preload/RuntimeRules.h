@@ -51,10 +51,12 @@ inline constexpr uint8_t kDgramAfterBind = detail::catalogVariant("afunix-passcr
 inline constexpr uint8_t kListenerAfterListen =
     detail::catalogVariant("afunix-passcred-too-late", "listener-after-listen");
 inline constexpr uint8_t kExternalSocket = detail::catalogVariant("afunix-passcred-too-late", "external-socket");
+inline constexpr uint8_t kSocketpairEnd = detail::catalogVariant("afunix-passcred-too-late", "socketpair-end");
+inline constexpr uint8_t kClientReply = detail::catalogVariant("afunix-passcred-too-late", "client-reply");
 inline constexpr uint8_t kWrongFamily = detail::catalogVariant("afunix-passcred-wrong-family", "default");
 inline constexpr uint8_t kFdLimit = detail::catalogVariant("afunix-fd-limit", "default");
-inline constexpr uint8_t kSelf = detail::catalogVariant("afunix-fd-cycle", "self");
-inline constexpr uint8_t kPeer = detail::catalogVariant("afunix-fd-cycle", "peer");
+inline constexpr uint8_t kOwnQueue = detail::catalogVariant("afunix-fd-cycle", "own-queue");
+inline constexpr uint8_t kCycle = detail::catalogVariant("afunix-fd-cycle", "cycle");
 // afunix-fd-flood's variant depends on the running kernel (before-6.8 / since-6.8 / since-6.19):
 // chosen when the report is written; recorded as 0.
 inline constexpr uint8_t kFdFloodRecorded = 0;
@@ -63,7 +65,7 @@ inline constexpr uint8_t kFixAtListen = 0, kFixAtRecvmsg = 1;
 } // namespace variant
 
 // How an evidence value is printed, and where it comes from.
-enum class EvidenceFormat : uint8_t { Count, Nanoseconds, SocketType, Family, Option, Errno, Relation, Where };
+enum class EvidenceFormat : uint8_t { Count, Nanoseconds, SocketType, Family, Option, Errno, Where };
 enum class EvidenceSource : uint8_t { Slot, Constant, RlimitNofile, SlowThresholdNs };
 
 struct EvidenceField {
@@ -78,7 +80,7 @@ struct RuntimeRule {
   Rule rule;
   const char *id; // catalog id ("fix-passcred" for the --fix places)
   bool inCatalog;
-  const char *variants[4]; // the variants this rule reports, by catalog id (nullptr-terminated)
+  const char *variants[8]; // the variants this rule reports, by catalog id (nullptr-terminated)
   EvidenceField evidence[kEvidence + 3];
 };
 
@@ -96,7 +98,8 @@ inline constexpr RuntimeRule kRuntimeRules[] = {
     {Rule::PasscredTooLate,
      "afunix-passcred-too-late",
      true,
-     {"accepted-socket", "dgram-after-bind", "listener-after-listen", "external-socket"},
+     {"accepted-socket", "dgram-after-bind", "listener-after-listen", "external-socket", "socketpair-end",
+      "client-reply"},
      {{"pid", F::Count, S::Slot, 0}, {"uid", F::Count, S::Slot, 1}, {"gid", F::Count, S::Slot, 2}}},
     {Rule::PasscredWrongFamily,
      "afunix-passcred-wrong-family",
@@ -125,8 +128,12 @@ inline constexpr RuntimeRule kRuntimeRules[] = {
     {Rule::FdCycle,
      "afunix-fd-cycle",
      true,
-     {"self", "peer"},
-     {{"fd_sent", F::Count, S::Slot, 0}, {"sent_over", F::Count, S::Slot, 1}, {"relation", F::Relation, S::Slot, 2}}},
+     {"own-queue", "cycle"},
+     {{"sockets", F::Count, S::Slot, 0},
+      {"in_flight", F::Count, S::Slot, 1},
+      {"inode", F::Count, S::Slot, 2},
+      {"fd_sent", F::Count, S::Slot, 3},
+      {"sent_over", F::Count, S::Slot, 4}}},
     {Rule::FixPasscred,
      "fix-passcred",
      false,

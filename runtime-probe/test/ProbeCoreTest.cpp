@@ -4,6 +4,8 @@
 // writer's JSON and text, report-file safety and environment parsing.
 #include "ProbeCore.h"
 
+#include "afunix/kernel/gc_shapes.h"
+
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -19,6 +21,7 @@
 #include <string>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -46,6 +49,7 @@ protected:
   void SetUp() override {
     findings().reset();
     counters().reset();
+    graphReset();
     config() = Config{};
   }
 };
@@ -225,7 +229,7 @@ TEST_F(ProbeCore, FindingsCountExactlyUnderContention) {
   for (int t = 0; t < 8; ++t)
     threads.emplace_back([] {
       for (int i = 0; i < 5000; ++i)
-        findings().hit(Rule::FdCycle, variant::kSelf, 0x1000 + i % 10, -1);
+        findings().hit(Rule::FdCycle, variant::kOwnQueue, 0x1000 + i % 10, -1);
     });
   for (auto &t : threads)
     t.join();
@@ -264,34 +268,246 @@ ssize_t sendFd(int over, int fd) {
   return r;
 }
 
-TEST_F(ProbeCore, SocketSentOverItsPeerIsACycle) {
+// As the interceptors do: the probe hears of a close before the kernel does it.
+void closeFd(int fd) {
+  onClose(fd);
+  close(fd);
+}
+
+// recvmsg() of one message, through the detector; returns the fds received (closed through the
+// probe, as a program's close() would be).
+int recvFds(int fd) {
+  char byte;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t r = recvmsg(fd, &msg, MSG_DONTWAIT);
+  onRecvmsg(fd, &msg, r, 0, 0x4343);
+  int n = 0;
+  for (cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&msg) : nullptr; c; c = CMSG_NXTHDR(&msg, c))
+    for (std::size_t i = 0; c->cmsg_type == SCM_RIGHTS && i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); ++i, ++n) {
+      int got;
+      std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof got);
+      closeFd(got);
+    }
+  return n;
+}
+
+std::vector<FindingView> cycleFindings() {
+  std::vector<FindingView> seen;
+  findings().forEach([&](const FindingView &f) {
+    if (f.rule == Rule::FdCycle)
+      seen.push_back(f);
+  });
+  return seen;
+}
+
+uint64_t inodeOf(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+// The receiving end of a socketpair sent over the other end lands in its own receive queue: once
+// both are closed it is garbage (found when its last fd goes), and it stays in flight.
+TEST_F(ProbeCore, AnEndInItsOwnQueueIsGarbageOnceClosed) {
   int sv[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
   onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+  uint64_t inode = inodeOf(sv[1]);
   ASSERT_EQ(sendFd(sv[0], sv[1]), 1); // NOLINT(afunix-fd-cycle): the cycle is the scenario
-  std::vector<FindingView> seen;
-  findings().forEach([&](const FindingView &f) { seen.push_back(f); });
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].rule, Rule::FdCycle);
-  EXPECT_EQ(seen[0].variant, variant::kPeer);
-  EXPECT_EQ(seen[0].evidence[0], static_cast<uint64_t>(sv[1])) << "the socket sent";
-  EXPECT_EQ(seen[0].site, 0x4242u);
+  EXPECT_TRUE(cycleFindings().empty()) << "nothing is garbage while its fds are open";
   EXPECT_EQ(counters().inFlight.load(), 1);
-  close(sv[0]);
-  close(sv[1]);
+  closeFd(sv[0]);
+  EXPECT_TRUE(cycleFindings().empty());
+  closeFd(sv[1]);
+  auto seen = cycleFindings();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].variant, variant::kOwnQueue);
+  EXPECT_EQ(seen[0].evidence[0], 1u) << "one socket";
+  EXPECT_EQ(seen[0].evidence[2], inode);
+  EXPECT_EQ(seen[0].site, 0x4242u) << "at the send that closed the cycle";
+  EXPECT_EQ(counters().inFlight.load(), 1) << "the kernel holds it until a GC run";
+  EXPECT_EQ(counters().garbageSockets.load(), 1u);
+  // The next release of an AF_UNIX socket starts a GC run: the garbage goes.
+  int other[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, other), 0);
+  onSocketPair(other, AF_UNIX, SOCK_DGRAM);
+  closeFd(other[0]);
+  closeFd(other[1]);
+  EXPECT_EQ(counters().inFlight.load(), 0);
 }
 
-TEST_F(ProbeCore, SocketSentOverAnUnrelatedSocketIsNoCycle) {
-  int a[2], b[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, a), 0);
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, b), 0);
-  onSocketPair(a, AF_UNIX, SOCK_DGRAM);
-  onSocketPair(b, AF_UNIX, SOCK_DGRAM);
-  ASSERT_EQ(sendFd(a[0], b[0]), 1);
-  EXPECT_EQ(findings().forEach([](const FindingView &) {}), 0);
-  EXPECT_EQ(counters().unixFdsSent.load(), 1u);
-  for (int fd : {a[0], a[1], b[0], b[1]})
-    close(fd);
+// sv[0] sent over sv[0] is queued on sv[1]: sv[1]'s release frees it. Not a cycle.
+TEST_F(ProbeCore, ASocketSentOverItselfIsFreedByItsPeer) {
+  for (bool peerFirst : {false, true}) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    onSocketPair(sv, AF_UNIX, SOCK_STREAM);
+    ASSERT_EQ(sendFd(sv[0], sv[0]), 1);
+    closeFd(sv[peerFirst ? 1 : 0]);
+    closeFd(sv[peerFirst ? 0 : 1]);
+    EXPECT_TRUE(cycleFindings().empty());
+    EXPECT_EQ(counters().inFlight.load(), 0);
+  }
+}
+
+TEST_F(ProbeCore, ReceivedBackBeforeTheClosesLeavesNothing) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+  ASSERT_EQ(sendFd(sv[0], sv[1]), 1); // NOLINT(afunix-fd-cycle): received back below
+  EXPECT_EQ(recvFds(sv[1]), 1);
+  EXPECT_EQ(counters().inFlight.load(), 0);
+  closeFd(sv[0]);
+  closeFd(sv[1]);
+  EXPECT_TRUE(cycleFindings().empty());
+  EXPECT_EQ(counters().inFlight.load(), 0);
+}
+
+// A datagram socket sent to its own bound address: its own queue too.
+TEST_F(ProbeCore, ADatagramSocketSentToItsOwnAddressIsGarbageOnceClosed) {
+  int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+  ASSERT_GE(s, 0);
+  onSocketCreated(s, AF_UNIX, SOCK_DGRAM);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr *>(&addr), sizeof(sa_family_t)), 0); // autobind
+  onBind(s);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(getsockname(s, reinterpret_cast<sockaddr *>(&addr), &len), 0);
+  char byte = 'x';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_name = &addr;
+  msg.msg_namelen = len;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &s, sizeof s);
+  ssize_t r = sendmsg(s, &msg, 0);
+  ASSERT_EQ(r, 1);
+  onSendmsg(s, &msg, inspectSend(s, &msg, true), r, 0, 1000, 0x4444);
+  closeFd(s);
+  auto seen = cycleFindings();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].variant, variant::kOwnQueue);
+  EXPECT_EQ(seen[0].site, 0x4444u);
+}
+
+// The in-flight count is the kernel's: a receiver closed with its fds unread releases them.
+TEST_F(ProbeCore, AClosedReceiverReleasesWhatWasQueuedOnIt) {
+  int passed[2], sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, passed), 0);
+  onSocketPair(passed, AF_UNIX, SOCK_STREAM);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+    onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+    for (int i = 0; i < 100; ++i)
+      ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
+    EXPECT_EQ(counters().inFlight.load(), 100);
+    closeFd(sv[1]); // 100 fds unread
+    EXPECT_EQ(counters().inFlight.load(), 0);
+    closeFd(sv[0]);
+  }
+  EXPECT_EQ(counters().inFlightHighWater.load(), 100) << "sent minus received would say 300";
+  EXPECT_EQ(counters().fdsSent.load(), 300u);
+  closeFd(passed[0]);
+  closeFd(passed[1]);
+  EXPECT_TRUE(cycleFindings().empty());
+}
+
+// A long-running program passes far more sockets than the graph has room for, one at a time:
+// freed sockets give their slots back, and every fd is counted.
+TEST_F(ProbeCore, FreedSocketsGiveTheirSlotsBack) {
+  for (int i = 0; i < 3 * kGraphNodes; ++i) {
+    int sv[2], passed[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, passed), 0);
+    onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+    onSocketPair(passed, AF_UNIX, SOCK_DGRAM);
+    ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
+    if (i % 2)
+      ASSERT_EQ(recvFds(sv[1]), 1);
+    for (int fd : {passed[0], passed[1], sv[0], sv[1]})
+      closeFd(fd);
+  }
+  EXPECT_EQ(counters().graphOverflow.load(), 0u);
+  EXPECT_EQ(counters().inFlight.load(), 0);
+  EXPECT_EQ(counters().inFlightHighWater.load(), 1);
+  EXPECT_EQ(counters().fdsSent.load(), 3u * kGraphNodes);
+}
+
+// Every shape of the kernel's scm_rights selftest: one finding per cycle, the cycle's sockets as
+// the evidence; nothing when every fd is received first.
+TEST_F(ProbeCore, TheSelftestShapesAreFoundAsTheKernelFindsThem) {
+  for (int s = 0; s < AFUNIX_GC_SHAPE_COUNT; ++s) {
+    const afunix_gc_shape &shape = afunix_gc_shapes[s];
+    for (bool receiveFirst : {false, true}) {
+      SCOPED_TRACE(std::string(shape.name) + (receiveFirst ? " received first" : " garbage"));
+      findings().reset();
+      counters().reset();
+      graphReset();
+      int fd[2 * AFUNIX_GC_SHAPE_MAX_VERTICES];
+      for (int v = 0; v < shape.vertices; ++v) {
+        ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fd + 2 * v), 0);
+        onSocketPair(fd + 2 * v, AF_UNIX, SOCK_STREAM);
+      }
+      for (int i = 0; i < shape.sends; ++i)
+        ASSERT_EQ(sendFd(fd[2 * shape.send[i].receiver + 1], fd[2 * shape.send[i].inflight]), 1);
+      if (receiveFirst)
+        for (int v = 0; v < shape.vertices; ++v)
+          while (recvFds(fd[2 * v]) > 0) {
+          }
+      for (int v = 0; v < 2 * shape.vertices; ++v) // the selftest's order: fd[0], fd[1], ...
+        closeFd(fd[v]);
+      int sockets = 0, findingsMade = 0;
+      for (const FindingView &f : cycleFindings()) {
+        findingsMade += static_cast<int>(f.count);
+        sockets += static_cast<int>(f.evidence[0]) * static_cast<int>(f.count);
+      }
+      if (receiveFirst) {
+        EXPECT_EQ(findingsMade, 0);
+        EXPECT_EQ(counters().inFlight.load(), 0);
+      } else {
+        EXPECT_EQ(findingsMade, shape.cycles);
+        EXPECT_EQ(counters().garbageSockets.load(), static_cast<uint64_t>(shape.cyclic));
+      }
+    }
+  }
+}
+
+// Threads passing, receiving and closing at once: the graph stays consistent (TSan checks the
+// races) and ends with nothing in flight.
+TEST_F(ProbeCore, TheGraphStaysConsistentUnderConcurrency) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([] {
+      for (int i = 0; i < 200; ++i) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0)
+          continue;
+        onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+        sendFd(sv[0], sv[0]);
+        if (i % 2)
+          recvFds(sv[1]);
+        closeFd(sv[0]);
+        closeFd(sv[1]);
+      }
+    });
+  for (auto &t : threads)
+    t.join();
+  EXPECT_EQ(counters().inFlight.load(), 0);
+  EXPECT_TRUE(cycleFindings().empty());
 }
 
 TEST_F(ProbeCore, LateSoPasscredGivesPidZeroCredentials) {

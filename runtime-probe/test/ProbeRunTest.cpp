@@ -2,6 +2,7 @@
 // scenario, variants over the testdata/probe programs. Each program declares what the probe must
 // report (PROBE-EXPECT), and must behave byte-for-byte the same with and without the probe.
 #include <gtest/gtest.h>
+#include "afunix/kernel/gc_shapes.h"
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -20,6 +21,19 @@
 #include <vector>
 
 namespace {
+
+// The kernel selftest's shapes, from the one table (afunix/kernel/gc_shapes.h).
+struct Shape {
+  std::string name;
+  int cycles, cyclic, held;
+};
+const std::vector<Shape> kShapes = [] {
+  std::vector<Shape> out;
+  for (int s = 0; s < AFUNIX_GC_SHAPE_COUNT; ++s)
+    out.push_back({afunix_gc_shapes[s].name, afunix_gc_shapes[s].cycles, afunix_gc_shapes[s].cyclic,
+                   afunix_gc_shapes[s].held});
+  return out;
+}();
 
 const std::string kProbe = AFUNIX_PROBE_BIN;
 const std::string kLibrary = AFUNIX_PROBE_LIB;
@@ -387,24 +401,198 @@ void expectHackbenchCounts(const std::vector<std::string> &mode, uint64_t groups
 TEST(Hackbench, ThreadModeCountsEveryWriteAndRead) { expectHackbenchCounts({"-T"}, 2, 200); }
 TEST(Hackbench, ProcessModeCountsEveryWriteAndReadAcrossForks) { expectHackbenchCounts({"-P"}, 1, 100); }
 
-TEST(SlowSends, FdCarryingSendsAboveTheThresholdAreFloodEvidence) {
+// A slow send is no GC wait by itself (a scheduling hiccup looks the same): with 0 fds in flight,
+// sends slower than the threshold are counted, never a finding.
+TEST(SlowSends, ASlowSendWithNothingInFlightIsNoFlood) {
   Probed p = probe({kPrograms + "/fd_cycle"}, {}, {"AFUNIX_PROBE_SLOW_NS=1"});
   ASSERT_EQ(p.program.status, 0) << p.program.err;
-  EXPECT_EQ(reportedRules(p.summary), (std::set<std::string>{"afunix-fd-cycle", "afunix-fd-flood"}));
-  EXPECT_EQ(total(p.summary, "slow_fd_sends"), 2u) << "both sends carry an AF_UNIX fd and take more than 1 ns";
-  // send_fds() is inlined at two places in main(): two call sites, one slow send each.
+  EXPECT_EQ(reportedRules(p.summary), (std::set<std::string>{"afunix-fd-cycle"}));
+  EXPECT_GE(total(p.summary, "slow_fd_sends"), 4u) << "every AF_UNIX-fd send took more than 1 ns";
+}
+
+// The same small program, run several times, gets the same answer each time: the decision rests on
+// the fds in flight (as the kernel counts them), not on one latency sample.
+TEST(SlowSends, TheAnswerIsTheSameEveryRun) {
+  for (int run = 0; run < 4; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    Probed cycle = probe({kPrograms + "/fd_cycle"});
+    ASSERT_EQ(cycle.program.status, 0) << cycle.program.err;
+    EXPECT_EQ(reportedRules(cycle.summary), (std::set<std::string>{"afunix-fd-cycle"}));
+    Probed flood = probe({kPrograms + "/fd_flood"});
+    ASSERT_EQ(flood.program.status, 0) << flood.program.err;
+    EXPECT_EQ(reportedRules(flood.summary), (std::set<std::string>{"afunix-fd-flood"}));
+    if (geteuid() == 0) // no ETOOMANYREFS for root: all nine messages go
+      EXPECT_EQ(total(flood.summary, "fds_in_flight_high_water"), 9u * 253u);
+  }
+}
+
+// Slow sends are evidence next to a measured flood: with every send "slow", the flood finding
+// counts them.
+TEST(SlowSends, AreEvidenceBesideAMeasuredFlood) {
+  Probed p = probe({kPrograms + "/fd_flood"}, {}, {"AFUNIX_PROBE_SLOW_NS=1"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
   int slow = 0;
-  std::set<std::string> sites;
   for (const auto &f : p.summary["processes"][0]["findings"])
     if (f["rule"].as<std::string>() == "afunix-fd-flood") {
       slow += f["evidence"]["slow_sends"].as<int>();
-      sites.insert(f["site"]["offset"].as<std::string>());
       EXPECT_EQ(f["evidence"]["slow_threshold_ns"].as<int>(), 1);
+      EXPECT_GE(f["evidence"]["in_flight_high_water"].as<int>(), 2024);
     }
-  EXPECT_EQ(slow, 2);
-  // Under a sanitizer the program reaches the probe through the sanitizer's own sendmsg
-  // interceptor: one return address for every call, so one site (the stack of the first says where).
-  EXPECT_EQ(sites.size(), kSanitizerRuntime.empty() ? 2u : 1u);
+  EXPECT_GE(slow, 1) << "the sends past 2024 in flight";
+}
+
+// ---- the in-flight graph -----------------------------------------------------------------------
+
+// Receivers closed with fds unread release them: the probe's figure is what the kernel held
+// (the program sums scm_fds of its open receivers after every send), and no 2024 warning.
+TEST(InFlight, FollowsTheKernelWhenReceiversAreClosedUnread) {
+  Probed p = probe({kPrograms + "/fd_closed_receivers"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  long sent = 0, received = 0, most = -1, last = -1;
+  ASSERT_EQ(std::sscanf(p.program.out.c_str(),
+                        "%ld fds sent, %ld received; the kernel held at most %ld in flight, %ld at the end",
+                        &sent, &received, &most, &last), 4)
+      << p.program.out;
+  EXPECT_EQ(sent, 3000);
+  EXPECT_LT(most, 2024);
+  EXPECT_EQ(static_cast<long>(total(p.summary, "fds_in_flight_high_water")), most)
+      << "sent minus received would say " << sent - received;
+  EXPECT_EQ(total(p.summary, "fds_in_flight"), 0u) << "every receiver was closed at the end";
+  EXPECT_EQ(total(p.summary, "fds_sent"), 3000u);
+  EXPECT_EQ(reportedRules(p.summary), std::set<std::string>{});
+}
+
+// Fds passed to a worker in another process, which receives them at once: the probe cannot see
+// those receives, asks the kernel (SIOCOUTQ), and never counts more than the kernel holds.
+TEST(InFlight, FdsAWorkerProcessReceivedAreNotCounted) {
+  Probed p = probe({kPrograms + "/fd_to_worker"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  EXPECT_EQ(reportedRules(p.summary), std::set<std::string>{});
+  uint64_t most = 0;
+  for (const auto &proc : p.summary["processes"])
+    if (proc["counters"]["fds_sent"].as<uint64_t>() == 3000)
+      most = proc["counters"]["fds_in_flight_high_water"].as<uint64_t>();
+  EXPECT_GE(most, 1u);
+  EXPECT_LE(most, 100u) << "at most one batch was ever unacknowledged";
+}
+
+struct ShapeRun {
+  std::string shape, mode, type;
+};
+void PrintTo(const ShapeRun &run, std::ostream *out) { *out << run.shape << " " << run.mode << " " << run.type; }
+class GcShapes : public ::testing::TestWithParam<ShapeRun> {};
+
+// The kernel selftest's shapes (scm_rights.c): each left in flight with no fd is reported, one
+// finding per cycle, naming sockets the kernel still holds; nothing when every fd was received.
+TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
+  const ShapeRun &run = GetParam();
+  if (geteuid() != 0 && run.shape == "mixed_lowpoint" && run.mode == "garbage")
+    GTEST_SKIP() << "6.18.44 never frees it: as this user it would stay in flight until reboot "
+                    "(as root the program builds it as uid " << AFUNIX_GC_SHAPE_UID << ")";
+  Probed p = probe({kPrograms + "/fd_cycle_shapes", run.shape, run.mode, run.type});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  int left = -1, vertices = -1;
+  const std::string said = p.program.err.substr(p.program.err.find(run.shape + ": "));
+  ASSERT_EQ(std::sscanf(said.c_str(), "%*s %d of %d sockets", &left, &vertices), 2) << p.program.err;
+  // GC runs started elsewhere on the machine freed the garbage before the program could see it, on
+  // every attempt: the kernel's side cannot be compared this time (the probe's still is).
+  const bool freedEarly = said.find("seen freed early") < said.find('\n');
+  if (freedEarly)
+    std::printf("note: %s", said.c_str());
+  // The inodes the kernel still listed, from the program's stderr ("<shape> left: 1 2 3").
+  std::set<uint64_t> listed;
+  std::istringstream err(p.program.err);
+  std::string line;
+  while (std::getline(err, line))
+    if (line.rfind(run.shape + " left:", 0) == 0) {
+      std::istringstream inodes(line.substr(run.shape.size() + 6));
+      for (uint64_t inode; inodes >> inode;)
+        listed.insert(inode);
+    }
+  int findings = 0, sockets = 0;
+  for (const auto &proc : p.summary["processes"])
+    for (const auto &f : proc["findings"])
+      if (f["rule"].as<std::string>() == "afunix-fd-cycle") {
+        findings += f["count"].as<int>();
+        sockets += f["evidence"]["sockets"].as<int>() * f["count"].as<int>();
+        if (!freedEarly)
+          EXPECT_TRUE(listed.count(f["evidence"]["inode"].as<uint64_t>()))
+              << "the probe names a socket the kernel no longer held: " << p.program.err;
+      }
+  int cycles = 0, cyclic = 0, held = 0;
+  for (const auto &shape : kShapes)
+    if (shape.name == run.shape) {
+      cycles = shape.cycles;
+      cyclic = shape.cyclic;
+      held = shape.held;
+    }
+  if (run.mode == "received") {
+    EXPECT_EQ(left, 0);
+    EXPECT_EQ(findings, 0);
+  } else {
+    if (!freedEarly)
+      EXPECT_EQ(left, held) << "the kernel kept the cycles and what they hold";
+    EXPECT_EQ(findings, cycles);
+    EXPECT_EQ(sockets, cyclic);
+  }
+}
+
+std::vector<ShapeRun> shapeRuns() {
+  std::vector<ShapeRun> runs;
+  for (const auto &shape : kShapes)
+    for (const char *mode : {"garbage", "received"})
+      for (const char *type : {"stream", "dgram"})
+        runs.push_back({shape.name, mode, type});
+  return runs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Selftest, GcShapes, ::testing::ValuesIn(shapeRuns()),
+                         [](const auto &info) { return info.param.shape + "_" + info.param.mode + "_" + info.param.type; });
+
+// ---- which socket a late SO_PASSCRED was on -----------------------------------------------------
+
+std::vector<YAML::Node> findingsOf(const YAML::Node &summary, const std::string &rule) {
+  std::vector<YAML::Node> out;
+  for (const auto &f : summary["findings"])
+    if (f["rule"].as<std::string>() == rule)
+      out.push_back(f);
+  return out;
+}
+
+TEST(PasscredWording, ASocketpairEndIsNoAcceptedSocket) {
+  Probed p = probe({kPrograms + "/passcred_socketpair"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  auto found = findingsOf(p.summary, "afunix-passcred-too-late");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]["variant"].as<std::string>(), "socketpair-end");
+  std::string message = found[0]["message"].as<std::string>();
+  EXPECT_EQ(message.find("accept"), std::string::npos) << message;
+  EXPECT_EQ(message.find("bind"), std::string::npos) << message;
+}
+
+TEST(PasscredWording, AClientReadingItsServersReplyIsNoAcceptedSocket) {
+  Probed p = probe({kPrograms + "/passcred_client"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  auto found = findingsOf(p.summary, "afunix-passcred-too-late");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0]["variant"].as<std::string>(), "client-reply");
+  EXPECT_EQ(found[0]["message"].as<std::string>().find("accept()"), std::string::npos);
+}
+
+TEST(PasscredWording, ListenerAfterListenNamesTheListener) {
+  Probed p = probe({kPrograms + "/passcred_listener"});
+  ASSERT_EQ(p.program.status, 0) << p.program.err;
+  int listener = -1, has = -1;
+  ASSERT_EQ(std::sscanf(p.program.out.c_str(), "listener fd %d; accepted socket SO_PASSCRED=%d", &listener, &has), 2);
+  auto found = findingsOf(p.summary, "afunix-passcred-too-late");
+  if (has) // 3.12-6.15: the flag reached the connection at accept(); nothing was lost
+    EXPECT_TRUE(found.empty());
+  else {
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0]["variant"].as<std::string>(), "listener-after-listen");
+    std::string message = found[0]["message"].as<std::string>();
+    EXPECT_NE(message.find("listener 'fd " + std::to_string(listener) + "'"), std::string::npos) << message;
+  }
 }
 
 // ---- --fix passcred --------------------------------------------------------------------------------

@@ -119,3 +119,69 @@ static inline void listener_and_client(int *listener, int *client, int passcred_
   CHECK(*client >= 0);
   CHECK(connect(*client, (struct sockaddr *)&addr, len) == 0);
 }
+
+#include <sys/stat.h>
+
+/* The socket inode of an fd. */
+static inline unsigned long inode_of(int fd) {
+  struct stat st;
+  CHECK(fstat(fd, &st) == 0);
+  return (unsigned long)st.st_ino;
+}
+
+/* How many of `inodes` the kernel still lists in /proc/net/unix: a socket freed by close() leaves
+ * the list at once; one only the unix garbage collector can free stays until a GC run. `listed`
+ * (if not NULL) gets a 1 for each one still listed. */
+static inline int sockets_listed_which(const unsigned long *inodes, int n, int *listed_out) {
+  FILE *f = fopen("/proc/net/unix", "r");
+  CHECK(f != NULL);
+  char line[512];
+  int listed = 0;
+  if (listed_out)
+    memset(listed_out, 0, sizeof(int) * (size_t)n);
+  CHECK(fgets(line, sizeof line, f) != NULL); /* header */
+  while (fgets(line, sizeof line, f)) {
+    unsigned long inode;
+    if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu", &inode) != 1)
+      continue;
+    for (int i = 0; i < n; ++i)
+      if (inodes[i] == inode) {
+        ++listed;
+        if (listed_out)
+          listed_out[i] = 1;
+      }
+  }
+  fclose(f);
+  return listed;
+}
+static inline int sockets_listed(const unsigned long *inodes, int n) {
+  return sockets_listed_which(inodes, n, NULL);
+}
+
+/* Closing a socket that is not in flight starts a unix GC run, asynchronously: let it finish
+ * before closing what is in flight, so that it does not collect the garbage before it is seen. */
+static inline void let_gc_run(void) { usleep(20000); }
+
+/* sendmsg() of one byte and `fd` (once) in SCM_RIGHTS to the address `to`. */
+static inline ssize_t send_fd_to(int sock, int fd, const struct sockaddr_un *to, socklen_t len) {
+  char byte = 'x';
+  struct iovec iov = {&byte, 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr msg = {0};
+  msg.msg_name = (void *)to;
+  msg.msg_namelen = len;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = u.buf;
+  msg.msg_controllen = sizeof u.buf;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return sendmsg(sock, &msg, 0); /* PROBE-CALL */
+}

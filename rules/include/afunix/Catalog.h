@@ -20,6 +20,9 @@ struct Variant {
   std::string until;  // first kernel it no longer applies to; empty = open
   std::string message; // may hold {placeholder}s filled in by the detector
   std::string severity; // error | warning | note; empty = the rule's
+  // The `afunix-probe kernel` experiments that show on a running kernel the consequence the
+  // message claims (keys of afunix/kernel/ExperimentRegistry.h); at least one.
+  std::vector<std::string> experiments;
 };
 
 struct Rule {

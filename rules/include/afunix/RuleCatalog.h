@@ -22,6 +22,7 @@ struct Variant {
   const char *until; // "" = open
   const char *message;
   const char *severity; // "" = the rule's
+  const char *experiments; // the experiment keys that show the claim, comma-separated
 };
 
 struct Rule {

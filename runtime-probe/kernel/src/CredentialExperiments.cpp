@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "Sockets.h"
@@ -325,6 +326,9 @@ Observation credentialsExperiment() {
          window("answer_before_client_option") + "', after it '" + window("answer_after_client_option") +
          "'; a sender with SO_PASSCRED, reader enabling it late '" + window("sender_option_then_late") + "'");
 
+  o.verdict = "late SO_PASSCRED on the reader: '" + late + "'; explicit SCM_CREDENTIALS to a reader "
+              "without SO_PASSCRED: '" + o.get("creds.table.stream.sendmsg_creds.neither")->text +
+              "'; written to a not-yet-accepted socket, SO_PASSCRED after accept(): '" + embryo + "'";
   o.implies("Credentials reach a reader only if it has SO_PASSCRED when it reads: a check guarded "
             "by 'if an SCM_CREDENTIALS cmsg is present' on a socket without SO_PASSCRED never runs.",
             {"afunix-creds-without-passcred"});
@@ -382,6 +386,8 @@ Observation listenerInheritExperiment() {
          "SO_PASSCRED=" + std::to_string(between));
   std::string inherit = !before ? "none" : between ? "accept" : "connect";
   o.set("creds.listener_inherit", Value::of(inherit));
+  o.verdict = "accepted sockets take the listener's SO_PASSCRED at " +
+              std::string(inherit == "none" ? "neither connect() nor accept()" : inherit + "()");
   if (inherit == "connect")
     o.implies("Accepted sockets take the listener's flags at connect() (6.16+): SO_PASSCRED set "
               "on a listener after listen() misses every client that already connected.",
@@ -476,6 +482,9 @@ Observation featuresExperiment() {
     o.set("features.so_passrights", Value::of(present));
   }
   bool pidfds = o.get("features.so_passpidfd")->boolean && o.get("features.so_peerpidfd")->boolean;
+  o.verdict = std::string("SO_PASSPIDFD ") + (o.get("features.so_passpidfd")->boolean ? "works" : "absent") +
+              ", SO_PEERPIDFD " + (o.get("features.so_peerpidfd")->boolean ? "works" : "absent") +
+              ", SO_PASSRIGHTS " + (o.get("features.so_passrights")->boolean ? "refuses fds (EPERM)" : "absent");
   if (pidfds)
     o.implies("Race-free peer identity is available: SO_PEERPIDFD at connect time, or "
               "SO_PASSPIDFD + SCM_PIDFD per message, instead of pids that can be reused.",
@@ -507,6 +516,7 @@ Observation passcredInetExperiment() {
       setsockopt(inet.get(), SOL_SOCKET, kSoPassPidfd, &one, sizeof one) == 0 ? "ok"
                                                                               : errnoName(errno);
   o.set("passcred.inet_passpidfd", Value::of(pidfdAnswer));
+  o.verdict = "setsockopt(SO_PASSCRED) on an AF_INET socket: " + answer + "; SO_PASSPIDFD: " + pidfdAnswer;
   o.note("setsockopt(AF_INET stream, SO_PASSCRED, 1): " + answer);
   o.note("setsockopt(AF_INET stream, SO_PASSPIDFD, 1): " + pidfdAnswer);
   if (answer == "EOPNOTSUPP")
@@ -517,6 +527,393 @@ Observation passcredInetExperiment() {
     o.implies("SO_PASSCRED on an inet socket is accepted and ignored here; the same call fails "
               "with EOPNOTSUPP on 6.16+, so don't rely on it succeeding.",
               {"afunix-passcred-wrong-family"});
+  return o;
+}
+
+// --- one experiment per claim of the credential rules ---------------------------------------
+
+namespace {
+
+// A stream or seqpacket connection to an autobound listener: client, and the accepted socket
+// (accept() happens when `accept` is called, so data can be sent to the embryo first).
+struct Connection {
+  Fd listener, client, server;
+  sockaddr_un addr{};
+  socklen_t len = 0;
+  bool open(int type) {
+    listener = autoboundListener(type, addr, len);
+    if (!listener)
+      return false;
+    client = connectTo(type, addr, len);
+    return static_cast<bool>(client);
+  }
+  bool accept() {
+    server = Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    return static_cast<bool>(server);
+  }
+};
+
+std::string sendByte(int fd, SendMethod method) {
+  return sendOne(fd, method) ? "" : "error: send " + errnoName(errno);
+}
+
+} // namespace
+
+Observation credsWithoutPasscredExperiment() {
+  Observation o;
+  o.experiment = "creds_without_passcred";
+  int cmsgs = 0, reads = 0;
+  for (int type : kSocketTypes) {
+    const std::string base = std::string("creds.without_passcred.") + typeName(type) + ".";
+    std::string plain = credentialsDelivered(type, SendMethod::Write, PasscredTiming::Neither);
+    std::string explicitCreds =
+        credentialsDelivered(type, SendMethod::SendmsgExplicitCreds, PasscredTiming::Neither);
+    std::string senderOnly = credentialsDelivered(type, SendMethod::Write, PasscredTiming::Sender);
+    o.set(base + "plain", Value::of(plain));
+    o.set(base + "explicit", Value::of(explicitCreds));
+    o.set(base + "sender_passcred", Value::of(senderOnly));
+    for (const std::string *got : {&plain, &explicitCreds, &senderOnly}) {
+      ++reads;
+      cmsgs += *got != "none";
+    }
+    o.note(std::string(typeName(type)) + " socketpair, reader never enables SO_PASSCRED: plain write '" +
+           plain + "', explicit SCM_CREDENTIALS '" + explicitCreds + "', SO_PASSCRED on the sender only '" +
+           senderOnly + "'");
+  }
+  o.set("creds.without_passcred.never_delivered", Value::of(cmsgs == 0));
+  o.verdict = cmsgs == 0 ? "a reader without SO_PASSCRED got no SCM_CREDENTIALS cmsg in " +
+                               std::to_string(reads) + " of " + std::to_string(reads) +
+                               " reads (stream, dgram, seqpacket; plain write, explicit "
+                               "SCM_CREDENTIALS, SO_PASSCRED on the sender only)"
+                         : "credentials reached a reader without SO_PASSCRED in " +
+                               std::to_string(cmsgs) + " of " + std::to_string(reads) + " reads";
+  o.implies("A check guarded by 'if an SCM_CREDENTIALS cmsg is present' on a socket that never "
+            "has SO_PASSCRED never runs, whatever the sender does.",
+            {"afunix-creds-without-passcred"});
+  return o;
+}
+
+Observation passcredHandedOverExperiment() {
+  Observation o;
+  o.experiment = "passcred_handed_over";
+  // The "service manager": a child process makes a bound datagram socket without SO_PASSCRED,
+  // hands it over with SCM_RIGHTS and exits; a peer queues a datagram before the receiving
+  // program enables SO_PASSCRED.
+  Pair handover = unixPair(SOCK_DGRAM);
+  if (!handover.a) {
+    o.fail("socketpair: " + errnoName(errno));
+    return o;
+  }
+  auto handedOver = [&]() -> Fd {
+    pid_t manager = fork();
+    if (manager == 0) {
+      Fd s(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+      sockaddr_un any{};
+      any.sun_family = AF_UNIX;
+      if (!s || bind(s.get(), reinterpret_cast<sockaddr *>(&any), sizeof(sa_family_t)) != 0)
+        _exit(1);
+      int fd = s.get();
+      _exit(sendWithFds(handover.b.get(), &fd, 1) == 1 ? 0 : 1);
+    }
+    if (manager < 0)
+      return {};
+    int status = 0;
+    waitpid(manager, &status, 0);
+    char byte;
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    if (recvmsg(handover.a.get(), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
+      return {};
+    cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (!c || c->cmsg_type != SCM_RIGHTS)
+      return {};
+    int fd;
+    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return Fd(fd);
+  };
+  auto peerTo = [](int socket) -> Fd {
+    sockaddr_un addr{};
+    socklen_t len = sizeof addr;
+    getsockname(socket, reinterpret_cast<sockaddr *>(&addr), &len);
+    Fd peer(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!peer || connect(peer.get(), reinterpret_cast<sockaddr *>(&addr), len) != 0)
+      return {};
+    return peer;
+  };
+  Fd late = handedOver();
+  Fd never = handedOver();
+  if (!late || !never) {
+    o.fail("the manager process could not hand a socket over");
+    return o;
+  }
+  Fd peer = peerTo(late.get()), peer2 = peerTo(never.get());
+  std::string err = peer && peer2 ? sendByte(peer.get(), SendMethod::Write) : "error: connect";
+  setFlag(late.get(), SO_PASSCRED);
+  if (err.empty())
+    err = sendByte(peer.get(), SendMethod::Write);
+  if (err.empty())
+    err = sendByte(peer2.get(), SendMethod::SendmsgExplicitCreds);
+  if (!err.empty()) {
+    o.fail(err);
+    return o;
+  }
+  std::string before = receiveCredentials(late.get()), after = receiveCredentials(late.get());
+  std::string neverEnabled = receiveCredentials(never.get());
+  o.set("passcred.handed_over.queued_before", Value::of(before));
+  o.set("passcred.handed_over.sent_after", Value::of(after));
+  o.set("passcred.handed_over.never_enabled", Value::of(neverEnabled));
+  o.note("bound dgram socket made by a child process without SO_PASSCRED and handed over with "
+         "SCM_RIGHTS; a datagram queued before this process enabled SO_PASSCRED: '" + before +
+         "', one sent after: '" + after + "'; a second such socket that never gets SO_PASSCRED, "
+         "explicit SCM_CREDENTIALS sent to it: '" + neverEnabled + "'");
+  o.verdict = "on a socket another process made and handed over, a datagram queued before the "
+              "receiving program enabled SO_PASSCRED arrived as '" + before + "', one sent after "
+              "as '" + after + "'; never enabled: '" + neverEnabled + "' even for explicit "
+              "SCM_CREDENTIALS";
+  o.implies("SO_PASSCRED must be set by whoever creates a handed-over socket (PassCredentials=yes): "
+            "what peers queued before the program enables it arrives without credentials.",
+            {"afunix-passcred-too-late", "afunix-creds-without-passcred"});
+  return o;
+}
+
+Observation passcredAcceptedLateExperiment() {
+  Observation o;
+  o.experiment = "passcred_accepted_late";
+  std::string summary;
+  for (int type : {SOCK_STREAM, SOCK_SEQPACKET}) {
+    const std::string base = std::string("passcred.accepted_late.") + typeName(type) + ".";
+    // Sent before accept() (to the embryo), between accept() and the setsockopt, and after.
+    Connection c;
+    std::string err;
+    if (!c.open(type))
+      err = "error: connect " + errnoName(errno);
+    if (err.empty())
+      err = sendByte(c.client.get(), SendMethod::Write);
+    if (err.empty() && !c.accept())
+      err = "error: accept " + errnoName(errno);
+    if (err.empty())
+      err = sendByte(c.client.get(), SendMethod::Write);
+    if (err.empty()) {
+      setFlag(c.server.get(), SO_PASSCRED);
+      err = sendByte(c.client.get(), SendMethod::Write);
+    }
+    // The server reads before enabling it: what that read gets, and what is still queued.
+    Connection r;
+    if (err.empty() && !r.open(type))
+      err = "error: connect " + errnoName(errno);
+    if (err.empty() && !r.accept())
+      err = "error: accept " + errnoName(errno);
+    if (err.empty())
+      err = sendByte(r.client.get(), SendMethod::Write);
+    if (err.empty())
+      err = sendByte(r.client.get(), SendMethod::Write);
+    if (!err.empty()) {
+      o.fail(err);
+      return o;
+    }
+    std::string beforeAccept = receiveCredentials(c.server.get());
+    std::string between = receiveCredentials(c.server.get());
+    std::string after = receiveCredentials(c.server.get());
+    std::string readBefore = receiveCredentials(r.server.get());
+    setFlag(r.server.get(), SO_PASSCRED);
+    std::string queued = receiveCredentials(r.server.get());
+    o.set(base + "before_accept", Value::of(beforeAccept));
+    o.set(base + "between", Value::of(between));
+    o.set(base + "after", Value::of(after));
+    o.set(base + "read_before", Value::of(readBefore));
+    o.set(base + "queued_after_read", Value::of(queued));
+    o.note(std::string(typeName(type)) + ": sent before accept() '" + beforeAccept +
+           "', between accept() and SO_PASSCRED '" + between + "', after '" + after +
+           "'; a read before SO_PASSCRED got '" + readBefore +
+           "', a message still queued then '" + queued + "'");
+    if (type == SOCK_STREAM)
+      summary = "sent before accept(): '" + beforeAccept + "'; between accept() and the "
+                "setsockopt: '" + between + "'; after it: '" + after + "'; a read before the "
+                "setsockopt got '" + readBefore + "' and a message still queued then '" + queued +
+                "' (stream and seqpacket alike)";
+  }
+  bool same = true;
+  for (const char *k : {"before_accept", "between", "after", "read_before", "queued_after_read"})
+    same = same && o.get(std::string("passcred.accepted_late.stream.") + k)->text ==
+                       o.get(std::string("passcred.accepted_late.seqpacket.") + k)->text;
+  o.verdict = same ? summary : "stream and seqpacket differ: see evidence";
+  o.implies("Enabling SO_PASSCRED on an accepted socket leaves a window from accept() to the "
+            "setsockopt: what the client sends in it arrives as pid=0 uid=65534.",
+            {"afunix-passcred-too-late"});
+  return o;
+}
+
+Observation passcredDgramLateExperiment() {
+  Observation o;
+  o.experiment = "passcred_dgram_late";
+  sockaddr_un addr{};
+  socklen_t len = sizeof(sa_family_t);
+  Fd receiver(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  addr.sun_family = AF_UNIX;
+  if (!receiver || bind(receiver.get(), reinterpret_cast<sockaddr *>(&addr), len) != 0) {
+    o.fail("bind: " + errnoName(errno));
+    return o;
+  }
+  len = sizeof addr;
+  getsockname(receiver.get(), reinterpret_cast<sockaddr *>(&addr), &len);
+  Fd sender(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!sender || connect(sender.get(), reinterpret_cast<sockaddr *>(&addr), len) != 0) {
+    o.fail("connect: " + errnoName(errno));
+    return o;
+  }
+  std::string err = sendByte(sender.get(), SendMethod::Write);
+  setFlag(receiver.get(), SO_PASSCRED);
+  if (err.empty())
+    err = sendByte(sender.get(), SendMethod::Write);
+  if (!err.empty()) {
+    o.fail(err);
+    return o;
+  }
+  std::string before = receiveCredentials(receiver.get()), after = receiveCredentials(receiver.get());
+  o.set("passcred.dgram_late.before", Value::of(before));
+  o.set("passcred.dgram_late.after", Value::of(after));
+  o.note("bound dgram socket, a datagram queued before SO_PASSCRED: '" + before + "', one after: '" +
+         after + "'");
+  o.verdict = "on a bound datagram socket, a datagram queued before SO_PASSCRED was enabled arrived "
+              "as '" + before + "', one sent after as '" + after + "'";
+  o.implies("A datagram socket must have SO_PASSCRED before bind(): datagrams queued earlier "
+            "arrive as pid=0 uid=65534.",
+            {"afunix-passcred-too-late"});
+  return o;
+}
+
+Observation passcredSocketpairLateExperiment() {
+  Observation o;
+  o.experiment = "passcred_socketpair_late";
+  std::string all;
+  bool same = true;
+  std::string first;
+  for (int type : kSocketTypes) {
+    std::string got = credentialsDelivered(type, SendMethod::Write, PasscredTiming::Late);
+    o.set(std::string("passcred.socketpair_late.") + typeName(type), Value::of(got));
+    all += std::string(all.empty() ? "" : ", ") + typeName(type) + " '" + got + "'";
+    if (first.empty())
+      first = got;
+    same = same && got == first;
+  }
+  o.note("socketpair(), the peer wrote, then SO_PASSCRED on the reader: " + all);
+  o.verdict = same ? "a message a socketpair() end's peer wrote before the reader enabled "
+                     "SO_PASSCRED arrived as '" + first + "' (stream, dgram, seqpacket)"
+                   : "types differ: " + all;
+  o.implies("Both ends of a socketpair() need SO_PASSCRED before either is handed out.",
+            {"afunix-passcred-too-late"});
+  return o;
+}
+
+Observation passcredClientLateExperiment() {
+  Observation o;
+  o.experiment = "passcred_client_late";
+  // A server that answers at once: the reply is queued before the client's late setsockopt.
+  auto exchange = [&](bool enableBeforeRequest, std::string &got) -> std::string {
+    Connection c;
+    if (!c.open(SOCK_STREAM) || !c.accept())
+      return "error: connect/accept " + errnoName(errno);
+    if (enableBeforeRequest)
+      setFlag(c.client.get(), SO_PASSCRED);
+    std::string err = sendByte(c.client.get(), SendMethod::Write);
+    char request;
+    if (err.empty() && read(c.server.get(), &request, 1) != 1)
+      err = "error: read " + errnoName(errno);
+    if (err.empty())
+      err = sendByte(c.server.get(), SendMethod::Write);
+    if (!err.empty())
+      return err;
+    if (!enableBeforeRequest)
+      setFlag(c.client.get(), SO_PASSCRED);
+    got = receiveCredentials(c.client.get());
+    return "";
+  };
+  std::string late, early;
+  std::string err = exchange(false, late);
+  if (err.empty())
+    err = exchange(true, early);
+  if (!err.empty()) {
+    o.fail(err);
+    return o;
+  }
+  o.set("passcred.client_late.after_request", Value::of(late));
+  o.set("passcred.client_late.before_request", Value::of(early));
+  o.note("stream client: request sent, server replied at once, then the client enabled "
+         "SO_PASSCRED and read the reply: '" + late + "'; SO_PASSCRED enabled after connect(), "
+         "before the request: '" + early + "'");
+  o.verdict = "a client that enabled SO_PASSCRED after sending its request got the server's "
+              "reply as '" + late + "'; enabled before the request: '" + early + "'";
+  o.implies("A client checking who answers must enable SO_PASSCRED before its first send.",
+            {"afunix-passcred-too-late"});
+  return o;
+}
+
+Observation passcredListenerAfterListenExperiment() {
+  Observation o;
+  o.experiment = "passcred_listener_after_listen";
+  sockaddr_un addr{};
+  socklen_t len = 0;
+  Fd listener = autoboundListener(SOCK_STREAM, addr, len);
+  Fd early = listener ? connectTo(SOCK_STREAM, addr, len) : Fd();
+  if (!early) {
+    o.fail("listener/connect: " + errnoName(errno));
+    return o;
+  }
+  setFlag(listener.get(), SO_PASSCRED);
+  Fd later = connectTo(SOCK_STREAM, addr, len);
+  Fd a(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  Fd b(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  std::string err = later && a && b ? sendByte(early.get(), SendMethod::Write) : "error: accept";
+  if (err.empty())
+    err = sendByte(later.get(), SendMethod::Write);
+  if (!err.empty()) {
+    o.fail(err);
+    return o;
+  }
+  std::string before = receiveCredentials(a.get()), after = receiveCredentials(b.get());
+  o.set("passcred.listener_after_listen.connected_before", Value::of(before));
+  o.set("passcred.listener_after_listen.connected_after", Value::of(after));
+  o.set("passcred.listener_after_listen.accepted_flag", Value::of(getFlag(a.get(), SO_PASSCRED)));
+  o.note("SO_PASSCRED on the listener after listen(); a client that connected before it, writing "
+         "after accept(): '" + before + "' (accepted socket SO_PASSCRED=" +
+         std::to_string(getFlag(a.get(), SO_PASSCRED)) + "); one that connected after: '" + after + "'");
+  o.verdict = "SO_PASSCRED set on a listener after listen(): a client that connected before it got '" +
+              before + "' for what it wrote after accept(), one that connected after got '" + after + "'";
+  o.implies("A listener needs SO_PASSCRED before listen(): clients that connect in between miss it "
+            "on kernels that copy listener flags at connect() (6.16+).",
+            {"afunix-passcred-too-late"});
+  return o;
+}
+
+Observation passcredListenerAfterAcceptExperiment() {
+  Observation o;
+  o.experiment = "passcred_listener_after_accept";
+  Connection c;
+  if (!c.open(SOCK_STREAM) || !c.accept()) {
+    o.fail("connect/accept: " + errnoName(errno));
+    return o;
+  }
+  setFlag(c.listener.get(), SO_PASSCRED);
+  std::string err = sendByte(c.client.get(), SendMethod::Write);
+  if (!err.empty()) {
+    o.fail(err);
+    return o;
+  }
+  std::string got = receiveCredentials(c.server.get());
+  o.set("passcred.listener_after_accept.accepted_before", Value::of(got));
+  o.set("passcred.listener_after_accept.accepted_flag", Value::of(getFlag(c.server.get(), SO_PASSCRED)));
+  o.note("SO_PASSCRED on the listener after it accepted a connection; that connection's client "
+         "wrote: '" + got + "' (accepted socket SO_PASSCRED=" +
+         std::to_string(getFlag(c.server.get(), SO_PASSCRED)) + ")");
+  o.verdict = "a connection accepted before SO_PASSCRED was set on its listener never got it: what "
+              "its client wrote arrived as '" + got + "'";
+  o.implies("SO_PASSCRED on a listener reaches only connections made after it.",
+            {"afunix-passcred-too-late"});
   return o;
 }
 

@@ -179,6 +179,7 @@ std::string serialize(const Observation &o) {
   for (const auto &e : o.evidence) line('e', e);
   for (const auto &i : o.implications) line('i', i);
   for (const auto &r : o.rules) line('r', r);
+  line('d', o.verdict);
   line('z', "end");
   return out;
 }
@@ -223,6 +224,7 @@ bool deserialize(std::string_view text, Observation &o) {
     case 'e': o.evidence.push_back(body); break;
     case 'i': o.implications.push_back(body); break;
     case 'r': o.rules.push_back(body); break;
+    case 'd': o.verdict = body; break;
     case 'z': complete = true; break;
     default: return false;
     }

@@ -11,13 +11,16 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "Sockets.h"
+#include <vector>
 #include "afunix/kernel/Experiments.h"
 
 namespace afunix::kernel {
@@ -87,6 +90,8 @@ Observation fdLimitExperiment() {
   o.note("bisection over one-message SCM_RIGHTS sends (" + std::to_string(trials) + " trials): " +
          std::to_string(low) + " fds pass, " + std::to_string(low + 1) + " fail with " +
          errnoName(refusal));
+  o.verdict = std::to_string(low) + " fds in one SCM_RIGHTS message were sent, " +
+              std::to_string(low + 1) + " failed with " + errnoName(refusal);
   o.implies("At most " + std::to_string(low) + " fds fit in one SCM_RIGHTS message; more fail "
             "with " + errnoName(refusal) + " and nothing is sent: split into chunks.",
             {"afunix-fd-limit"});
@@ -96,7 +101,10 @@ Observation fdLimitExperiment() {
 namespace {
 // One measurement, in a child that drops to an unprivileged user: "at N", "stopped N ERRNO" or
 // "fail WHAT ERRNO".
-std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std::string &error);
+// `keepCap` >= 0: the unprivileged user keeps that one capability (effective and permitted);
+// `maxSends`: give up (report "stopped N 0") after that many.
+std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std::string &error,
+                               int keepCap = -1, long maxSends = 100000);
 } // namespace
 
 Observation tooManyRefsExperiment(int nofile) {
@@ -145,6 +153,9 @@ Observation tooManyRefsExperiment(int nofile) {
            std::to_string(a) + " one-fd messages sent without receiving, the next sendmsg() "
            "failed with ETOOMANYREFS (twice the same; the count includes fds this user already had "
            "in flight elsewhere)");
+    o.verdict = "with RLIMIT_NOFILE " + std::to_string(nofile) + ", an unprivileged user's one-fd "
+                "sends failed with ETOOMANYREFS once its fds in flight (in this process and "
+                "elsewhere) exceeded the limit";
     if (a != nofile + 1)
       o.note("not RLIMIT_NOFILE+1 = " + std::to_string(nofile + 1) + ": " + std::to_string(nofile + 1 - a) +
              " fds of this user were in flight elsewhere for the whole measurement");
@@ -168,7 +179,8 @@ Observation tooManyRefsExperiment(int nofile) {
 }
 
 namespace {
-std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std::string &error) {
+std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std::string &error,
+                               int keepCap, long maxSends) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     error = "pipe2: " + errnoName(errno);
@@ -193,21 +205,33 @@ std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std:
     struct rlimit lim{static_cast<rlim_t>(nofile), static_cast<rlim_t>(nofile)};
     if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
       finish("fail setrlimit %ld %ld", errno, 0);
+    if (keepCap >= 0 && prctl(PR_SET_KEEPCAPS, 1) != 0)
+      finish("fail keepcaps %ld %ld", errno, 0);
     if (root && (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0))
       finish("fail drop-privileges %ld %ld", errno, 0);
+    if (keepCap >= 0) {
+      __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+      __user_cap_data_struct data[2] = {};
+      data[keepCap / 32].effective = data[keepCap / 32].permitted = 1u << (keepCap % 32);
+      if (syscall(SYS_capset, &header, data) != 0)
+        finish("fail capset %ld %ld", errno, 0);
+    }
     Pair carrier = unixPair(SOCK_STREAM);
     Pair payload = unixPair(SOCK_STREAM); // an AF_UNIX fd counts on every kernel version
     if (!carrier.a || !payload.a)
       finish("fail socketpair %ld %ld", errno, 0);
     int fd = payload.a.get();
-    for (long sent = 0; sent < 100000; ++sent) {
+    // Large enough that the carrier's buffer never fills before the limit matters.
+    int big = 16 << 20;
+    setsockopt(carrier.a.get(), SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
+    for (long sent = 0; sent < maxSends; ++sent) {
       if (sendWithFds(carrier.a.get(), &fd, 1, MSG_DONTWAIT) == 1)
         continue;
       if (errno == ETOOMANYREFS)
         finish("at %ld %ld", sent, 0);
       finish("stopped %ld %ld", sent, errno);
     }
-    finish("stopped %ld %ld", 100000, 0);
+    finish("stopped %ld %ld", maxSends, 0);
   }
   close(pipefd[1]);
   char buf[128] = {};
@@ -227,6 +251,141 @@ std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std:
   return std::string(buf, got);
 }
 } // namespace
+
+Observation tooManyRefsExemptExperiment() {
+  Observation o;
+  o.experiment = "etoomanyrefs_exempt";
+  constexpr int kNofile = 32;
+  constexpr long kSends = 4 * kNofile; // well past RLIMIT_NOFILE + 1
+  const std::string base = "fds.etoomanyrefs_exempt.";
+  for (const char *k : {"none", "cap_sys_resource", "cap_sys_admin"})
+    o.set(base + k, Value::null());
+  if (geteuid() != 0) {
+    o.skip("needs root: to drop to an unprivileged user keeping one capability");
+    return o;
+  }
+  uid_t uid = 65534;
+  gid_t gid = 65534;
+  if (passwd *pw = getpwnam("nobody")) {
+    uid = pw->pw_uid;
+    gid = pw->pw_gid;
+  }
+  struct Case {
+    const char *key;
+    int cap;
+    const char *label;
+  };
+  std::string summary;
+  unsigned long long permitted = 0;
+  {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("CapPrm:", 0) == 0)
+        permitted = std::strtoull(line.c_str() + 7, nullptr, 16);
+  }
+  for (const Case &c : {Case{"none", -1, "no capability"}, Case{"cap_sys_resource", kCapSysResource, "only CAP_SYS_RESOURCE"},
+                        Case{"cap_sys_admin", kCapSysAdmin, "only CAP_SYS_ADMIN"}}) {
+    if (c.cap >= 0 && !(permitted >> c.cap & 1)) {
+      o.note(std::string(c.label) + ": not measured, this process does not hold it (not in its "
+             "permitted set, e.g. a container's bounding set)");
+      summary += (summary.empty() ? "" : "; ") + std::string(c.label) + ": not measured here";
+      continue;
+    }
+    std::string error;
+    std::string got = measureTooManyRefs(kNofile, true, uid, gid, error, c.cap, kSends);
+    long a = 0, b = 0;
+    std::string result;
+    if (!error.empty()) {
+      o.fail(error);
+      return o;
+    }
+    // The value says what happened, not after how many: the count includes whatever else of
+    // this user is in flight on the machine (the evidence has it).
+    if (std::sscanf(got.c_str(), "at %ld %ld", &a, &b) == 2)
+      result = "ETOOMANYREFS";
+    else if (std::sscanf(got.c_str(), "stopped %ld %ld", &a, &b) == 2 && b == 0)
+      result = "no ETOOMANYREFS in " + std::to_string(a);
+    else {
+      o.fail(std::string(c.label) + ": " + got);
+      return o;
+    }
+    o.set(base + c.key, Value::of(result));
+    o.note(std::string("uid ") + std::to_string(uid) + " with " + c.label + ", RLIMIT_NOFILE " +
+           std::to_string(kNofile) + ", one-fd messages never received: " + result +
+           (result == "ETOOMANYREFS" ? " after " + std::to_string(a) : std::string()));
+    summary += (summary.empty() ? "" : "; ") + std::string(c.label) + ": " + result;
+  }
+  o.verdict = "one-fd sends past RLIMIT_NOFILE (" + std::to_string(kNofile) + ") by an unprivileged user with " + summary;
+  std::string exempt;
+  for (const char *k : {"cap_sys_resource", "cap_sys_admin"})
+    if (const Value *v = o.get(base + k); v && !v->isNull() && v->text.rfind("no ETOOMANYREFS", 0) == 0)
+      exempt += std::string(exempt.empty() ? "" : " and ") + (k[8] == 'r' ? "CAP_SYS_RESOURCE" : "CAP_SYS_ADMIN");
+  if (!exempt.empty())
+    o.implies(exempt + " lifted the in-flight limit here: such a sender never sees ETOOMANYREFS, "
+              "and nothing else bounds its fds in flight.",
+              {"afunix-fd-flood"});
+  return o;
+}
+
+// Two or more SCM_RIGHTS cmsgs in one message: SCM_MAX_FD counts their total.
+int sendFdsInCmsgs(const std::vector<int> &counts) {
+  Pair p = unixPair(SOCK_DGRAM);
+  Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!p.a || !devnull)
+    return errno;
+  std::size_t space = 0;
+  for (int n : counts)
+    space += CMSG_SPACE(sizeof(int) * static_cast<std::size_t>(n));
+  std::vector<char> control(space, 0);
+  char byte = 'x';
+  iovec iov{&byte, 1};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  for (int n : counts) {
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * static_cast<std::size_t>(n));
+    const int fd = devnull.get();
+    for (int i = 0; i < n; ++i)
+      std::memcpy(CMSG_DATA(c) + sizeof(int) * static_cast<std::size_t>(i), &fd, sizeof fd);
+    c = CMSG_NXTHDR(&msg, c);
+  }
+  ssize_t r = sendmsg(p.a.get(), &msg, MSG_DONTWAIT);
+  if (r == 1) {
+    char buf;
+    recvAndCloseFds(p.b.get(), &buf, 1, MSG_DONTWAIT);
+    return 0;
+  }
+  return errno;
+}
+
+Observation fdLimitTotalExperiment() {
+  Observation o;
+  o.experiment = "fd_limit_total";
+  const int half = kScmMaxFd / 2 + 1; // two of these exceed SCM_MAX_FD together, not alone
+  int split = sendFdsInCmsgs({half, half});
+  int fits = sendFdsInCmsgs({half, kScmMaxFd - half});
+  int one = sendFdsInCmsgs({kScmMaxFd});
+  auto answer = [](int err) { return err ? errnoName(err) : std::string("ok"); };
+  o.set("fds.limit_total.two_cmsgs_over", Value::of(answer(split)));
+  o.set("fds.limit_total.two_cmsgs_at_limit", Value::of(answer(fits)));
+  o.set("fds.limit_total.one_cmsg_at_limit", Value::of(answer(one)));
+  o.note("one message, two SCM_RIGHTS cmsgs of " + std::to_string(half) + " fds each (" +
+         std::to_string(2 * half) + " in all): " + answer(split) + "; of " + std::to_string(half) +
+         " and " + std::to_string(kScmMaxFd - half) + ": " + answer(fits) + "; one cmsg of " +
+         std::to_string(kScmMaxFd) + ": " + answer(one));
+  o.verdict = "two SCM_RIGHTS cmsgs of " + std::to_string(half) + " fds in one message: " +
+              answer(split) + "; " + std::to_string(kScmMaxFd) + " fds split over two cmsgs: " +
+              answer(fits) + ": the limit counts every SCM_RIGHTS cmsg of a message together";
+  o.implies("At most SCM_MAX_FD fds per message, counted over all its SCM_RIGHTS cmsgs.",
+            {"afunix-fd-limit"});
+  return o;
+}
 
 // --- the GC -----------------------------------------------------------------------------------
 
@@ -517,7 +676,7 @@ Observation gcExperiment(const GcOptions &options) {
               "behaviour); they pay ~" + std::to_string(static_cast<long>(ratio)) +
               "x once the user has >= " + std::to_string(kUnixInflightSaneUser) +
               " fds in flight and reference cycles exist. Bound the "
-              "fds in flight and never send a socket over itself or its peer.",
+              "fds in flight, and receive what lands on a socket's own queue before closing it.",
               {"afunix-fd-flood", "afunix-fd-cycle"});
   else if (waits && noFdWaits)
     o.implies("Every AF_UNIX sendmsg() waits for a running unix GC, with or without fds (<= 6.7 "
@@ -528,6 +687,222 @@ Observation gcExperiment(const GcOptions &options) {
               " sockets in flight (GC runs only after cyclic garbage, or is cheap here); "
               "fd floods still hit ETOOMANYREFS.",
               {"afunix-fd-flood"});
+  return o;
+}
+
+namespace {
+
+// Median ns of `samples` one-byte dgram sendmsg() calls, each carrying `fd` (-1: none) and
+// received at once (so they never add to what is in flight). `beforeEach` runs untimed before
+// every send. 0 when a send failed.
+template <typename Before>
+std::uint64_t timedSends(GcRig &rig, int fd, int samples, Before beforeEach) {
+  LatencyBlock block;
+  char byte;
+  for (int i = 0; i < samples; ++i) {
+    beforeEach();
+    std::uint64_t t0 = nowNs();
+    ssize_t n = sendWithFds(rig.measure.a.get(), &fd, fd >= 0 ? 1 : 0);
+    std::uint64_t t1 = nowNs();
+    if (n != 1 || recvAndCloseFds(rig.measure.b.get(), &byte, 1) != 1)
+      return 0;
+    block.ns.push_back(t1 - t0);
+    if (t1 > rig.deadlineNs) {
+      rig.outOfTime = true;
+      break;
+    }
+  }
+  return block.median();
+}
+std::uint64_t timedSends(GcRig &rig, int fd, int samples) {
+  return timedSends(rig, fd, samples, [] {});
+}
+
+// The same from a child process running as an unprivileged user (nobody) that has nothing in
+// flight of its own: its median, or 0.
+std::uint64_t timedSendsAsOtherUser(int samples) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0)
+    return 0;
+  pid_t child = fork();
+  if (child == 0) {
+    close(pipefd[0]);
+    uid_t uid = 65534;
+    gid_t gid = 65534;
+    if (passwd *pw = getpwnam("nobody")) {
+      uid = pw->pw_uid;
+      gid = pw->pw_gid;
+    }
+    std::uint64_t median = 0;
+    if (setgroups(0, nullptr) == 0 && setgid(gid) == 0 && setuid(uid) == 0) {
+      GcRig rig;
+      rig.measure = unixPair(SOCK_DGRAM);
+      rig.payload = unixPair(SOCK_STREAM);
+      rig.deadlineNs = nowNs() + 10'000'000'000ull;
+      if (rig.measure.a && rig.payload.a)
+        median = timedSends(rig, rig.payload.a.get(), samples);
+    }
+    (void)!write(pipefd[1], &median, sizeof median);
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::uint64_t median = 0;
+  if (child > 0) {
+    while (read(pipefd[0], &median, sizeof median) < 0 && errno == EINTR) {
+    }
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  close(pipefd[0]);
+  return median;
+}
+
+} // namespace
+
+Observation gcWaitConditionsExperiment(const GcConditionsOptions &options) {
+  Observation o;
+  o.experiment = "gc_wait_conditions";
+  const std::string base = "gc.conditions.";
+  const char *keys[] = {"idle_unix_fd_ns", "below_unix_fd_ns", "below_close_unix_fd_ns",
+                        "above_unix_fd_ns", "above_other_fd_ns", "above_no_fd_ns",
+                        "above_other_uid_unix_fd_ns", "collected_unix_fd_ns", "inflight_below",
+                        "inflight_above", "below_waits", "close_starts_wait", "above_waits",
+                        "other_fd_waits", "no_fd_waits", "other_uid_waits", "collected_waits",
+                        "release_starts_run"};
+  for (const char *k : keys)
+    o.set(base + k, Value::null());
+  if (!hasResourceOverride()) {
+    o.skip("needs CAP_SYS_RESOURCE to put more than RLIMIT_NOFILE fds in flight");
+    return o;
+  }
+  GcRig rig;
+  rig.measure = unixPair(SOCK_DGRAM);
+  rig.payload = unixPair(SOCK_STREAM);
+  rig.deadlineNs = nowNs() + static_cast<std::uint64_t>(options.timeBudgetSeconds * 1e9);
+  Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  Pair cyclic = unixPair(SOCK_STREAM), load = unixPair(SOCK_STREAM);
+  if (!rig.measure.a || !rig.payload.a || !devnull || !cyclic.a || !load.a) {
+    o.fail("socketpair: " + errnoName(errno));
+    return o;
+  }
+  int big = 64 << 20;
+  setsockopt(cyclic.a.get(), SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big);
+  setsockopt(load.a.get(), SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big);
+  const int samples = options.samples;
+  const int unixFd = rig.payload.a.get();
+  auto waits = [](std::uint64_t loaded, std::uint64_t idle) {
+    return loaded >= 10 * std::max<std::uint64_t>(1, idle);
+  };
+  std::uint64_t idle = timedSends(rig, unixFd, samples);
+
+  // 0. A release of an AF_UNIX socket while fds are in flight starts a GC run: garbage made for
+  //    the purpose (a socket in its own queue, closed) is freed by the next release.
+  bool releaseStartsRun = false;
+  for (int attempt = 0; attempt < 4 && !releaseStartsRun; ++attempt) {
+    Pair own = unixPair(SOCK_STREAM);
+    int fd = own.b.get();
+    if (!own.a || sendWithFds(own.a.get(), &fd, 1) != 1)
+      break;
+    std::vector<unsigned long> inodes = {inodeOf(own.b.get())};
+    own.a.reset();
+    usleep(20000); // the run this release started finds own.b still open
+    own.b.reset();
+    // Not listed any more: a run started elsewhere freed it first; again.
+    releaseStartsRun = listedInodes(inodes).size() == 1 && collectGarbage(inodes, 2.0);
+  }
+
+  // 1. Past 2024 (this user) but below the GC trigger, with reference cycles still open (each
+  //    pair in the other's queue, all reachable from `cyclic`): nothing starts a GC run...
+  std::string note;
+  int below = fillInflight(cyclic, options.belowTrigger, true, rig.deadlineNs, note);
+  std::uint64_t belowNs = timedSends(rig, unixFd, samples);
+  //    ...unless an AF_UNIX socket is released while fds are in flight (unix_release_sock). Each
+  //    release here follows a change of the graph (a socket queued on one that is itself in
+  //    flight: anchor.b, in its own queue), so each run walks the whole graph again rather than
+  //    its last grouping, as after any real program's change.
+  Pair anchor = unixPair(SOCK_STREAM);
+  int anchored = anchor.b.get();
+  sendWithFds(anchor.a.get(), &anchored, 1);
+  const int anchorEnd = anchor.a.get();
+  std::uint64_t closeNs = timedSends(rig, unixFd, samples, [anchorEnd] {
+    Pair p = unixPair(SOCK_STREAM);
+    int fd = p.a.get();
+    sendWithFds(anchorEnd, &fd, 1); // p.a queued on anchor.b; p.b's release starts the run
+  });
+  // 2. Past the trigger (16000 system-wide): every AF_UNIX sendmsg() starts a run; which wait?
+  int above = below + fillInflight(load, options.aboveTrigger - below, false, rig.deadlineNs, note);
+  std::uint64_t aboveNs = timedSends(rig, unixFd, samples);
+  std::uint64_t otherFdNs = timedSends(rig, devnull.get(), samples);
+  std::uint64_t noFdNs = timedSends(rig, -1, samples);
+  std::uint64_t otherUidNs = geteuid() == 0 ? timedSendsAsOtherUser(samples) : 0;
+  // 3. The cycles closed: garbage the next run frees; then no cycle is left to walk.
+  cyclic.a.reset();
+  cyclic.b.reset();
+  timedSends(rig, unixFd, 8); // the run that collects them
+  std::uint64_t collectedNs = timedSends(rig, unixFd, samples);
+  if (rig.outOfTime || !idle || !belowNs || !closeNs || !aboveNs || !otherFdNs || !noFdNs ||
+      !collectedNs) {
+    o.fail(rig.outOfTime ? "time budget spent before every block was measured"
+                         : "sendmsg: " + errnoName(errno) + (note.empty() ? "" : "; " + note));
+    return o;
+  }
+  o.set(base + "idle_unix_fd_ns", Value::of(static_cast<long long>(idle)));
+  o.set(base + "below_unix_fd_ns", Value::of(static_cast<long long>(belowNs)));
+  o.set(base + "below_close_unix_fd_ns", Value::of(static_cast<long long>(closeNs)));
+  o.set(base + "above_unix_fd_ns", Value::of(static_cast<long long>(aboveNs)));
+  o.set(base + "above_other_fd_ns", Value::of(static_cast<long long>(otherFdNs)));
+  o.set(base + "above_no_fd_ns", Value::of(static_cast<long long>(noFdNs)));
+  if (otherUidNs)
+    o.set(base + "above_other_uid_unix_fd_ns", Value::of(static_cast<long long>(otherUidNs)));
+  o.set(base + "collected_unix_fd_ns", Value::of(static_cast<long long>(collectedNs)));
+  o.set(base + "inflight_below", Value::of(below));
+  o.set(base + "inflight_above", Value::of(above));
+  const bool belowWaits = waits(belowNs, idle), closeWaits = waits(closeNs, idle),
+             aboveWaits = waits(aboveNs, idle), otherFdWaits = waits(otherFdNs, idle),
+             noFdWaits = waits(noFdNs, idle), collectedWaits = waits(collectedNs, idle);
+  o.set(base + "below_waits", Value::of(belowWaits));
+  o.set(base + "close_starts_wait", Value::of(closeWaits));
+  o.set(base + "above_waits", Value::of(aboveWaits));
+  o.set(base + "other_fd_waits", Value::of(otherFdWaits));
+  o.set(base + "no_fd_waits", Value::of(noFdWaits));
+  if (otherUidNs)
+    o.set(base + "other_uid_waits", Value::of(waits(otherUidNs, idle)));
+  o.set(base + "collected_waits", Value::of(collectedWaits));
+  o.set(base + "release_starts_run", Value::of(releaseStartsRun));
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "median ns of a 1-byte dgram sendmsg(), %d per block: idle, AF_UNIX fd %llu; %d "
+                "in flight with open cycles, below the trigger: %llu, with an AF_UNIX close before "
+                "each send: %llu",
+                samples, static_cast<unsigned long long>(idle), below,
+                static_cast<unsigned long long>(belowNs), static_cast<unsigned long long>(closeNs));
+  o.note(line);
+  std::snprintf(line, sizeof line,
+                "%d in flight (above the 16000 trigger), cycles open: AF_UNIX fd %llu, /dev/null fd "
+                "%llu, no fd %llu, AF_UNIX fd from uid nobody with nothing in flight %s; cycles "
+                "closed and collected (no cycle left to walk): AF_UNIX fd %llu",
+                above, static_cast<unsigned long long>(aboveNs),
+                static_cast<unsigned long long>(otherFdNs), static_cast<unsigned long long>(noFdNs),
+                otherUidNs ? std::to_string(otherUidNs).c_str() : "(not measured: not root)",
+                static_cast<unsigned long long>(collectedNs));
+  o.note(line);
+  auto yes = [](bool b) { return b ? "waited" : "did not wait"; };
+  (void)closeWaits; // a number, not a verdict: whether the send meets the run depends on scheduling
+  o.verdict = std::string("a release of an AF_UNIX socket with fds in flight ") +
+              (releaseStartsRun ? "started a GC run (garbage was freed)" : "did not free garbage") +
+              "; AF_UNIX-fd sends of a user with >= 2024 in flight: below the GC trigger " +
+              yes(belowWaits) + ", above it with cycles open " + yes(aboveWaits) +
+              "; above it, sends of a /dev/null fd " +
+              yes(otherFdWaits) + ", sends without fds " + yes(noFdWaits) +
+              (otherUidNs ? std::string(", AF_UNIX-fd sends of another uid with nothing in flight ") +
+                                yes(waits(otherUidNs, idle))
+                          : std::string());
+  o.implies("Only sendmsg() calls that carry AF_UNIX fds, from a user with >= 2024 fds in flight, "
+            "wait, and only while a GC run is in progress: runs start past 16000 sockets in flight "
+            "or when an AF_UNIX socket is released with fds in flight. A run is long while "
+            "reference cycles among in-flight sockets are still open.",
+            {"afunix-fd-flood", "afunix-fd-cycle"});
   return o;
 }
 

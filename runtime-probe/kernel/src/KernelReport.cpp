@@ -1,6 +1,7 @@
 #include "afunix/kernel/KernelReport.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "afunix/RuleCatalog.h"
+#include "afunix/kernel/ExperimentRegistry.h"
 #include "afunix/kernel/Experiments.h"
 
 namespace afunix::kernel {
@@ -16,8 +18,10 @@ namespace {
 
 struct Planned {
   const char *name;
-  std::function<Observation()> run;
+  std::function<Observation()> run; // empty: registered but not built in (a test catches it)
   double timeoutSeconds;
+  bool heavy;
+  bool sharesInflight;
 };
 
 // Ordered tree of dotted keys, for nested JSON.
@@ -114,6 +118,55 @@ const std::vector<std::string> &documentedKeys() {
       "gc.unix_fd_wait.ratio",
       "gc.unix_fd_wait.waits",
       "gc.unix_fd_wait.no_fd_waits",
+      "fds.limit_total.two_cmsgs_over",
+      "fds.limit_total.two_cmsgs_at_limit",
+      "fds.limit_total.one_cmsg_at_limit",
+      "fds.etoomanyrefs_exempt.none",
+      "fds.etoomanyrefs_exempt.cap_sys_resource",
+      "fds.etoomanyrefs_exempt.cap_sys_admin",
+      "gc.conditions.idle_unix_fd_ns",
+      "gc.conditions.below_unix_fd_ns",
+      "gc.conditions.below_close_unix_fd_ns",
+      "gc.conditions.above_unix_fd_ns",
+      "gc.conditions.above_other_fd_ns",
+      "gc.conditions.above_no_fd_ns",
+      "gc.conditions.above_other_uid_unix_fd_ns",
+      "gc.conditions.collected_unix_fd_ns",
+      "gc.conditions.inflight_below",
+      "gc.conditions.inflight_above",
+      "gc.conditions.below_waits",
+      "gc.conditions.close_starts_wait",
+      "gc.conditions.above_waits",
+      "gc.conditions.other_fd_waits",
+      "gc.conditions.no_fd_waits",
+      "gc.conditions.other_uid_waits",
+      "gc.conditions.collected_waits",
+      "gc.conditions.release_starts_run",
+      "gc.shapes.as_selftest",
+      "gc.shapes.stream.triangle.left",
+      "fd_cycle.own_queue_needs_gc",
+      "fd_cycle.stream.own_queue_left",
+      "fd_cycle.stream.over_itself_left",
+      "fd_cycle.connected_own_queue_left",
+      "fd_cycle.own_address_left",
+      "fd_cycle.other_address_left",
+      "fd_cycle.unconnected_self_send",
+      "creds.without_passcred.never_delivered",
+      "passcred.handed_over.queued_before",
+      "passcred.handed_over.sent_after",
+      "passcred.handed_over.never_enabled",
+      "passcred.accepted_late.stream.before_accept",
+      "passcred.accepted_late.stream.between",
+      "passcred.accepted_late.stream.after",
+      "passcred.accepted_late.stream.read_before",
+      "passcred.dgram_late.before",
+      "passcred.dgram_late.after",
+      "passcred.socketpair_late.stream",
+      "passcred.client_late.after_request",
+      "passcred.client_late.before_request",
+      "passcred.listener_after_listen.connected_before",
+      "passcred.listener_after_listen.connected_after",
+      "passcred.listener_after_accept.accepted_before",
       "meminit.init_on_alloc",
       "meminit.init_on_free",
       "meminit.source",
@@ -149,32 +202,66 @@ KernelReport runKernelReport(const KernelReportOptions &options) {
   gc.inflight = options.gcInflight;
   gc.samples = options.gcSamples;
   gc.timeBudgetSeconds = t * 0.8; // finish with what was measured before the hard kill
-  std::vector<Planned> plan = {
-      {"creds", credentialsExperiment, t},
-      {"listener_inherit", listenerInheritExperiment, t},
-      {"features", featuresExperiment, t},
-      {"passcred_inet", passcredInetExperiment, t},
-      {"fd_limit", fdLimitExperiment, t},
-      {"etoomanyrefs", [] { return tooManyRefsExperiment(64); }, t},
-      {"gc", [gc] { return gcExperiment(gc); }, t},
-      {"meminit", meminitExperiment, t},
+  GcConditionsOptions conditions;
+  conditions.timeBudgetSeconds = t * 0.8;
+  // The experiment functions, by the names of afunix/kernel/ExperimentRegistry.h (checked below).
+  const std::map<std::string, std::function<Observation()>> functions = {
+      {"creds", credentialsExperiment},
+      {"listener_inherit", listenerInheritExperiment},
+      {"features", featuresExperiment},
+      {"passcred_inet", passcredInetExperiment},
+      {"fd_limit", fdLimitExperiment},
+      {"fd_limit_total", fdLimitTotalExperiment},
+      {"etoomanyrefs", [] { return tooManyRefsExperiment(64); }},
+      {"etoomanyrefs_exempt", tooManyRefsExemptExperiment},
+      {"gc", [gc] { return gcExperiment(gc); }},
+      {"gc_wait_conditions", [conditions] { return gcWaitConditionsExperiment(conditions); }},
+      {"gc_shapes", gcShapesExperiment},
+      {"fd_cycle_own_queue", fdCycleOwnQueueExperiment},
+      {"fd_cycle_own_address", fdCycleOwnAddressExperiment},
+      {"creds_without_passcred", credsWithoutPasscredExperiment},
+      {"passcred_handed_over", passcredHandedOverExperiment},
+      {"passcred_accepted_late", passcredAcceptedLateExperiment},
+      {"passcred_dgram_late", passcredDgramLateExperiment},
+      {"passcred_socketpair_late", passcredSocketpairLateExperiment},
+      {"passcred_client_late", passcredClientLateExperiment},
+      {"passcred_listener_after_listen", passcredListenerAfterListenExperiment},
+      {"passcred_listener_after_accept", passcredListenerAfterAcceptExperiment},
+      {"meminit", meminitExperiment},
   };
+  std::vector<Planned> plan;
+  for (const ExperimentKey &key : kExperimentKeys) {
+    if (!options.only.empty() &&
+        std::find(options.only.begin(), options.only.end(), key.name) == options.only.end())
+      continue;
+    auto it = functions.find(key.name);
+    plan.push_back({key.name, it == functions.end() ? nullptr : it->second, t, key.heavy,
+                    key.inflight});
+  }
   Isolation isolation;
   isolation.privateNetwork = options.privateNetwork;
   // ETOOMANYREFS counts a user's fds in flight, the GC counts everyone's: two runs at once would
   // measure each other. They take turns (InflightLock); one that cannot get its turn reports
   // nothing rather than a disturbed figure.
   std::unique_ptr<InflightLock> lock;
-  for (const auto &p : plan) {
+  std::size_t lastSharing = 0;
+  for (std::size_t i = 0; i < plan.size(); ++i)
+    if (plan[i].sharesInflight)
+      lastSharing = i;
+  for (std::size_t index = 0; index < plan.size(); ++index) {
+    const Planned &p = plan[index];
     std::string name = p.name;
-    if (options.quick && name == "gc") {
+    if ((options.quick && p.heavy) || !p.run) {
       Observation skipped;
-      skipped.experiment = "gc";
-      skipped.skip("--quick");
+      skipped.experiment = name;
+      if (!p.run)
+        skipped.fail("registered in ExperimentRegistry.h but not built into this afunix-probe");
+      else
+        skipped.skip("--quick");
       report.observations.push_back(skipped);
       continue;
     }
-    bool sharesInflight = name == "etoomanyrefs" || name == "gc";
+    bool sharesInflight = p.sharesInflight;
     if (sharesInflight && !lock)
       lock = std::make_unique<InflightLock>(2 * t);
     if (sharesInflight && !lock->held()) {
@@ -192,8 +279,8 @@ KernelReport runKernelReport(const KernelReportOptions &options) {
       o.note("waited " + std::to_string(static_cast<int>(lock->waitedSeconds() * 10) / 10.0).substr(0, 4) +
              " s for another afunix-probe run to finish its in-flight measurements");
     report.observations.push_back(std::move(o));
-    if (name == "gc")
-      lock.reset();
+    if (index == lastSharing)
+      lock.reset(); // the in-flight experiments are done: another run may take its turn
   }
   lock.reset();
   for (const auto &o : report.observations)
@@ -236,7 +323,8 @@ std::string toJson(const KernelReport &r) {
     out += "    {\n      \"name\": " + quote(o.experiment) + ",\n      \"status\": " +
            quote(statusName(o.status)) + ",\n      \"reason\": " +
            (o.reason.empty() ? std::string("null") : quote(o.reason)) +
-           ",\n      \"seconds\": " + secs + ",\n      \"evidence\": " +
+           ",\n      \"seconds\": " + secs + ",\n      \"verdict\": " +
+           (o.verdict.empty() ? std::string("null") : quote(o.verdict)) + ",\n      \"evidence\": " +
            stringArray(o.evidence, 6) + ",\n      \"implies\": " +
            stringArray(o.implications, 6) + ",\n      \"rules\": " + stringArray(o.rules, 6) +
            "\n    }";
@@ -282,6 +370,8 @@ std::string toText(const KernelReport &r) {
           out += row;
         }
     }
+    if (!o.verdict.empty())
+      out += "  what the kernel did: " + o.verdict + "\n";
     for (const auto &e : o.evidence)
       out += "  - " + e + "\n";
     for (const auto &i : o.implications)

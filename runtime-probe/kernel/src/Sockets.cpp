@@ -2,7 +2,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
+#include <sys/stat.h>
 #include <vector>
 
 namespace afunix::kernel {
@@ -67,6 +70,55 @@ std::string pidOfPidfd(int pidfd) {
       return p == std::string::npos ? "" : line.substr(p);
     }
   return "";
+}
+
+} // namespace afunix::kernel
+
+namespace afunix::kernel {
+
+unsigned long inodeOf(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? static_cast<unsigned long>(st.st_ino) : 0;
+}
+
+std::vector<unsigned long> listedInodes(const std::vector<unsigned long> &inodes) {
+  std::vector<unsigned long> listed;
+  std::ifstream in("/proc/net/unix");
+  std::string line;
+  std::getline(in, line); // header: Num RefCount Protocol Flags Type St Inode Path
+  while (std::getline(in, line)) {
+    char *end = nullptr;
+    const char *p = line.c_str();
+    for (int field = 0; field < 6 && p; ++field) { // skip to the 7th column, the inode
+      p = std::strchr(p, ' ');
+      while (p && *p == ' ')
+        ++p;
+    }
+    if (!p)
+      continue;
+    unsigned long inode = std::strtoul(p, &end, 10);
+    for (unsigned long wanted : inodes)
+      if (wanted == inode)
+        listed.push_back(inode);
+  }
+  return listed;
+}
+
+bool collectGarbage(const std::vector<unsigned long> &inodes, double seconds) {
+  timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    {
+      Pair trigger = unixPair(SOCK_DGRAM); // its release starts a GC run (unix_release_sock)
+    }
+    if (listedInodes(inodes).empty())
+      return true;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (static_cast<double>(now.tv_sec - start.tv_sec) +
+            static_cast<double>(now.tv_nsec - start.tv_nsec) / 1e9 > seconds)
+      return false;
+    usleep(2000);
+  }
 }
 
 } // namespace afunix::kernel

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 namespace afunix::kernel {
 
@@ -63,5 +64,20 @@ ssize_t sendWithFds(int sock, const int *fds, int count, int flags = 0);
 ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags = 0);
 
 std::string pidOfPidfd(int pidfd); // the "Pid:" line of /proc/self/fdinfo/<pidfd>, "" if none
+
+} // namespace afunix::kernel
+
+namespace afunix::kernel {
+
+// The socket inode of an fd (st_ino), 0 if it is not open.
+unsigned long inodeOf(int fd);
+// Which of `inodes` /proc/net/unix (this network namespace) still lists: sockets the kernel has
+// not freed. A socket released by close() leaves the table at once; one only the GC can free
+// stays until a GC run.
+std::vector<unsigned long> listedInodes(const std::vector<unsigned long> &inodes);
+// Starts a unix GC run the way the kernel does after a close: releasing an AF_UNIX socket while
+// anything is in flight. Then waits (up to `seconds`) until none of `inodes` is listed; returns
+// whether they all went.
+bool collectGarbage(const std::vector<unsigned long> &inodes, double seconds);
 
 } // namespace afunix::kernel

@@ -1,4 +1,4 @@
-// A deliberate self-send in a GC test, suppressed.
+// A deliberate own-queue send in a GC test, suppressed.
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/socket.h>

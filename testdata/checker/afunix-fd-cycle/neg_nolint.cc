@@ -1,4 +1,4 @@
-// C++: a deliberate self-send in a GC stress test, suppressed on the line before.
+// C++: a deliberate own-queue send in a GC stress test, suppressed on the line before.
 #include <cstring>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,9 +23,12 @@ static bool sendFd(int over, int fd) {
 }
 
 bool makeGarbage() {
-  int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0)
+    return false;
   // NOLINTNEXTLINE(afunix-fd-cycle)
-  bool ok = sendFd(s, s);
-  close(s);
+  bool ok = sendFd(sv[0], sv[1]);
+  close(sv[0]);
+  close(sv[1]);
   return ok;
 }

@@ -43,6 +43,9 @@ struct Observation {
   std::vector<std::string> evidence;                 // what was done and seen, one line each
   std::vector<std::string> implications;             // what it means for programs on this kernel
   std::vector<std::string> rules;                    // catalog ids that matter given the result
+  // What the kernel did, in one sentence with no timing in it: the same on every run on one
+  // kernel. The rule pages quote it beside each claim (a test re-runs the experiment and compares).
+  std::string verdict;
 
   void set(const std::string &key, Value value);
   const Value *get(std::string_view key) const;

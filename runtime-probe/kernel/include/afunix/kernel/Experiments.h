@@ -8,6 +8,7 @@
 
 #include "afunix/KernelConstants.h"
 #include "afunix/kernel/Experiment.h"
+#include "afunix/kernel/gc_shapes.h"
 
 namespace afunix::kernel {
 
@@ -29,14 +30,28 @@ Observation credentialsExperiment();      // creds.table.*, default_attach, late
 Observation listenerInheritExperiment();  // creds.listener_inherit
 Observation featuresExperiment();         // features.so_passpidfd / so_peerpidfd / so_passrights
 Observation passcredInetExperiment();     // passcred.inet
+// One per claim of the credential rules' messages (see ExperimentRegistry.h).
+Observation credsWithoutPasscredExperiment();         // creds.without_passcred.*
+Observation passcredHandedOverExperiment();           // passcred.handed_over.*
+Observation passcredAcceptedLateExperiment();         // passcred.accepted_late.<type>.*
+Observation passcredDgramLateExperiment();            // passcred.dgram_late.*
+Observation passcredSocketpairLateExperiment();       // passcred.socketpair_late.<type>
+Observation passcredClientLateExperiment();           // passcred.client_late.*
+Observation passcredListenerAfterListenExperiment();  // passcred.listener_after_listen.*
+Observation passcredListenerAfterAcceptExperiment();  // passcred.listener_after_accept.*
 
 // --- fd passing (section B) ------------------------------------------------------------------
 
 // Whether one SCM_RIGHTS message with `count` fds is accepted; errno of the refusal otherwise.
 int sendFdsOnce(int count); // 0 on success, errno on failure
 Observation fdLimitExperiment();          // fds.max_per_message
+// Several SCM_RIGHTS cmsgs in one message (0 or errno), and the experiment: fds.limit_total.*
+int sendFdsInCmsgs(const std::vector<int> &counts);
+Observation fdLimitTotalExperiment();
 // ETOOMANYREFS as an unprivileged user whose RLIMIT_NOFILE is `rlimit`.
 Observation tooManyRefsExperiment(int nofile = 64); // fds.etoomanyrefs_at
+// The same past RLIMIT_NOFILE with no capability, only CAP_SYS_RESOURCE, only CAP_SYS_ADMIN.
+Observation tooManyRefsExemptExperiment(); // fds.etoomanyrefs_exempt.*
 
 struct GcOptions {
   int inflight = 17000;  // AF_UNIX socket references to keep in flight (GC is queued past 16000)
@@ -65,8 +80,31 @@ struct GcMeasurement {
 // flight, then with `inflight` sockets in flight without and with reference cycles.
 GcMeasurement measureGcWait(const GcOptions &options);
 Observation gcExperiment(const GcOptions &options); // gc.unix_fd_wait
+// Which sends wait for a GC run, and when a run happens: gc.conditions.*
+struct GcConditionsOptions {
+  int belowTrigger = 3000;  // >= 2024 (the user threshold), < 16000 (the GC trigger)
+  int aboveTrigger = 19000; // > 16000 even after the cycles (belowTrigger of them) are collected
+  int samples = 256;
+  double timeBudgetSeconds = 40;
+};
+Observation gcWaitConditionsExperiment(const GcConditionsOptions &options);
 // funclatency-style "nsecs : count distribution" log2 histogram.
 std::string log2Histogram(const LatencyBlock &block);
+
+// What outlives the closes (CycleExperiments.cpp). A shape of the kernel's scm_rights selftest
+// (afunix/kernel/gc_shapes.h) built on socketpairs of `type`, every fd closed (with every fd
+// received first when `receiveFirst`): how many of its vertices /proc/net/unix still lists, and
+// after a GC run.
+struct ShapeOutcome {
+  int left = -1;          // vertices still listed right after the closes
+  bool freedByGc = false; // they all went after a GC run was started
+  int afterGc = -1;
+  std::string error;
+};
+ShapeOutcome runGcShape(const afunix_gc_shape &shape, int type, bool receiveFirst);
+Observation gcShapesExperiment();          // gc.shapes.<type>.<shape>.left / after_gc / received_left
+Observation fdCycleOwnQueueExperiment();   // fd_cycle.<type>.own_queue_left, over_itself_left, ...
+Observation fdCycleOwnAddressExperiment(); // fd_cycle.own_address_left, other_address_left, ...
 
 // --- memory auto-init (section C) ------------------------------------------------------------
 

@@ -14,6 +14,7 @@ struct KernelReportOptions {
   bool privateNetwork = true;
   int gcInflight = 17000;
   int gcSamples = 1024;       // per block; `bench gc` takes 4096 like the 2024 measurement
+  std::vector<std::string> only; // run only these experiments (ExperimentRegistry.h names)
 };
 
 struct KernelReport {
