@@ -135,21 +135,30 @@ Fd connectTo(int type, const sockaddr_un &addr, socklen_t len) {
   return client;
 }
 
-// One connection of `type` on a fresh listener: the client, the accepted socket and the listener.
+// A stream or seqpacket connection to an autobound listener: client, and the accepted socket
+// (accept() happens when `accept` is called, so data can be sent to the embryo first).
 struct Connection {
-  Fd listener, client, accepted;
-  std::string error;
-};
-Connection connection(int type, bool acceptNow) {
-  Connection c;
+  Fd listener, client, server;
+  std::string error; // the set-up step that failed, as connection() leaves it
   sockaddr_un addr{};
   socklen_t len = 0;
-  c.listener = autoboundListener(type, addr, len);
-  if (c.listener)
-    c.client = connectTo(type, addr, len);
-  if (c.client && acceptNow)
-    c.accepted = Fd(accept4(c.listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-  if (!c.listener || !c.client || (acceptNow && !c.accepted))
+  bool open(int type) {
+    listener = autoboundListener(type, addr, len);
+    if (!listener)
+      return false;
+    client = connectTo(type, addr, len);
+    return static_cast<bool>(client);
+  }
+  bool accept() {
+    server = Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    return static_cast<bool>(server);
+  }
+};
+
+// One connection of `type` on a fresh listener, accepted now or left for the caller to accept.
+Connection connection(int type, bool acceptNow) {
+  Connection c;
+  if (!c.open(type) || (acceptNow && !c.accept()))
     c.error = "error: set-up " + errnoName(errno);
   return c;
 }
@@ -167,10 +176,10 @@ void connectionWindows(Observation &o, int type) {
   { // accepted-socket: a message between accept() and the server's option, one after it.
     Connection c = connection(type, true);
     std::string between = c.error, after = c.error;
-    if (c.error.empty() && sendByte(c.client.get()) && setFlag(c.accepted.get(), SO_PASSCRED) &&
+    if (c.error.empty() && sendByte(c.client.get()) && setFlag(c.server.get(), SO_PASSCRED) &&
         sendByte(c.client.get())) {
-      between = receiveCredentials(c.accepted.get());
-      after = receiveCredentials(c.accepted.get());
+      between = receiveCredentials(c.server.get());
+      after = receiveCredentials(c.server.get());
     }
     set("between_accept_and_option", between);
     set("after_option", after);
@@ -179,19 +188,19 @@ void connectionWindows(Observation &o, int type) {
     Connection c = connection(type, true);
     std::string read = c.error;
     if (c.error.empty() && sendByte(c.client.get()))
-      read = receiveCredentials(c.accepted.get());
+      read = receiveCredentials(c.server.get());
     set("read_before_option", read);
   }
   { // listener-after-listen, handed-over-listener: a connection pending when the listener gets it.
     Connection c = connection(type, false);
     std::string pending = c.error;
     if (c.error.empty() && setFlag(c.listener.get(), SO_PASSCRED)) {
-      c.accepted = Fd(accept4(c.listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      c.accept();
       // Written after accept(): with the flag inherited (3.12-6.15) it would carry credentials.
-      if (!c.accepted)
+      if (!c.server)
         pending = "error: accept " + errnoName(errno);
       else if (sendByte(c.client.get()))
-        pending = receiveCredentials(c.accepted.get());
+        pending = receiveCredentials(c.server.get());
     }
     set("pending_at_listener_option", pending);
   }
@@ -199,7 +208,7 @@ void connectionWindows(Observation &o, int type) {
     Connection c = connection(type, true);
     std::string answer = c.error;
     if (c.error.empty() && sendByte(c.client.get()) &&
-        receiveCredentials(c.accepted.get()).rfind("error", 0) != 0 && sendByte(c.accepted.get()) &&
+        receiveCredentials(c.server.get()).rfind("error", 0) != 0 && sendByte(c.server.get()) &&
         setFlag(c.client.get(), SO_PASSCRED))
       answer = receiveCredentials(c.client.get());
     set("answer_before_client_option", answer);
@@ -208,7 +217,7 @@ void connectionWindows(Observation &o, int type) {
     Connection c = connection(type, true);
     std::string answer = c.error;
     if (c.error.empty() && setFlag(c.client.get(), SO_PASSCRED) && sendByte(c.client.get()) &&
-        receiveCredentials(c.accepted.get()).rfind("error", 0) != 0 && sendByte(c.accepted.get()))
+        receiveCredentials(c.server.get()).rfind("error", 0) != 0 && sendByte(c.server.get()))
       answer = receiveCredentials(c.client.get());
     set("answer_after_client_option", answer);
   }
@@ -217,8 +226,8 @@ void connectionWindows(Observation &o, int type) {
     Connection c = connection(type, true);
     std::string got = c.error;
     if (c.error.empty() && setFlag(c.client.get(), SO_PASSCRED) && sendByte(c.client.get()) &&
-        setFlag(c.accepted.get(), SO_PASSCRED))
-      got = receiveCredentials(c.accepted.get());
+        setFlag(c.server.get(), SO_PASSCRED))
+      got = receiveCredentials(c.server.get());
     set("sender_option_then_late", got);
   }
 }
@@ -533,25 +542,6 @@ Observation passcredInetExperiment() {
 // --- one experiment per claim of the credential rules ---------------------------------------
 
 namespace {
-
-// A stream or seqpacket connection to an autobound listener: client, and the accepted socket
-// (accept() happens when `accept` is called, so data can be sent to the embryo first).
-struct Connection {
-  Fd listener, client, server;
-  sockaddr_un addr{};
-  socklen_t len = 0;
-  bool open(int type) {
-    listener = autoboundListener(type, addr, len);
-    if (!listener)
-      return false;
-    client = connectTo(type, addr, len);
-    return static_cast<bool>(client);
-  }
-  bool accept() {
-    server = Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    return static_cast<bool>(server);
-  }
-};
 
 std::string sendByte(int fd, SendMethod method) {
   return sendOne(fd, method) ? "" : "error: send " + errnoName(errno);
