@@ -24,5 +24,5 @@ int daemon_start(struct daemon *d) {
 // EXPECT-FIXED: int one = 1;
 // EXPECT-FIXED: setsockopt(d->listen_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
 // EXPECT-FIXED: listen(d->listen_fd, 32); // EXPECT-NOTE: listen() here
-// EXPECT-FIXED: // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' a few instructions after listen() EXPECT-SEVERITY: note
+// EXPECT-FIXED: // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'd->listen_fd' after listen(), before any accept() EXPECT-SEVERITY: note
 // EXPECT-FIXED: return d->listen_fd;
