@@ -32,7 +32,8 @@ import run_expectations  # noqa: E402
 
 def single_file_project(sample, tmp):
     rule_dir = os.path.basename(os.path.dirname(sample.path))
-    root = os.path.join(tmp, rule_dir + "." + os.path.splitext(os.path.basename(sample.path))[0])
+    # The file's name with its extension: pos_own_address.c and pos_own_address.cc are two samples.
+    root = os.path.join(tmp, rule_dir + "." + os.path.basename(sample.path).replace(".", "_"))
     os.makedirs(root)
     path = os.path.join(root, os.path.basename(sample.path))
     shutil.copy(sample.path, path)
