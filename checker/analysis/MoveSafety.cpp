@@ -432,6 +432,20 @@ bool setsToConstant(const Stmt *s, const VarDecl *var, const ASTContext &ctx) {
 
 const VarDecl *first(const VarSet &vars) { return vars.empty() ? nullptr : *vars.begin(); }
 
+// A return, break, continue, goto or throw anywhere in it: moved up, it would leave before the
+// statements it crossed (`return setsockopt(...) == 0;` above listen() never listens).
+bool leavesFlow(const Stmt *s) {
+  if (!s)
+    return false;
+  if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, CXXThrowExpr,
+          CoreturnStmt>(s))
+    return true;
+  for (const Stmt *child : s->children())
+    if (leavesFlow(child))
+      return true;
+  return false;
+}
+
 } // namespace
 
 void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *function,
@@ -443,7 +457,7 @@ void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *fu
   out.companions.clear();
 
   const Stmt *const *at = llvm::find(block.body(), &stmt);
-  if (at == block.body_end() || stmt.getBeginLoc().isMacroID())
+  if (at == block.body_end() || stmt.getBeginLoc().isMacroID() || leavesFlow(&stmt))
     return;
   FileID file = sm.getFileID(stmt.getBeginLoc());
   llvm::StringRef buffer = sm.getBufferData(file);

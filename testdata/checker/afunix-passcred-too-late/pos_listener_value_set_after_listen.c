@@ -22,7 +22,7 @@ int server_open(const char *path) {
     return -1;
   }
   on = 1;
-  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) { // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: a few instructions after listen()
+  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) { // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: after listen(), before any accept()
     close(fd);
     return -1;
   }
@@ -32,7 +32,7 @@ int server_open(const char *path) {
 // The fix-it moves `on = 1;` and the call, in that order, above the statement that listens:
 // EXPECT-FIXED: strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
 // EXPECT-FIXED: on = 1;
-// EXPECT-FIXED: if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) { // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: a few instructions after listen()
+// EXPECT-FIXED: if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) { // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: after listen(), before any accept()
 // EXPECT-FIXED: close(fd);
 // EXPECT-FIXED: return -1;
 // EXPECT-FIXED: }
