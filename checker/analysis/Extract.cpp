@@ -40,46 +40,6 @@ namespace {
 
 using kernel::kSockTypeMask;
 
-// Event loops that call a function with an fd registered together with it.
-struct KnownRegistrar {
-  const char *name;
-  int fdArg, callbackArg, param;
-  bool accepts; // the callback gets connections accept()ed on the registered listener
-};
-constexpr KnownRegistrar kKnownRegistrars[] = {
-    {"sd_event_add_io", 2, 4, 1, false},    // sd-event: cb(source, fd, revents, userdata)
-    {"g_unix_fd_add", 0, 2, 0, false},      // GLib: cb(fd, condition, data)
-    {"g_unix_fd_add_full", 1, 3, 0, false},
-    {"event_new", 1, 3, 0, false},          // libevent: cb(fd, what, arg)
-    {"event_set", 1, 3, 0, false},
-    {"event_assign", 2, 4, 0, false},
-    {"event_base_once", 1, 3, 0, false},
-    {"evconnlistener_new", 5, 1, 1, true},  // libevent: cb(listener, accepted fd, addr, len, arg)
-    {"pthread_create", 3, 2, 0, false},     // the thread's argument, an fd cast to void *
-};
-
-// Event-loop objects that hold an fd: the call that stores it, the call that reads it back, and
-// the one place that stands for the fd of every such object (as a struct field would).
-struct FdBox {
-  const char *store;
-  int fdArg;
-  const char *load;
-  int outArg; // the load writes the fd through this pointer argument (uv_fileno); -1: returns it
-  const char *key;
-  const char *name;
-};
-constexpr FdBox kFdBoxes[] = {
-    {"g_io_channel_unix_new", 0, "g_io_channel_unix_get_fd", -1, "f:GIOChannel::<fd>", "GIOChannel fd"},
-    {"bufferevent_socket_new", 1, "bufferevent_getfd", -1, "f:bufferevent::<fd>", "bufferevent fd"},
-    {"event_new", 1, "event_get_fd", -1, "f:event::<fd>", "event fd"},
-    {"event_assign", 2, "event_get_fd", -1, "f:event::<fd>", "event fd"},
-    {"uv_poll_init", 2, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
-    {"uv_poll_init_socket", 2, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
-    {"uv_pipe_open", 1, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
-    {"uv_tcp_open", 1, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
-    {"uv_udp_open", 1, "uv_fileno", 1, "f:uv_handle_t::<fd>", "libuv handle fd"},
-};
-
 // Standard functions that construct their template argument (or the container's element) from
 // the arguments they forward.
 bool constructsForwarded(llvm::StringRef name) {
@@ -896,6 +856,18 @@ private:
   }
   // An object made at `at` (a heap allocation, a temporary): its place, and a value that points
   // to it.
+  // The one place that stands for the fd of every object of a holder model (as a struct field).
+  Id holderPlace(const FdHolder &holder) {
+    return intern("f:" + holder.name + "::<fd>", facts::PlaceKind::Field, holder.name + " fd");
+  }
+
+  // A call of a model allocator: each call is a new object. The catalog's names count only where
+  // declared in a system header (a project's own `zalloc` may return anything).
+  bool allocates(const FunctionDecl *callee) {
+    auto it = Options.allocators.find(callee->getName());
+    return it != Options.allocators.end() && (it->getValue() || declaredInSystemHeader(callee, SM));
+  }
+
   Id newObject(const Expr *at, llvm::StringRef prefix, const std::string &name) {
     SourceLocation loc = SM.getExpansionLoc(at->getBeginLoc());
     std::string where = normalisedPath(SM.getFilename(loc)) + ":" + std::to_string(SM.getFileOffset(loc));
@@ -2338,7 +2310,10 @@ void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, 
       addFlow(from, to, kind);
     return;
   }
-  if (declaredInSystemHeader(record, SM) && !holdsFdField(type))
+  // A library record's fields hold no fd of the program, unless it is a plain C struct with an
+  // int field (struct pollfd); the C++ library's are modelled or not followed at all (its inline
+  // bodies are skipped unless --full-parse, so following them would make the two differ).
+  if (declaredInSystemHeader(record, SM) && (record->isInStdNamespace() || !holdsFdField(type)))
     return;
   auto fields = [&](const RecordDecl *r, auto &self) -> void {
     if (const auto *cxx = dyn_cast<CXXRecordDecl>(r))
@@ -2447,14 +2422,6 @@ std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethod
   return std::nullopt;
 }
 
-// Functions that return a new object (the heap allocation is the object).
-bool allocates(llvm::StringRef name) {
-  return llvm::StringSwitch<bool>(name)
-      .Cases("malloc", "calloc", "realloc", "reallocarray", "aligned_alloc", "memalign", "valloc", true)
-      .Cases("g_malloc", "g_malloc0", "g_malloc_n", "g_malloc0_n", "g_try_malloc", "g_try_malloc0", true)
-      .Cases("xmalloc", "xcalloc", "xzalloc", "zalloc", "xrealloc", "mallocz", "qb_malloc", true)
-      .Default(false);
-}
 
 std::optional<Id> Extractor::callValue(const CallExpr *call) {
   const FunctionDecl *callee = call->getDirectCallee();
@@ -2473,7 +2440,7 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
        callee->getName() == "allocate_shared"))
     if (std::optional<Id> object = forwardedObject(call, callee))
       return addressOf(*object); // a smart pointer holding the new object's address
-  if (callee->getIdentifier() && allocates(callee->getName()) && declaredInSystemHeader(callee, SM)) {
+  if (callee->getIdentifier() && allocates(callee)) {
     // A heap object of its own, per allocation.
     Id object = newObject(call, "h", callee->getNameAsString() + "()" +
                                          (currentFunction() ? " in " + currentFunction()->getNameAsString() + "()" : ""));
@@ -2562,9 +2529,9 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     create.origin = name.str() + "()" + where;
     return createValue(call, std::move(create), name.str());
   }
-  for (const FdBox &box : kFdBoxes)
-    if (name == box.load && box.outArg < 0)
-      return intern(box.key, facts::PlaceKind::Field, box.name);
+  for (const FdHolder &holder : Options.fdHolders)
+    if (name == holder.load && holder.outArg < 0)
+      return holderPlace(holder);
   QualType type = callee->getReturnType();
   bool object = isObjectType(type) && !type->isReferenceType();
   if (!holdsFd(call->getType()) && !holdsFd(type) && !carriesAddress(type) && !object)
@@ -3135,19 +3102,18 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     processOption(call, callee, event);
   }
 
-  for (const FdBox &box : kFdBoxes) {
-    if (name == box.store && static_cast<int>(call->getNumArgs()) > box.fdArg)
-      flowInto(call->getArg(box.fdArg), intern(box.key, facts::PlaceKind::Field, box.name),
-               facts::FlowKind::Assign);
-    if (name == box.load && box.outArg >= 0 && static_cast<int>(call->getNumArgs()) > box.outArg) {
-      const Expr *out = call->getArg(box.outArg)->IgnoreParenCasts();
+  for (const FdHolder &holder : Options.fdHolders) {
+    if (name == holder.store && static_cast<int>(call->getNumArgs()) > holder.fdArg)
+      flowInto(call->getArg(holder.fdArg), holderPlace(holder), facts::FlowKind::Assign);
+    if (name == holder.load && holder.outArg >= 0 && static_cast<int>(call->getNumArgs()) > holder.outArg) {
+      const Expr *out = call->getArg(holder.outArg)->IgnoreParenCasts();
       std::optional<Id> target;
       if (const auto *address = dyn_cast<UnaryOperator>(out); address && address->getOpcode() == UO_AddrOf)
         target = placeOf(address->getSubExpr());
       else if (std::optional<Id> base = placeOf(out))
         target = element(*base, 0);
       if (target)
-        addFlow(intern(box.key, facts::PlaceKind::Field, box.name), *target, facts::FlowKind::Assign);
+        addFlow(holderPlace(holder), *target, facts::FlowKind::Assign);
     }
   }
 
@@ -3619,14 +3585,9 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     if (ref)
       ModeledRefs.insert(ref);
   };
-  for (const KnownRegistrar &r : kKnownRegistrars)
-    if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
-      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
-      return;
-    }
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
-      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, false, name.str());
+      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
       return;
     }
   // The general rule for project-local loops: a call that passes an fd together with a function

@@ -2,6 +2,8 @@
 
 #include "AstUtil.h"
 
+#include "afunix/ModelCatalog.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -24,12 +26,12 @@ llvm::SmallVector<llvm::StringRef, 8> items(llvm::StringRef list) {
 }
 } // namespace
 
-ProjectOptions
-ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::StringRef)> get,
-                      llvm::function_ref<void(const std::string &)> error) {
-  ProjectOptions options;
-  if (std::optional<std::string> value = get("SocketProducers"))
-    for (llvm::StringRef item : items(*value)) {
+namespace {
+// One option's list into `options`; `builtin` for the compiled-in model catalog.
+void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef value, bool builtin,
+           llvm::function_ref<void(const std::string &)> error) {
+  if (option == "SocketProducers")
+    for (llvm::StringRef item : items(value)) {
       auto [name, family] = item.split(':');
       name = name.trim();
       family = family.trim();
@@ -43,47 +45,84 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
       options.socketProducers[name] = *known;
       options.producerFamilyNames[name] = spelled;
     }
-  if (std::optional<std::string> value = get("OptionWrappers"))
-    for (llvm::StringRef item : items(*value)) {
-      auto [name, option] = item.split(':');
-      option = option.trim();
-      std::optional<facts::Option> which =
-          llvm::StringSwitch<std::optional<facts::Option>>(option)
+  if (option == "OptionWrappers")
+    for (llvm::StringRef item : items(value)) {
+      auto [name, which] = item.split(':');
+      which = which.trim();
+      std::optional<facts::Option> known =
+          llvm::StringSwitch<std::optional<facts::Option>>(which)
               .Cases("", "SO_PASSCRED", facts::Option::PassCred)
               .Case("SO_PASSSEC", facts::Option::PassSec)
               .Case("SO_PASSPIDFD", facts::Option::PassPidfd)
               .Default(std::nullopt);
-      if (!which) {
-        error("OptionWrappers: unknown option '" + option.str() + "' for '" + name.trim().str() +
+      if (!known) {
+        error("OptionWrappers: unknown option '" + which.str() + "' for '" + name.trim().str() +
               "' (SO_PASSCRED, SO_PASSSEC or SO_PASSPIDFD)");
         continue;
       }
-      options.optionWrappers[name.trim()] = *which;
+      options.optionWrappers[name.trim()] = *known;
     }
-  if (std::optional<std::string> value = get("ExternalSocketSources"))
-    for (llvm::StringRef item : items(*value))
+  if (option == "ExternalSocketSources")
+    for (llvm::StringRef item : items(value))
       options.externalSources.push_back(item.str());
-  if (std::optional<std::string> value = get("FdOwnerClasses"))
-    for (llvm::StringRef item : items(*value))
+  if (option == "FdOwnerClasses")
+    for (llvm::StringRef item : items(value))
       options.fdOwnerClasses.push_back(item.str());
-  if (std::optional<std::string> value = get("CallbackRegistrars"))
-    for (llvm::StringRef item : items(*value)) {
-      llvm::SmallVector<llvm::StringRef, 4> fields;
+  if (option == "Allocators")
+    for (llvm::StringRef item : items(value))
+      options.allocators[item] = !builtin;
+  if (option == "CallbackRegistrars")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 5> fields;
       item.split(fields, ':');
       Registrar r;
-      bool ok = fields.size() == 4 && !fields[0].trim().empty() &&
-                !fields[1].trim().getAsInteger(10, r.fdArg) &&
+      bool ok = (fields.size() == 4 || (fields.size() == 5 && fields[4].trim() == "accepts")) &&
+                !fields[0].trim().empty() && !fields[1].trim().getAsInteger(10, r.fdArg) &&
                 !fields[2].trim().getAsInteger(10, r.callbackArg) &&
                 !fields[3].trim().getAsInteger(10, r.param) && r.fdArg >= 0 &&
                 r.callbackArg >= 0 && r.param >= 0;
       if (!ok) {
         error("CallbackRegistrars: '" + item.str() +
-              "' is not NAME:FD_ARG:CALLBACK_ARG:PARAM (positions from 0)");
+              "' is not NAME:FD_ARG:CALLBACK_ARG:PARAM[:accepts] (positions from 0)");
         continue;
       }
       r.name = fields[0].trim().str();
+      r.accepts = fields.size() == 5;
       options.registrars.push_back(std::move(r));
     }
+  if (option == "FdHolders")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 5> fields;
+      item.split(fields, ':');
+      FdHolder h;
+      bool ok = fields.size() == 5 && !fields[0].trim().empty() && !fields[2].trim().empty() &&
+                !fields[4].trim().empty() && !fields[1].trim().getAsInteger(10, h.fdArg) &&
+                !fields[3].trim().getAsInteger(10, h.outArg) && h.fdArg >= 0 && h.outArg >= -1;
+      if (!ok) {
+        error("FdHolders: '" + item.str() + "' is not STORE:FD_ARG:LOAD:OUT_ARG:NAME (OUT_ARG -1: "
+              "LOAD returns the fd)");
+        continue;
+      }
+      h.store = fields[0].trim().str();
+      h.load = fields[2].trim().str();
+      h.name = fields[4].trim().str();
+      options.fdHolders.push_back(std::move(h));
+    }
+}
+} // namespace
+
+ProjectOptions
+ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::StringRef)> get,
+                      llvm::function_ref<void(const std::string &)> error) {
+  ProjectOptions options;
+  for (const catalog::BuiltinModelOption &builtin : catalog::kBuiltinModelOptions)
+    apply(options, builtin.option, builtin.value, true, [&](const std::string &message) {
+      error("the built-in model catalog: " + message);
+    });
+  for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
+                             "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders"})
+    if (std::optional<std::string> value = get(option))
+      apply(options, option, *value, false, error);
   if (std::optional<std::string> value = get("Pedantic")) {
     llvm::StringRef v = llvm::StringRef(*value).trim();
     if (v.equals_insensitive("true") || v == "1")
@@ -113,7 +152,13 @@ std::string ProjectOptions::extractionFingerprint() const {
     parts.push_back("o:" + name);
   for (const Registrar &r : registrars)
     parts.push_back("r:" + r.name + ":" + std::to_string(r.fdArg) + ":" +
-                    std::to_string(r.callbackArg) + ":" + std::to_string(r.param));
+                    std::to_string(r.callbackArg) + ":" + std::to_string(r.param) +
+                    (r.accepts ? ":accepts" : ""));
+  for (const FdHolder &h : fdHolders)
+    parts.push_back("h:" + h.store + ":" + std::to_string(h.fdArg) + ":" + h.load + ":" +
+                    std::to_string(h.outArg) + ":" + h.name);
+  for (const auto &entry : allocators)
+    parts.push_back("a:" + entry.getKey().str() + (entry.getValue() ? ":project" : ""));
   std::sort(parts.begin(), parts.end());
   std::string out;
   for (const std::string &part : parts)

@@ -24,8 +24,21 @@ struct Registrar {
   int fdArg = -1;
   int callbackArg = -1;
   int param = -1;
+  bool accepts = false; // `...:accepts`: the callback gets connections accept()ed on the fd
 };
 
+// A library object that holds an fd: `STORE:FD_ARG:LOAD:OUT_ARG:NAME` (OUT_ARG -1: LOAD returns
+// the fd). Every such object's fd is one place, f:NAME::<fd>, as a struct field would be.
+struct FdHolder {
+  std::string store;
+  int fdArg = -1;
+  std::string load;
+  int outArg = -1;
+  std::string name;
+};
+
+// Every list starts with the built-in model catalog (models/*.yaml, afunix/ModelCatalog.h) and
+// adds what the project's options say: the catalog and a project's `models:` are one kind of data.
 struct ProjectOptions {
   // SocketProducers "open_listener;make_pair:AF_INET": functions returning a new socket of that
   // family (AF_UNIX when none is written).
@@ -39,8 +52,14 @@ struct ProjectOptions {
   // FdOwnerClasses "UniqueFd;base::ScopedFD": classes that own one fd (besides those recognised
   // by their shape).
   std::vector<std::string> fdOwnerClasses;
-  // CallbackRegistrars "watch_fd:0:1:0".
+  // CallbackRegistrars "watch_fd:0:1:0;evconnlistener_new:5:1:1:accepts".
   std::vector<Registrar> registrars;
+  // FdHolders "g_io_channel_unix_new:0:g_io_channel_unix_get_fd:-1:GIOChannel".
+  std::vector<FdHolder> fdHolders;
+  // Allocators "xmalloc;pool_alloc": functions whose every call returns a new object. The
+  // catalog's apply only where declared in a system header (a project's own `zalloc` may be
+  // anything); the project's apply to its own functions too. name -> from the project.
+  llvm::StringMap<bool> allocators;
   // Rule evaluation.
   bool pedantic = false;
   std::optional<KernelVersion> targetKernel;
@@ -57,6 +76,6 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "Pedantic", "TargetKernel"};
+    "CallbackRegistrars", "FdHolders", "Allocators", "Pedantic", "TargetKernel"};
 
 } // namespace afunix::analysis

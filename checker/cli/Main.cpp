@@ -625,6 +625,10 @@ UnitSettings settingsFrom(const Config &config, const Cli &cli, const std::strin
     settings.checkOptions["SocketProducers"] = join(config.socketProducers);
   if (!config.externalSockets.empty())
     settings.checkOptions["ExternalSocketSources"] = join(config.externalSockets);
+  for (const auto &[option, list] : afunix::rules::modelOptions(config.models)) {
+    std::string &value = settings.checkOptions[option];
+    value += (value.empty() ? "" : ";") + list;
+  }
   return settings;
 }
 

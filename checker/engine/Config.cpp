@@ -6,6 +6,7 @@
 #include "InputFiles.h"
 
 #include "afunix/KernelVersion.h"
+#include "afunix/Models.h"
 #include "afunix/RuleCatalog.h"
 
 #include <yaml-cpp/yaml.h>
@@ -125,6 +126,15 @@ bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
     } else if (key == "external_sockets") {
       if (!readNameList(name, value, key, out.externalSockets, error))
         return false;
+    } else if (key == "models") {
+      // The model catalog's own schema and parser (models/*.yaml, docs/models.md).
+      std::vector<rules::CatalogError> errors;
+      if (!rules::parseModels(value, name, out.models, errors)) {
+        rules::CatalogError first = errors.front();
+        first.field = first.field.empty() ? "models" : "models." + first.field;
+        error = first.str();
+        return false;
+      }
     } else if (key == "severity") {
       if (value.IsNull())
         continue;
@@ -194,7 +204,7 @@ bool parseDocument(const YAML::Node &root, const std::string &name, Config &out,
     } else {
       error = fieldError(name, keyNode, key.empty() ? "?" : key,
                          "unknown setting (known: wrappers, socket_producers, external_sockets, "
-                         "severity, disable, pedantic, target_kernel, docs_url)");
+                         "models, severity, disable, pedantic, target_kernel, docs_url)");
       return false;
     }
   }

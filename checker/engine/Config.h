@@ -4,6 +4,8 @@
 // --config=FILE for every file.
 #pragma once
 
+#include "afunix/Models.h"
+
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +21,7 @@ struct Config {
   std::vector<std::string> wrappers;        // setsockopt()-like wrappers: check option OptionWrappers
   std::vector<std::string> socketProducers; // functions returning a new socket: SocketProducers
   std::vector<std::string> externalSockets; // functions returning an inherited fd: ExternalSocketSources
+  rules::Models models; // `models:` (docs/models.md): added to the built-in model catalog
   std::map<std::string, std::string> severity; // rule id -> error | warning | note
   std::vector<std::string> disable;            // rule ids never run
   std::optional<bool> pedantic;

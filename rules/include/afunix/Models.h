@@ -1,0 +1,62 @@
+// The model catalog: what the analysis knows about code it does not see (event loops, fd-holding
+// library objects, allocators, socket makers, setsockopt() wrappers, sockets from elsewhere,
+// fd-owning classes). Built in from models/*.yaml (compiled in by afunix-rules-gen, see
+// afunix/ModelCatalog.h) and extended by a project's `models:` (.afunix-check.yaml). Both are read
+// by this one parser and handed to the analysis as its check options, the form clang-tidy's
+// CheckOptions take too (docs/models.md). yaml-cpp exceptions never leave this interface.
+#pragma once
+
+#include "afunix/Catalog.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace YAML {
+class Node;
+}
+
+namespace afunix::rules {
+
+struct EventLoopModel {
+  std::string function;
+  int fd = -1;         // argument positions from 0
+  int callback = -1;
+  int callbackFd = -1; // the callback's parameter that receives the fd
+  bool accepts = false; // the callback gets connections accept()ed on the registered listener
+};
+
+struct FdHolderModel {
+  std::string store;
+  int fd = -1;
+  std::string load;
+  int loadOut = -1; // the load writes the fd through this argument; -1: it returns the fd
+  std::string name; // the holder's type, for the place every such object's fd shares
+};
+
+struct Models {
+  std::vector<EventLoopModel> eventLoops;
+  std::vector<FdHolderModel> fdHolders;
+  std::vector<std::string> allocators;
+  std::vector<std::pair<std::string, std::string>> socketMakers;   // function, family
+  std::vector<std::pair<std::string, std::string>> optionWrappers; // function, option
+  std::vector<std::string> externalSockets;
+  std::vector<std::string> fdOwnerClasses;
+};
+
+// Reads one models mapping (a models/*.yaml file, or the value of `models:`) into `out`,
+// appending. Errors are file:line:col with the field at fault; nothing of a bad entry is kept.
+bool parseModels(const YAML::Node &node, const std::string &fileName, Models &out,
+                 std::vector<CatalogError> &errors);
+bool parseModelsText(const std::string &yamlText, const std::string &fileName, Models &out,
+                     std::vector<CatalogError> &errors);
+// Every models/*.yaml of a directory, in name order.
+bool loadModelsDirectory(const std::string &directory, Models &out,
+                         std::vector<CatalogError> &errors);
+
+// The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
+// SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses), each a ';'-separated
+// list in the form ProjectOptions parses. Options with nothing to say are left out.
+std::map<std::string, std::string> modelOptions(const Models &models);
+
+} // namespace afunix::rules

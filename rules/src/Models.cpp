@@ -1,0 +1,249 @@
+#include "afunix/Models.h"
+
+#include "Validator.h"
+
+#include <algorithm>
+#include <dirent.h>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace afunix::rules {
+namespace {
+
+const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
+const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
+
+// A C or C++ name: what a call's callee or a class is matched against (ns::name allowed).
+bool isName(const std::string &s) {
+  if (s.empty() || s.back() == ':')
+    return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0) && !(c == ':' && i > 0))
+      return false;
+  }
+  return true;
+}
+
+class ModelReader {
+public:
+  ModelReader(Validator &v) : v_(v) {}
+
+  std::string name(const YAML::Node &entry, const char *key, const std::string &field) {
+    std::string value = v_.scalar(entry, key, field + "." + key, true);
+    if (!value.empty() && !isName(value))
+      v_.error(entry[key], field + "." + key, "'" + value + "' is not a function or class name");
+    return value;
+  }
+
+  // An argument position: required unless `fallback` is given.
+  int position(const YAML::Node &entry, const char *key, const std::string &field,
+               std::optional<int> fallback = std::nullopt) {
+    YAML::Node node = entry[key];
+    if (!node.IsDefined() || node.IsNull()) {
+      if (!fallback)
+        v_.error(entry, field + "." + key, "is required");
+      return fallback.value_or(-1);
+    }
+    int value = -1;
+    if (!node.IsScalar() || !YAML::convert<int>::decode(node, value) || value < 0 || value > 64) {
+      v_.error(node, field + "." + key, "must be an argument position (0 for the first)");
+      return -1;
+    }
+    return value;
+  }
+
+  bool flag(const YAML::Node &entry, const char *key, const std::string &field) {
+    YAML::Node node = entry[key];
+    if (!node.IsDefined() || node.IsNull())
+      return false;
+    bool value = false;
+    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value))
+      v_.error(node, field + "." + key, "must be true or false");
+    return value;
+  }
+
+  // Runs `read` on each entry of the list `key` (a sequence of mappings with `allowed` fields);
+  // an entry with an error adds nothing.
+  template <typename Read>
+  void list(const YAML::Node &node, const char *key, const std::set<std::string> &allowed, Read read) {
+    YAML::Node items = node[key];
+    if (!items.IsDefined() || items.IsNull())
+      return;
+    if (!items.IsSequence()) {
+      v_.error(items, key, "must be a list");
+      return;
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      std::string field = std::string(key) + "[" + std::to_string(i) + "]";
+      int before = v_.count();
+      if (!v_.expectMap(items[i], field, allowed))
+        continue;
+      read(items[i], field, [&] { return v_.count() == before; });
+    }
+  }
+
+  Validator &v_;
+};
+
+} // namespace
+
+bool parseModels(const YAML::Node &node, const std::string &fileName, Models &out,
+                 std::vector<CatalogError> &errors) {
+  Validator v(fileName, errors);
+  if (node.IsNull() || !node.IsDefined())
+    return true;
+  if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
+                              "option_wrappers", "external_sockets", "fd_owner_classes"}))
+    return false;
+  ModelReader r(v);
+  Models read;
+  r.list(node, "event_loops", {"function", "fd", "callback", "callback_fd", "accepts"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           EventLoopModel m;
+           m.function = r.name(e, "function", field);
+           m.fd = r.position(e, "fd", field);
+           m.callback = r.position(e, "callback", field);
+           m.callbackFd = r.position(e, "callback_fd", field);
+           m.accepts = r.flag(e, "accepts", field);
+           if (clean() && m.fd == m.callback)
+             v.error(e, field, "fd and callback are the same argument");
+           if (clean())
+             read.eventLoops.push_back(std::move(m));
+         });
+  r.list(node, "fd_holders", {"store", "fd", "load", "load_out", "name"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           FdHolderModel m;
+           m.store = r.name(e, "store", field);
+           m.fd = r.position(e, "fd", field);
+           m.load = r.name(e, "load", field);
+           m.loadOut = r.position(e, "load_out", field, -1);
+           m.name = r.name(e, "name", field);
+           if (clean())
+             read.fdHolders.push_back(std::move(m));
+         });
+  r.list(node, "allocators", {"function"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
+    std::string name = r.name(e, "function", field);
+    if (clean())
+      read.allocators.push_back(name);
+  });
+  r.list(node, "socket_makers", {"function", "family"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           std::string name = r.name(e, "function", field);
+           std::string family = v.scalar(e, "family", field + ".family", false);
+           v.oneOf(e, "family", field + ".family", family, kFamilies);
+           if (clean())
+             read.socketMakers.emplace_back(name, family.empty() ? "AF_UNIX" : family);
+         });
+  r.list(node, "option_wrappers", {"function", "option"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           std::string name = r.name(e, "function", field);
+           std::string option = v.scalar(e, "option", field + ".option", false);
+           v.oneOf(e, "option", field + ".option", option, kOptions);
+           if (clean())
+             read.optionWrappers.emplace_back(name, option.empty() ? "SO_PASSCRED" : option);
+         });
+  r.list(node, "external_sockets", {"function"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
+    std::string name = r.name(e, "function", field);
+    if (clean())
+      read.externalSockets.push_back(name);
+  });
+  r.list(node, "fd_owner_classes", {"class"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
+    std::string name = r.name(e, "class", field);
+    if (clean())
+      read.fdOwnerClasses.push_back(name);
+  });
+  auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
+  append(out.eventLoops, read.eventLoops);
+  append(out.fdHolders, read.fdHolders);
+  append(out.allocators, read.allocators);
+  append(out.socketMakers, read.socketMakers);
+  append(out.optionWrappers, read.optionWrappers);
+  append(out.externalSockets, read.externalSockets);
+  append(out.fdOwnerClasses, read.fdOwnerClasses);
+  return v.count() == 0;
+}
+
+bool parseModelsText(const std::string &yamlText, const std::string &fileName, Models &out,
+                     std::vector<CatalogError> &errors) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(yamlText);
+  } catch (const YAML::Exception &e) {
+    CatalogError error;
+    error.file = fileName;
+    error.line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    error.column = e.mark.is_null() ? 0 : e.mark.column + 1;
+    error.message = "not valid YAML: " + e.msg;
+    errors.push_back(std::move(error));
+    return false;
+  }
+  try {
+    return parseModels(node, fileName, out, errors);
+  } catch (const YAML::Exception &e) {
+    CatalogError error;
+    error.file = fileName;
+    error.message = e.what();
+    errors.push_back(std::move(error));
+    return false;
+  }
+}
+
+bool loadModelsDirectory(const std::string &directory, Models &out,
+                         std::vector<CatalogError> &errors) {
+  std::vector<std::string> names;
+  if (DIR *dir = opendir(directory.c_str())) {
+    while (dirent *entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".yaml") == 0)
+        names.push_back(name);
+    }
+    closedir(dir);
+  } else {
+    CatalogError error;
+    error.file = directory;
+    error.message = "cannot read the models directory";
+    errors.push_back(std::move(error));
+    return false;
+  }
+  std::sort(names.begin(), names.end());
+  bool ok = true;
+  for (const std::string &name : names) {
+    std::string path = directory + "/" + name;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    ok &= parseModelsText(text.str(), path, out, errors);
+  }
+  return ok;
+}
+
+std::map<std::string, std::string> modelOptions(const Models &models) {
+  std::map<std::string, std::string> out;
+  auto add = [&](const char *option, const std::string &item) {
+    std::string &list = out[option];
+    list += (list.empty() ? "" : ";") + item;
+  };
+  for (const EventLoopModel &m : models.eventLoops)
+    add("CallbackRegistrars", m.function + ":" + std::to_string(m.fd) + ":" + std::to_string(m.callback) +
+                                  ":" + std::to_string(m.callbackFd) + (m.accepts ? ":accepts" : ""));
+  for (const FdHolderModel &m : models.fdHolders)
+    add("FdHolders", m.store + ":" + std::to_string(m.fd) + ":" + m.load + ":" + std::to_string(m.loadOut) +
+                         ":" + m.name);
+  for (const std::string &name : models.allocators)
+    add("Allocators", name);
+  for (const auto &[name, family] : models.socketMakers)
+    add("SocketProducers", name + ":" + family);
+  for (const auto &[name, option] : models.optionWrappers)
+    add("OptionWrappers", name + ":" + option);
+  for (const std::string &name : models.externalSockets)
+    add("ExternalSocketSources", name);
+  for (const std::string &name : models.fdOwnerClasses)
+    add("FdOwnerClasses", name);
+  return out;
+}
+
+} // namespace afunix::rules
