@@ -2220,8 +2220,12 @@ std::string Program::display(Id place) const {
   case facts::PlaceKind::Member: {
     if (auto side = StoreSideOf.find(place); side != StoreSideOf.end()) // what is stored through a pointer
       return display(side->second) + "=";
-    std::string base = display(p.base);
-    return base + "." + p.key.substr(places[p.base].key.size() + 1);
+    // The key is <base key>.<field>, but a clone's base may have a key of its own.
+    llvm::StringRef key = p.key, baseKey = places[p.base].key;
+    llvm::StringRef field = key.starts_with(baseKey) && key.size() > baseKey.size()
+                                ? key.drop_front(baseKey.size() + 1)
+                                : key.rsplit('.').second;
+    return display(p.base) + "." + field.str();
   }
   case facts::PlaceKind::Deref:
     return "*" + display(p.base);
@@ -2330,7 +2334,10 @@ std::string Program::dump() const {
            (f.exact ? "" : " inexact") + "\n";
   for (const facts::Points &pt : points)
     out += "points " + display(pt.place) + " -> " +
-           (pt.target != kNone ? display(pt.target) : "function " + functions[pt.function].name) + "\n";
+           (pt.target != kNone     ? display(pt.target)
+            : pt.function != kNone ? "function " + functions[pt.function].name
+                                   : "constant " + std::to_string(pt.constant)) +
+           "\n";
   for (const facts::Call &c : indirectCalls)
     out += "indirect call " + display(c.target) + " line " + line(c.site) + "\n";
   for (Id p = 0; p < places.size() && p < Addresses.size(); ++p) {
