@@ -432,18 +432,13 @@ bool setsToConstant(const Stmt *s, const VarDecl *var, const ASTContext &ctx) {
 
 const VarDecl *first(const VarSet &vars) { return vars.empty() ? nullptr : *vars.begin(); }
 
-// A return, break, continue, goto or throw anywhere in it: moved up, it would leave before the
-// statements it crossed (`return setsockopt(...) == 0;` above listen() never listens).
-bool leavesFlow(const Stmt *s) {
-  if (!s)
-    return false;
-  if (isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, CXXThrowExpr,
-          CoreturnStmt>(s))
-    return true;
-  for (const Stmt *child : s->children())
-    if (leavesFlow(child))
-      return true;
-  return false;
+// A return, break, continue, goto or throw as the statement itself: moved up, it would always
+// leave before the statements it crossed (`return setsockopt(...) == 0;` above listen() never
+// listens). An `if` that leaves only when the call fails (the usual error check) may move.
+bool alwaysLeaves(const Stmt *s) {
+  if (const auto *e = dyn_cast<Expr>(s))
+    return isa<CXXThrowExpr>(e->IgnoreParenImpCasts());
+  return isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt, IndirectGotoStmt, CoreturnStmt>(s);
 }
 
 } // namespace
@@ -457,7 +452,7 @@ void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *fu
   out.companions.clear();
 
   const Stmt *const *at = llvm::find(block.body(), &stmt);
-  if (at == block.body_end() || stmt.getBeginLoc().isMacroID() || leavesFlow(&stmt))
+  if (at == block.body_end() || stmt.getBeginLoc().isMacroID() || alwaysLeaves(&stmt))
     return;
   FileID file = sm.getFileID(stmt.getBeginLoc());
   llvm::StringRef buffer = sm.getBufferData(file);

@@ -1122,9 +1122,30 @@ Id Program::addressValue(Id object) {
   return it->second;
 }
 
+// Access paths longer than this (a list walked through `next` in a loop, a tree of objects
+// reached through one another) stand for every object of their record: the per-type place, as
+// unknownCounterpart() gives. Without a bound each round of resolveObjects() makes longer ones.
+static constexpr int kMaxAccessPath = 6;
+
+// The field a member place names: its key is <base key>.<field>, but a clone's base may have a
+// key of its own.
+static std::string memberName(const std::vector<facts::Place> &places, Id member) {
+  llvm::StringRef key = places[member].key, baseKey = places[places[member].base].key;
+  if (key.starts_with(baseKey) && key.size() > baseKey.size() + 1)
+    return key.drop_front(baseKey.size() + 1).str();
+  return key.rsplit('.').second.str();
+}
+
 Id Program::counterpart(Id place, Id deref, Id object) {
   if (place == deref)
     return object;
+  int length = 0;
+  for (Id at = object; at != kNone && length <= kMaxAccessPath; at = places[at].base)
+    ++length;
+  for (Id at = place; at != kNone && at != deref && length <= kMaxAccessPath; at = places[at].base)
+    ++length;
+  if (length > kMaxAccessPath)
+    return unknownCounterpart(place);
   const facts::Place p = places[place]; // a copy: interning below may move the table
   Id base = counterpart(p.base, deref, object);
   if (base == kNone)
@@ -1132,7 +1153,7 @@ Id Program::counterpart(Id place, Id deref, Id object) {
   if (p.kind == facts::PlaceKind::Element)
     return elementPlace(base, p.index);
   // A member: the same name under the object.
-  std::string name = p.key.substr(places[p.base].key.size() + 1);
+  std::string name = memberName(places, place);
   const facts::Place b = places[base];
   std::string display = b.kind == facts::PlaceKind::Deref ? places[b.base].name + "->" + name : b.name + "." + name;
   Id id = internPlace(b.key + "." + name, facts::PlaceKind::Member, display, b.function, -1, base);
@@ -1162,7 +1183,7 @@ Id Program::unknownCounterpart(Id place) {
       current = elementPlace(current, step.index);
       continue;
     }
-    std::string name = step.key.substr(places[step.base].key.size() + 1);
+    std::string name = memberName(places, steps[i]);
     const facts::Place base = places[current];
     current = internPlace(base.key + "." + name, facts::PlaceKind::Member, base.name + "." + name, kNone, -1, current);
   }
@@ -2220,12 +2241,7 @@ std::string Program::display(Id place) const {
   case facts::PlaceKind::Member: {
     if (auto side = StoreSideOf.find(place); side != StoreSideOf.end()) // what is stored through a pointer
       return display(side->second) + "=";
-    // The key is <base key>.<field>, but a clone's base may have a key of its own.
-    llvm::StringRef key = p.key, baseKey = places[p.base].key;
-    llvm::StringRef field = key.starts_with(baseKey) && key.size() > baseKey.size()
-                                ? key.drop_front(baseKey.size() + 1)
-                                : key.rsplit('.').second;
-    return display(p.base) + "." + field.str();
+    return display(p.base) + "." + memberName(places, place);
   }
   case facts::PlaceKind::Deref:
     return "*" + display(p.base);
