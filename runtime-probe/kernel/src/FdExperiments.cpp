@@ -118,13 +118,12 @@ Observation tooManyRefsExperiment(int nofile) {
            "not root, so it cannot switch to an unprivileged user");
     return o;
   }
-  uid_t uid = 65534;
-  gid_t gid = 65534;
+  uid_t uid = getuid();
+  gid_t gid = getgid();
   if (root) {
-    if (passwd *pw = getpwnam("nobody")) {
-      uid = pw->pw_uid;
-      gid = pw->pw_gid;
-    }
+    UnusedUser fresh = unusedUser();
+    uid = fresh.uid;
+    gid = fresh.gid;
   }
   // Measured twice: anything else of this user with fds in flight (another afunix-probe run, a
   // busy program) moves the count, and a figure that moved is not reported.
@@ -137,7 +136,7 @@ Observation tooManyRefsExperiment(int nofile) {
   }
   long a = 0, b = 0, a2 = 0, b2 = 0;
   char what[32] = {};
-  std::string user = root ? "uid " + std::to_string(uid) + " (nobody)"
+  std::string user = root ? "uid " + std::to_string(uid) + " (no account has it)"
                           : "uid " + std::to_string(getuid()) + " (this user)";
   if (std::sscanf(first.c_str(), "at %ld %ld", &a, &b) == 2 && std::sscanf(second.c_str(), "at %ld %ld", &a2, &b2) == 2 &&
       a != a2) {
@@ -264,12 +263,9 @@ Observation tooManyRefsExemptExperiment() {
     o.skip("needs root: to drop to an unprivileged user keeping one capability");
     return o;
   }
-  uid_t uid = 65534;
-  gid_t gid = 65534;
-  if (passwd *pw = getpwnam("nobody")) {
-    uid = pw->pw_uid;
-    gid = pw->pw_gid;
-  }
+  const UnusedUser fresh = unusedUser();
+  const uid_t uid = fresh.uid;
+  const gid_t gid = fresh.gid;
   struct Case {
     const char *key;
     int cap;
@@ -718,21 +714,18 @@ std::uint64_t timedSends(GcRig &rig, int fd, int samples) {
   return timedSends(rig, fd, samples, [] {});
 }
 
-// The same from a child process running as an unprivileged user (nobody) that has nothing in
-// flight of its own: its median, or 0.
+// The same from a child process running as an unprivileged user (unusedUser()) that has nothing
+// in flight of its own: its median, or 0.
 std::uint64_t timedSendsAsOtherUser(int samples) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0)
     return 0;
+  const UnusedUser fresh = unusedUser();
+  const uid_t uid = fresh.uid;
+  const gid_t gid = fresh.gid;
   pid_t child = fork();
   if (child == 0) {
     close(pipefd[0]);
-    uid_t uid = 65534;
-    gid_t gid = 65534;
-    if (passwd *pw = getpwnam("nobody")) {
-      uid = pw->pw_uid;
-      gid = pw->pw_gid;
-    }
     std::uint64_t median = 0;
     if (setgroups(0, nullptr) == 0 && setgid(gid) == 0 && setuid(uid) == 0) {
       GcRig rig;
@@ -880,7 +873,7 @@ Observation gcWaitConditionsExperiment(const GcConditionsOptions &options) {
   o.note(line);
   std::snprintf(line, sizeof line,
                 "%d in flight (above the 16000 trigger), cycles open: AF_UNIX fd %llu, /dev/null fd "
-                "%llu, no fd %llu, AF_UNIX fd from uid nobody with nothing in flight %s; cycles "
+                "%llu, no fd %llu, AF_UNIX fd from a uid with nothing in flight %s; cycles "
                 "closed and collected (no cycle left to walk): AF_UNIX fd %llu",
                 above, static_cast<unsigned long long>(aboveNs),
                 static_cast<unsigned long long>(otherFdNs), static_cast<unsigned long long>(noFdNs),

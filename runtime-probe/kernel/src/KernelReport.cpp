@@ -191,7 +191,7 @@ bool KernelReport::allRan() const {
 KernelReport runKernelReport(const KernelReportOptions &options) {
   KernelReport report;
   report.quick = options.quick;
-  report.uid = static_cast<int>(getuid());
+  report.uid = static_cast<long long>(getuid());
   utsname u{};
   uname(&u);
   report.release = u.release;

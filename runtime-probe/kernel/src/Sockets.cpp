@@ -1,5 +1,8 @@
 #include "Sockets.h"
 
+#include <grp.h>
+#include <pwd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
@@ -102,6 +105,15 @@ std::vector<unsigned long> listedInodes(const std::vector<unsigned long> &inodes
         listed.push_back(inode);
   }
   return listed;
+}
+
+UnusedUser unusedUser() {
+  // Above every range useradd hands out (and below (uid_t)-1, "no change"), one per process id.
+  constexpr uid_t kBase = 3000000000u;
+  uid_t uid = kBase + static_cast<uid_t>(getpid()) % 1000000u;
+  while (getpwuid(uid) || getgrgid(uid))
+    ++uid;
+  return {uid, static_cast<gid_t>(uid)};
 }
 
 bool collectGarbage(const std::vector<unsigned long> &inodes, double seconds) {

@@ -1,6 +1,8 @@
 // Small helpers shared by the experiments: an owning fd and the cmsg plumbing.
 #pragma once
 
+#include "afunix/kernel/Experiments.h"
+
 #include <cerrno>
 #include <string>
 #include <sys/socket.h>
@@ -79,5 +81,7 @@ std::vector<unsigned long> listedInodes(const std::vector<unsigned long> &inodes
 // anything is in flight. Then waits (up to `seconds`) until none of `inodes` is listed; returns
 // whether they all went.
 bool collectGarbage(const std::vector<unsigned long> &inodes, double seconds);
+
+
 
 } // namespace afunix::kernel

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <sys/types.h>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,17 @@
 #include "afunix/kernel/gc_shapes.h"
 
 namespace afunix::kernel {
+
+// An unprivileged uid (and the same gid) that no account has, for experiments that count what
+// one user has in flight. The kernel counts fds in flight per uid, and garbage no GC run has
+// collected stays counted: `nobody` had 32 on a machine that had run the test suite before (the
+// datagram socket sent to its own address of fd_cycle_own_address outlives its close). Picked
+// per process, so that an earlier run's leftovers never count. Call it before fork().
+struct UnusedUser {
+  uid_t uid;
+  gid_t gid;
+};
+UnusedUser unusedUser();
 
 // --- credentials (kernel-behaviour.md section A) ---------------------------------------------
 

@@ -20,7 +20,7 @@ struct KernelReportOptions {
 struct KernelReport {
   std::string release;   // uname -r, reported only: no decision is based on it
   std::vector<Observation> observations;
-  int uid = 0;
+  long long uid = 0; // uid_t is unsigned: a uid past 2^31 must not print negative
   std::string netns;     // what isolation the experiments got
   int fdsBefore = 0, fdsAfter = 0;
   bool childrenLeft = false;
