@@ -1350,8 +1350,24 @@ void Program::resolveObjects() {
   // First what the program itself says; then pointers that may come from outside: parameters of
   // functions nobody in the program calls (after calls through pointers are found), values we
   // could not follow.
-  for (int phase = 0; phase < 2; ++phase) {
-    SeedUnknown = phase == 1;
+  // Last, parameters read through that still point nowhere: an address the analysis lost on the
+  // way (a pointer to a pointer filled through a macro's statement expression, a cast it does not
+  // follow) stands for any object, as the field's place of a per-type analysis does. Only
+  // parameters: a local iterator or reference that points nowhere joins nothing in (a range-for
+  // over a vector of pollfds would read every pollfd's fd).
+  for (int phase = 0; phase < 3; ++phase) {
+    SeedUnknown = phase >= 1;
+    if (phase == 2) {
+      for (Id p = 0; p < places.size(); ++p)
+        if (places[p].kind == facts::PlaceKind::Deref) {
+          Id pointer = places[p].base;
+          if (pointer != kNone && places[pointer].kind == facts::PlaceKind::Param &&
+              (pointer >= Addresses.size() || !Addresses[pointer] || Addresses[pointer]->empty()))
+            LostPointers.push_back(pointer);
+        }
+      if (LostPointers.empty())
+        break;
+    }
     for (int round = 0; round < 64 && resolveRound(); ++round) {
     }
     if (phase == 0)
@@ -1665,6 +1681,9 @@ bool Program::resolveRound() {
       if (outside)
         seeds[p].push_back(kUnknownObject);
     }
+    for (Id p : LostPointers)
+      if (p < n)
+        seeds[p].push_back(kUnknownObject);
   }
   std::vector<std::vector<Id>> out(n);
   for (const facts::Flow &f : flows)
@@ -1694,6 +1713,13 @@ bool Program::resolveRound() {
     }
   };
   scanChildren();
+  // The addresses of members of what a pointer points to (&p->sub), by that pointer's deref: asked
+  // for every object of every deref below, so indexed once a round.
+  std::unordered_map<Id, std::vector<Id>> memberAddressesUnder;
+  for (Id i = 0; i < points.size(); ++i)
+    if (points[i].target != kNone)
+      if (Id root = derefRoot(points[i].target); root != kNone)
+        memberAddressesUnder[root].push_back(i);
   for (std::size_t d = 0; d < Derefs.size(); ++d) {
     Id deref = Derefs[d];
     Id pointer = places[deref].base;
@@ -1716,8 +1742,8 @@ bool Program::resolveRound() {
       }
       // The address of a member of what the pointer points to (&p->sub) is that member's.
       if (object != kNone)
-        for (const facts::Points &pt : points)
-          if (pt.target != kNone && derefRoot(pt.target) == deref) {
+        for (Id i : memberAddressesUnder[deref]) {
+            const facts::Points pt = points[i]; // a copy: counterpart() may add places, not points
             Id there = counterpart(pt.target, deref, object);
             if (there == kNone)
               continue;

@@ -239,6 +239,7 @@ private:
   std::set<Id> RegisteredMembers;                      // a registration writes their fd (pfd->fd)
   std::map<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
   bool SeedUnknown = false;
+  std::vector<Id> LostPointers; // read through, pointing nowhere after the first phases
   std::vector<std::vector<Id>> CallsOf, CallsIn, Incoming, Outgoing; // flows by place
   std::vector<Id> Evidence;
   mutable std::vector<Summary> Summaries;

@@ -832,6 +832,8 @@ std::vector<SendSite> expandSends(const Program &p) {
       if (call.caller == fn)
         continue; // recursion
       auto substitute = [&](Id &place, std::string &text, std::string &var, bool &exact) {
+        if (place == kNone)
+          return true; // nothing known to carry over
         int param = paramIndex(p, place, fn);
         if (param < 0) {
           // c->fd: the place stays (what the field holds), named as the caller names it; or,
@@ -853,7 +855,8 @@ std::vector<SendSite> expandSends(const Program &p) {
               // The one object this caller hands over: the same member of it.
               bool unknown = false;
               std::vector<Id> objects = p.objectsAt(call.args[field].place, &unknown);
-              if (objects.size() == 1 && !unknown) {
+              if (objects.size() == 1 && !unknown && deref != kNone &&
+                  llvm::StringRef(p.places[place].key).starts_with(p.places[deref].key)) {
                 std::string suffix = p.places[place].key.substr(p.places[deref].key.size());
                 Id own = p.placeByKey(p.places[objects[0]].key + suffix);
                 if (own != kNone) {
