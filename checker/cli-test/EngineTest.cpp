@@ -2,6 +2,7 @@
 // and their fields, NOLINT, severities, globs, check options, parse errors, crashes, parallel runs.
 #include "CompileDb.h"
 #include "Config.h"
+#include "ProjectOptions.h"
 #include "Engine.h"
 #include "FactsCache.h"
 #include "Filters.h"
@@ -384,6 +385,33 @@ TEST(ConfigFile, ParsesEverySetting) {
   EXPECT_EQ(config.targetKernel, "6.16");
 }
 
+TEST(ConfigFile, ModelsAddToTheCatalogAsCheckOptions) {
+  Config config;
+  std::string error;
+  ASSERT_TRUE(parseConfig("models:\n  event_loops:\n"
+                          "    - {function: ev_watch, fd: 4, callback: 2, callback_fd: 2}\n"
+                          "  allocators:\n    - {function: pool_alloc}\n",
+                          "c.yaml", config, error))
+      << error;
+  ASSERT_EQ(config.models.eventLoops.size(), 1u);
+  EXPECT_EQ(config.models.eventLoops[0].callbackFd, 2);
+  // What the analysis gets: the built-in catalog first, then these.
+  std::map<std::string, std::string> options = afunix::rules::modelOptions(config.models);
+  afunix::analysis::ProjectOptions project = afunix::analysis::ProjectOptions::parse(
+      [&](llvm::StringRef name) -> std::optional<std::string> {
+        auto it = options.find(name.str());
+        return it == options.end() ? std::nullopt : std::optional<std::string>(it->second);
+      },
+      [](const std::string &message) { ADD_FAILURE() << message; });
+  ASSERT_GE(project.registrars.size(), 2u);
+  EXPECT_EQ(project.registrars.front().name, "sd_event_add_io");
+  EXPECT_EQ(project.registrars.back().name, "ev_watch");
+  EXPECT_EQ(project.registrars.back().param, 2);
+  EXPECT_TRUE(project.allocators.lookup("pool_alloc"));    // the project's: its own functions too
+  EXPECT_FALSE(project.allocators.lookup("malloc"));       // the catalog's: system headers only
+  EXPECT_TRUE(project.allocators.count("malloc"));
+}
+
 TEST(ConfigFile, ErrorsNameFileLineAndField) {
   struct Case {
     const char *text, *expected;
@@ -397,6 +425,8 @@ TEST(ConfigFile, ErrorsNameFileLineAndField) {
       {"wrappers: [\"not a name\"]\n", "c.yaml:1:12: field 'wrappers'"},
       {"wrappers: [a\n", "c.yaml:2:1: invalid YAML"},
       {"- a\n- b\n", "c.yaml:1:1: expected a mapping"},
+      {"models:\n  event_loops:\n    - {function: ev_watch, fd: 4, callback: 2, callbak_fd: 2}\n",
+       "c.yaml:3:48: field 'models.event_loops[0].callbak_fd': unknown field"},
   };
   for (const Case &c : cases) {
     Config config;

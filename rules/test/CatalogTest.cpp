@@ -1,12 +1,16 @@
 // The rule catalog: the shipped rules load and validate, the compiled-in copy matches them, every
 // schema error names file, line and field, and every rule has its doc page and testdata.
 #include "afunix/Catalog.h"
+#include "afunix/ModelCatalog.h"
+#include "afunix/Models.h"
 #include "afunix/RuleCatalog.h"
 #include "afunix/kernel/ExperimentRegistry.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <dirent.h>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -354,4 +358,78 @@ TEST(CatalogExperiments, AnUnknownExperimentIsAnErrorAtItsLine) {
   EXPECT_TRUE(parseRule(withLine(kValid, "experiment: creds", "experiment: [creds, gc_shapes]"),
                         "rules/afunix-example-rule.yaml", rule, none));
   EXPECT_EQ(rule.variants[0].experiments, (std::vector<std::string>{"creds", "gc_shapes"}));
+}
+
+// ---- the model catalog (models/*.yaml, docs/models.md) ------------------------------------------
+
+TEST(Models, ShippedModelsLoadAndAreCompiledIn) {
+  afunix::rules::Models models;
+  std::vector<CatalogError> errors;
+  ASSERT_TRUE(afunix::rules::loadModelsDirectory(AFUNIX_SOURCE_DIR "/models", models, errors))
+      << (errors.empty() ? "" : errors.front().str());
+  auto loop = std::find_if(models.eventLoops.begin(), models.eventLoops.end(),
+                           [](const auto &m) { return m.function == "evconnlistener_new"; });
+  ASSERT_NE(loop, models.eventLoops.end());
+  EXPECT_EQ(loop->fd, 5);
+  EXPECT_EQ(loop->callback, 1);
+  EXPECT_EQ(loop->callbackFd, 1);
+  EXPECT_TRUE(loop->accepts);
+  // What the analysis starts from is exactly the YAML turned into options.
+  std::map<std::string, std::string> compiled;
+  for (const afunix::catalog::BuiltinModelOption &o : afunix::catalog::kBuiltinModelOptions)
+    compiled[o.option] = o.value;
+  EXPECT_EQ(compiled, afunix::rules::modelOptions(models));
+  EXPECT_NE(compiled["CallbackRegistrars"].find("evconnlistener_new:5:1:1:accepts"), std::string::npos);
+  EXPECT_NE(compiled["FdHolders"].find("uv_poll_init:2:uv_fileno:1:uv_handle_t"), std::string::npos);
+  EXPECT_NE(compiled["Allocators"].find("g_malloc0"), std::string::npos);
+}
+
+TEST(Models, ProjectEntriesUseTheSameSchema) {
+  afunix::rules::Models models;
+  std::vector<CatalogError> errors;
+  ASSERT_TRUE(afunix::rules::parseModelsText(
+      "event_loops:\n  - {function: ev_watch, fd: 4, callback: 2, callback_fd: 2}\n"
+      "socket_makers:\n  - {function: open_tcp, family: AF_INET6}\n"
+      "option_wrappers:\n  - {function: set_sec}\n"
+      "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n",
+      "cfg.yaml", models, errors));
+  auto options = afunix::rules::modelOptions(models);
+  EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
+  EXPECT_EQ(options["SocketProducers"], "open_tcp:AF_INET6");
+  EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
+  EXPECT_EQ(options["FdOwnerClasses"], "base::ScopedFD");
+}
+
+TEST(Models, MistakesNameFileLineAndField) {
+  struct Case {
+    const char *text;
+    int line;
+    const char *field;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"event_loops:\n  - {function: ev_watch, fd: 4, callbak: 2, callback_fd: 2}\n", 2,
+       "event_loops[0].callbak", "unknown field"},
+      {"event_loops:\n  - {function: ev_watch, fd: -1, callback: 2, callback_fd: 2}\n", 2,
+       "event_loops[0].fd", "argument position"},
+      {"event_loops:\n  - {function: ev_watch, fd: 2, callback: 2, callback_fd: 0}\n", 2,
+       "event_loops[0]", "same argument"},
+      {"socket_makers:\n  - {function: open_tcp, family: AF_INET7}\n", 2,
+       "socket_makers[0].family", "is not one of"},
+      {"allocators:\n  - {function: 'not a name'}\n", 2, "allocators[0].function",
+       "not a function or class name"},
+      {"allocators: pool_alloc\n", 1, "allocators", "must be a list"},
+      {"event_loop:\n  - {function: f}\n", 1, "event_loop", "unknown field"},
+  };
+  for (const Case &c : cases) {
+    afunix::rules::Models models;
+    std::vector<CatalogError> errors;
+    EXPECT_FALSE(afunix::rules::parseModelsText(c.text, "cfg.yaml", models, errors)) << c.text;
+    ASSERT_FALSE(errors.empty()) << c.text;
+    EXPECT_EQ(errors.front().line, c.line) << c.text;
+    EXPECT_EQ(errors.front().field, c.field) << c.text;
+    EXPECT_NE(errors.front().message.find(c.message), std::string::npos) << errors.front().str();
+    EXPECT_TRUE(models.eventLoops.empty() && models.socketMakers.empty() && models.allocators.empty())
+        << "nothing of a bad entry is kept: " << c.text;
+  }
 }
