@@ -856,6 +856,15 @@ private:
   }
   // An object made at `at` (a heap allocation, a temporary): its place, and a value that points
   // to it.
+  // The object a method runs on, named by `p->` (what p points to) or by the object itself.
+  std::optional<Id> objectNamedBy(const Expr *objectExpr) {
+    if (!objectExpr->getType()->isPointerType())
+      return placeOf(objectExpr);
+    if (std::optional<Id> pointer = pointerValue(objectExpr))
+      return derefPlace(*pointer);
+    return std::nullopt;
+  }
+
   // The one place that stands for the fd of every object of a holder model (as a struct field).
   Id holderPlace(const FdHolder &holder) {
     return intern("f:" + holder.name + "::<fd>", facts::PlaceKind::Field, holder.name + " fd");
@@ -2364,13 +2373,7 @@ std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethod
     objectExpr = call->getArg(0);
   if (!objectExpr)
     return std::nullopt;
-  std::optional<Id> object;
-  if (objectExpr->getType()->isPointerType()) {
-    if (std::optional<Id> pointer = pointerValue(objectExpr))
-      object = derefPlace(*pointer);
-  } else {
-    object = placeOf(objectExpr);
-  }
+  std::optional<Id> object = objectNamedBy(objectExpr);
   if (!object)
     return std::nullopt;
   llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
@@ -3267,13 +3270,7 @@ std::optional<Id> Extractor::forwardedObject(const CallExpr *call, const Functio
   const Expr *objectExpr = member ? member->getImplicitObjectArgument() : nullptr;
   if (!objectExpr)
     return std::nullopt;
-  std::optional<Id> container;
-  if (objectExpr->getType()->isPointerType()) {
-    if (std::optional<Id> pointer = pointerValue(objectExpr))
-      container = derefPlace(*pointer);
-  } else {
-    container = placeOf(objectExpr);
-  }
+  std::optional<Id> container = objectNamedBy(objectExpr);
   if (!container)
     return std::nullopt;
   Id item = element(*container, -1);
