@@ -891,6 +891,9 @@ void Program::cloneConstructors() {
   for (Id f = 0; f < flows.size(); ++f)
     outgoing[flows[f].from].push_back(f);
   std::size_t budget = kCloneBudget;
+  std::vector<Id> cloning; // the functions whose clones enclose the one being made
+  const std::size_t indirectBeforeClones = indirectCalls.size();
+  constexpr std::size_t kMaxCloneDepth = 8;
   std::vector<Id> removed; // argument and return flows of the calls now served by clones
   // One clone of `fn` for its call at `site`, places named with `prefix`; `map` holds what is
   // already cloned around it (an outer constructor's places), and gets fn's. Constructors it
@@ -924,17 +927,23 @@ void Program::cloneConstructors() {
         auto clone = [&](Id p) { return mine(p) ? clonePlace(p, clonePlace) : (map.count(p) ? map[p] : p); };
         for (Id p : owned[fn])
           clone(p);
-        budget -= std::min(budget, owned[fn].size());
-        // Constructors it calls: a clone of their own inside this one.
+        // Every clone costs budget, even one of a function without places of its own: constructors
+        // that call each other would otherwise nest without end (lldpd).
+        budget -= std::min(budget, std::max<std::size_t>(1, owned[fn].size()));
+        // Constructors it calls: a clone of their own inside this one, unless already being cloned
+        // around it (recursion) or nested too deep.
+        cloning.push_back(fn);
         std::set<Id> nested;
         for (Id c : callsIn(fn)) {
           const facts::Call &call = calls[c];
-          if (call.callee == fn || !constructor(call.callee) || budget == 0 || nested.count(call.site))
+          if (call.callee == fn || !constructor(call.callee) || budget == 0 || nested.count(call.site) ||
+              llvm::is_contained(cloning, call.callee) || cloning.size() >= kMaxCloneDepth)
             continue;
           nested.insert(call.site);
           std::map<Id, Id> inner = map;
           cloneFor(call.callee, call.site, prefix + "@" + std::to_string(call.site) + ":", inner);
         }
+        cloning.pop_back();
         const facts::Site &at = sites[site];
         std::string value = facts::callValueKey(functions[fn].key, files[at.file], at.offset);
         auto ours = [&](Id e) {
@@ -1016,8 +1025,9 @@ void Program::cloneConstructors() {
         again(sends, &facts::Send::channel);
         again(writes, &facts::Write::place);
         again(callbacks, &facts::Callback::socket);
-        std::size_t indirect = indirectCalls.size();
-        for (std::size_t i = 0; i < indirect; ++i)
+        // The function's own calls through pointers, not the copies earlier clones made of them
+        // (those have the same caller: copying them too doubled the list with every clone).
+        for (std::size_t i = 0; i < indirectBeforeClones; ++i)
           if (indirectCalls[i].caller == fn) {
             facts::Call copy = indirectCalls[i];
             copy.target = clone(copy.target);
