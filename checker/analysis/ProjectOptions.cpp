@@ -119,6 +119,8 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
     apply(options, builtin.option, builtin.value, true, [&](const std::string &message) {
       error("the built-in model catalog: " + message);
     });
+  options.builtinRegistrars = options.registrars.size();
+  options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
                              "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders"})
     if (std::optional<std::string> value = get(option))
@@ -150,15 +152,18 @@ std::string ProjectOptions::extractionFingerprint() const {
     parts.push_back("e:" + name);
   for (const std::string &name : fdOwnerClasses)
     parts.push_back("o:" + name);
-  for (const Registrar &r : registrars)
+  // The built-in catalog is the checker's (a shard or cache entry of another checker is refused
+  // anyway): only what the project adds tells two runs' options apart.
+  for (const Registrar &r : llvm::drop_begin(registrars, builtinRegistrars))
     parts.push_back("r:" + r.name + ":" + std::to_string(r.fdArg) + ":" +
                     std::to_string(r.callbackArg) + ":" + std::to_string(r.param) +
                     (r.accepts ? ":accepts" : ""));
-  for (const FdHolder &h : fdHolders)
+  for (const FdHolder &h : llvm::drop_begin(fdHolders, builtinFdHolders))
     parts.push_back("h:" + h.store + ":" + std::to_string(h.fdArg) + ":" + h.load + ":" +
                     std::to_string(h.outArg) + ":" + h.name);
   for (const auto &entry : allocators)
-    parts.push_back("a:" + entry.getKey().str() + (entry.getValue() ? ":project" : ""));
+    if (entry.getValue())
+      parts.push_back("a:" + entry.getKey().str());
   std::sort(parts.begin(), parts.end());
   std::string out;
   for (const std::string &part : parts)

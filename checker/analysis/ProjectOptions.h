@@ -60,6 +60,10 @@ struct ProjectOptions {
   // catalog's apply only where declared in a system header (a project's own `zalloc` may be
   // anything); the project's apply to its own functions too. name -> from the project.
   llvm::StringMap<bool> allocators;
+  // How many of registrars and fdHolders come first from the built-in catalog: part of the
+  // checker, not of the project's options (extractionFingerprint leaves them out).
+  std::size_t builtinRegistrars = 0;
+  std::size_t builtinFdHolders = 0;
   // Rule evaluation.
   bool pedantic = false;
   std::optional<KernelVersion> targetKernel;

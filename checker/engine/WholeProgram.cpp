@@ -163,7 +163,13 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     // One slice of a sharded run: its facts go to the shard directory; the link judges them.
     RunResult run;
     std::string error;
-    if (!writeShard(options.shard, allJobs, shardJobs, extracted, extractionFingerprintOf(configs),
+    // The options of the whole database, as the link computes them: a slice's own files may all
+    // sit under one directory's configuration while another slice's do not.
+    std::vector<UnitConfig> everyConfig;
+    everyConfig.reserve(allJobs.size());
+    for (const CompileJob &job : allJobs)
+      everyConfig.push_back(unitConfig(options, job.file));
+    if (!writeShard(options.shard, allJobs, shardJobs, extracted, extractionFingerprintOf(everyConfig),
                     error) &&
         options.shard.error)
       *options.shard.error = error;
