@@ -32,10 +32,16 @@ class ModelReader {
 public:
   ModelReader(Validator &v) : v_(v) {}
 
-  std::string name(const YAML::Node &entry, const char *key, const std::string &field) {
+  // `qualified`: ns::name allowed. Functions are matched by their plain name, and the option form
+  // separates fields with ':', so only classes may be qualified.
+  std::string name(const YAML::Node &entry, const char *key, const std::string &field,
+                   bool qualified = false) {
     std::string value = v_.scalar(entry, key, field + "." + key, true);
     if (!value.empty() && !isName(value))
       v_.error(entry[key], field + "." + key, "'" + value + "' is not a function or class name");
+    else if (!qualified && value.find(':') != std::string::npos)
+      v_.error(entry[key], field + "." + key,
+               "'" + value + "': a function is named without its namespace or class");
     return value;
   }
 
@@ -152,7 +158,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
       read.externalSockets.push_back(name);
   });
   r.list(node, "fd_owner_classes", {"class"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
-    std::string name = r.name(e, "class", field);
+    std::string name = r.name(e, "class", field, /*qualified=*/true);
     if (clean())
       read.fdOwnerClasses.push_back(name);
   });

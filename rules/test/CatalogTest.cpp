@@ -419,6 +419,8 @@ TEST(Models, MistakesNameFileLineAndField) {
       {"allocators:\n  - {function: 'not a name'}\n", 2, "allocators[0].function",
        "not a function or class name"},
       {"allocators: pool_alloc\n", 1, "allocators", "must be a list"},
+      {"event_loops:\n  - {function: 'ev::watch', fd: 0, callback: 1, callback_fd: 0}\n", 2,
+       "event_loops[0].function", "without its namespace"},
       {"event_loop:\n  - {function: f}\n", 1, "event_loop", "unknown field"},
   };
   for (const Case &c : cases) {
