@@ -221,7 +221,9 @@ void Program::mergeUnit(const facts::Unit &u) {
     }
   }
   for (std::size_t i = 0; i < u.loops.size(); ++i)
-    if (u.loops[i].parent != kNone && loops[loopMap[i]].parent == kNone)
+    // Two loops of one macro expansion share a site and so one loop here: never its own parent.
+    if (u.loops[i].parent != kNone && loops[loopMap[i]].parent == kNone &&
+        loopMap[u.loops[i].parent] != loopMap[i])
       loops[loopMap[i]].parent = loopMap[u.loops[i].parent];
   for (std::size_t i = 0; i < u.sites.size(); ++i)
     if (u.sites[i].loop != kNone && sites[siteMap[i]].loop == kNone)
@@ -2412,7 +2414,8 @@ std::string Program::dump() const {
 }
 
 bool Program::loopEncloses(Id outer, Id inner) const {
-  for (Id l = inner; l != kNone; l = loops[l].parent)
+  std::size_t steps = 0; // a cycle of parents ends the walk (loopsAround() in Queries.h says why)
+  for (Id l = inner; l != kNone && steps++ <= loops.size(); l = loops[l].parent)
     if (l == outer)
       return true;
   return false;
