@@ -321,31 +321,34 @@ void Program::mergeUnit(const facts::Unit &u) {
     if (!seen(FlowKeys, std::make_tuple(copy.from, copy.to, static_cast<int>(copy.kind), copy.exact)))
       flows.push_back(copy);
   }
-  for (const facts::Call &c : u.calls) {
+  // A call of the unit, direct or through a pointer, in the program's numbering.
+  auto mappedCall = [&](const facts::Call &c) {
     facts::Call copy = c;
     copy.site = siteMap[c.site];
     copy.caller = mapped(functionMap, c.caller);
-    copy.callee = functionMap[c.callee];
     for (facts::Argument &a : copy.args)
       a.place = mapped(placeMap, a.place);
     copy.receiver.place = mapped(placeMap, c.receiver.place);
+    return copy;
+  };
+  for (const facts::Call &c : u.calls) {
+    facts::Call copy = mappedCall(c);
+    copy.callee = functionMap[c.callee];
     if (!seen(CallKeys, std::make_pair(copy.site, copy.callee)))
       calls.push_back(std::move(copy));
   }
   for (const facts::Call &c : u.indirectCalls) {
-    facts::Call copy = c;
-    copy.site = siteMap[c.site];
-    copy.caller = mapped(functionMap, c.caller);
+    facts::Call copy = mappedCall(c);
     copy.target = placeMap[c.target];
-    for (facts::Argument &a : copy.args)
-      a.place = mapped(placeMap, a.place);
-    copy.receiver.place = mapped(placeMap, c.receiver.place);
     if (!seen(IndirectKeys, std::make_pair(copy.site, copy.target)))
       indirectCalls.push_back(std::move(copy));
   }
   for (const facts::Points &pt : u.points) {
-    facts::Points copy{placeMap[pt.place], mapped(placeMap, pt.target), mapped(functionMap, pt.function)};
-    if (!seen(PointsKeys, std::make_tuple(copy.place, copy.target, copy.function)))
+    // The constant too (bind_listen(AF_INET6, ...)): dropped here, it reached the link as a place
+    // given nothing.
+    facts::Points copy{placeMap[pt.place], mapped(placeMap, pt.target), mapped(functionMap, pt.function),
+                       pt.constant};
+    if (!seen(PointsKeys, std::make_tuple(copy.place, copy.target, copy.function, copy.constant)))
       points.push_back(copy);
   }
   for (const facts::Callback &c : u.callbacks) {

@@ -213,7 +213,7 @@ private:
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
   std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
-  std::set<std::tuple<Id, Id, Id>> PointsKeys;
+  std::set<std::tuple<Id, Id, Id, int>> PointsKeys;
   std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
   std::set<std::tuple<Id, Id, int>> CallbackKeys;
 
