@@ -949,6 +949,9 @@ private:
   // Where a constructor call builds its object, when the walk saw what it initialises.
   llvm::DenseMap<const CXXConstructExpr *, Id> ConstructStorage;
   Id storageOf(const CXXConstructExpr *construct);
+  // The variable `pointer` names when it is a local initialised with its address and never
+  // pointed elsewhere (int *p = &fd), else nullptr.
+  const Expr *aliasedByLocalPointer(const Expr *pointer);
   // Library records the analysis knows the inside of by what they do, not by their fields.
   enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
   std::optional<ModelledRecord> modelledRecord(QualType type) {
@@ -1313,11 +1316,22 @@ bool isWriteCall(llvm::StringRef name) {
       .Default(false);
 }
 
-// syscall(SYS_sendmsg, fd, &msg, flags) (or __NR_sendmsg): a sendmsg() whose arguments start
-// one later.
-bool isSyscallSendmsg(const CallExpr *call, llvm::StringRef name, ASTContext &ctx) {
-  static const llvm::StringRef numbers[] = {"SYS_sendmsg", "__NR_sendmsg"};
-  return name == "syscall" && call->getNumArgs() >= 3 && spelledAs(call->getArg(0), numbers, ctx);
+// The socket call a call of a syscall wrapper stands for (the model catalog's syscall_wrappers:
+// syscall(SYS_sendmsg, fd, &msg, flags) is sendmsg() with its arguments from 1), or nullptr.
+// `system`: the callee is declared in a system header (the catalog's entries apply only there).
+const SyscallWrapper *wrappedSocketCall(const CallExpr *call, llvm::StringRef name, bool system,
+                                        const ProjectOptions &options, ASTContext &ctx) {
+  for (const SyscallWrapper &w : options.syscallWrappers) {
+    if (w.name != name || (w.builtin && !system) || call->getNumArgs() < w.firstArg + 2)
+      continue;
+    if (!w.numbers.empty()) {
+      llvm::SmallVector<llvm::StringRef, 4> numbers(w.numbers.begin(), w.numbers.end());
+      if (!spelledAs(call->getArg(0), numbers, ctx))
+        continue;
+    }
+    return &w;
+  }
+  return nullptr;
 }
 
 // Whether some expression under `stmt` is spelled as one of `names` (MSG_DONTWAIT in
@@ -1385,7 +1399,7 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   bool api = isSocketApi(callee);
   bool wrapper = Options.optionWrappers.count(name) != 0;
   if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name) ||
-      (api && isSyscallSendmsg(call, name, Ctx)))
+      wrappedSocketCall(call, name, api, Options, Ctx))
     s.socketCalls = true;
   // A call that can hand a socket to the program's own code is ordered against the socket calls
   // it leads to, so its function gets a CFG too.
@@ -2152,6 +2166,8 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     }
     if (!pointee.isNull() && pointee->isFunctionType())
       return pointerValue(unary->getSubExpr()); // (*cb)(fd) calls what cb points to
+    if (const Expr *aliased = aliasedByLocalPointer(unary->getSubExpr()))
+      return placeOf(aliased); // int *p = &fd; ... *p (systemd's TAKE_FD()): fd itself
     std::optional<Id> base = placeOf(unary->getSubExpr());
     return base ? std::optional<Id>(element(*base, 0)) : std::nullopt;
   }
@@ -2216,6 +2232,42 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   return handedOverFd(value ? "c:" + std::to_string(*value) : "c:listen-fds",
                       value ? text : "SD_LISTEN_FDS_START + n", e, kNone, "SD_LISTEN_FDS_START",
                       "socket activation, " + text, listenFdHandover(value));
+}
+
+namespace {
+// Whether `var` is assigned, incremented or has its address taken anywhere in `stmt`.
+bool reassigned(const Stmt *stmt, const VarDecl *var) {
+  if (!stmt)
+    return false;
+  auto names = [&](const Expr *e) {
+    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == var;
+  };
+  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp() && names(op->getLHS()))
+    return true;
+  if (const auto *op = dyn_cast<UnaryOperator>(stmt);
+      op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf) && names(op->getSubExpr()))
+    return true;
+  for (const Stmt *child : stmt->children())
+    if (reassigned(child, var))
+      return true;
+  return false;
+}
+} // namespace
+
+const Expr *Extractor::aliasedByLocalPointer(const Expr *pointer) {
+  const auto *ref = dyn_cast<DeclRefExpr>(pointer->IgnoreParenImpCasts());
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !var->isLocalVarDecl() || !var->getType()->isPointerType() || !var->getInit())
+    return nullptr;
+  const auto *address = dyn_cast<UnaryOperator>(var->getInit()->IgnoreParenImpCasts());
+  if (!address || address->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const FunctionDecl *fn = currentFunction();
+  // Conservative: a pointer that may point elsewhere later is not an alias.
+  if (!fn || reassigned(fn->getBody(), var))
+    return nullptr;
+  return address->getSubExpr();
 }
 
 Id Extractor::storageOf(const CXXConstructExpr *construct) {
@@ -2592,7 +2644,9 @@ void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::Flo
     return;
   }
   // A value we cannot follow (x + 1, a call through a pointer). Small constants (-1, 0) are
-  // "no socket yet", not an origin.
+  // "no socket yet", not an origin; nor is a negated value (-errno, -EINVAL): never an fd.
+  if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Minus)
+    return;
   if (!evalInt(e, Ctx))
     untracked(*target);
 }
@@ -3015,6 +3069,7 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     return;
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   bool api = isSocketApi(callee);
+  const SyscallWrapper *wrapped = wrappedSocketCall(call, name, api, Options, Ctx);
 
   if (api && isWriteCall(name) && call->getNumArgs() >= 1)
     recordWrite(call, name, event);
@@ -3040,17 +3095,22 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
         fact.address = socketAddress(call->getArg(1));
       U.lifecycle.push_back(std::move(fact));
     }
-  } else if (api && isReceiveCall(name) && call->getNumArgs() >= 1) {
-    if (std::optional<Id> socket = placeOf(call->getArg(0))) {
+  } else if (unsigned from = wrapped && wrapped->call == "recvmsg" ? wrapped->firstArg : 0;
+             ((api && isReceiveCall(name)) || (wrapped && wrapped->call == "recvmsg")) &&
+             call->getNumArgs() >= from + 1) {
+    if (std::optional<Id> socket = placeOf(call->getArg(from))) {
       facts::Receive fact;
       fact.place = *socket;
-      fact.site = makeSite(call, call->getArg(0), event.loop);
-      fact.kind = name == "recvmsg" ? facts::ReceiveKind::Recvmsg : facts::ReceiveKind::Other;
+      fact.site = makeSite(call, call->getArg(from), event.loop);
+      fact.kind = name == "recvmsg" || wrapped ? facts::ReceiveKind::Recvmsg : facts::ReceiveKind::Other;
       U.receives.push_back(std::move(fact));
     }
-  } else if (unsigned at = api && name == "sendmsg" ? 0 : api && isSyscallSendmsg(call, name, Ctx) ? 1 : 2;
-             at < 2 && call->getNumArgs() >= at + 2) {
-    // sendmsg(fd, &msg, flags), or syscall(SYS_sendmsg, fd, &msg, flags): arguments from `at`.
+  } else if (unsigned at = api && name == "sendmsg" ? 0
+                         : wrapped && wrapped->call == "sendmsg" ? wrapped->firstArg
+                                                                  : UINT_MAX;
+             at != UINT_MAX && call->getNumArgs() >= at + 2) {
+    // sendmsg(fd, &msg, flags), or a wrapper (syscall(SYS_sendmsg, fd, &msg, flags)): arguments
+    // from `at`.
     facts::Send send;
     const Expr *message = call->getArg(at + 1)->IgnoreParenImpCasts();
     if (const auto *ref = dyn_cast<DeclRefExpr>(message))

@@ -927,11 +927,29 @@ void Program::cloneConstructors() {
           map[p] = id;
           if (Untracked.count(p))
             Untracked.insert(id);
+          if (Written.count(p))
+            Written.insert(id);
           return id;
         };
         auto clone = [&](Id p) { return mine(p) ? clonePlace(p, clonePlace) : (map.count(p) ? map[p] : p); };
         for (Id p : owned[fn])
           clone(p);
+        // A clone's parameters hold what this call passes, not what any caller does: a constant
+        // (-1 for "make your own socket") gives the parameter nothing, unknown only if untracked.
+        for (Id c : callsOf(fn))
+          if (calls[c].site == site)
+            for (unsigned i = 0; i < calls[c].args.size(); ++i) {
+              auto it = map.find(placeByKey("p:" + functions[fn].key + "#" + std::to_string(i)));
+              if (it == map.end())
+                continue;
+              const facts::Argument &a = calls[c].args[i];
+              Untracked.erase(it->second);
+              Written.erase(it->second);
+              if (a.mode == facts::ArgMode::Constant)
+                Written.insert(it->second);
+              else if (a.mode == facts::ArgMode::Value && a.place == kNone)
+                Untracked.insert(it->second);
+            }
         // Every clone costs budget, even one of a function without places of its own: constructors
         // that call each other would otherwise nest without end (lldpd).
         budget -= std::min(budget, std::max<std::size_t>(1, owned[fn].size()));

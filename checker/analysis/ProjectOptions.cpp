@@ -90,6 +90,29 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       r.accepts = fields.size() == 5;
       options.registrars.push_back(std::move(r));
     }
+  if (option == "SyscallWrappers")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 4> fields;
+      item.split(fields, ':');
+      SyscallWrapper w;
+      bool ok = (fields.size() == 3 || fields.size() == 4) && !fields[0].trim().empty() &&
+                (fields[1].trim() == "sendmsg" || fields[1].trim() == "recvmsg") &&
+                !fields[2].trim().getAsInteger(10, w.firstArg) && w.firstArg <= 64;
+      if (ok && fields.size() == 4)
+        for (llvm::StringRef number : llvm::split(fields[3], '|'))
+          if (!number.trim().empty())
+            w.numbers.push_back(number.trim().str());
+      if (!ok || (fields.size() == 4 && (w.numbers.empty() || w.firstArg == 0))) {
+        error("SyscallWrappers: '" + item.str() +
+              "' is not NAME:sendmsg|recvmsg:FIRST_ARG[:NUMBER|NUMBER...] (positions from 0; with "
+              "numbers, FIRST_ARG 1 or more)");
+        continue;
+      }
+      w.name = fields[0].trim().str();
+      w.call = fields[1].trim().str();
+      w.builtin = builtin;
+      options.syscallWrappers.push_back(std::move(w));
+    }
   if (option == "FdHolders")
     for (llvm::StringRef item : items(value)) {
       llvm::SmallVector<llvm::StringRef, 5> fields;
@@ -122,7 +145,8 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
   options.builtinRegistrars = options.registrars.size();
   options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
-                             "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders"})
+                             "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders",
+                             "SyscallWrappers"})
     if (std::optional<std::string> value = get(option))
       apply(options, option, *value, false, error);
   if (std::optional<std::string> value = get("Pedantic")) {
@@ -161,6 +185,13 @@ std::string ProjectOptions::extractionFingerprint() const {
   for (const FdHolder &h : llvm::drop_begin(fdHolders, builtinFdHolders))
     parts.push_back("h:" + h.store + ":" + std::to_string(h.fdArg) + ":" + h.load + ":" +
                     std::to_string(h.outArg) + ":" + h.name);
+  for (const SyscallWrapper &w : syscallWrappers)
+    if (!w.builtin) {
+      std::string item = "s:" + w.name + ":" + w.call + ":" + std::to_string(w.firstArg);
+      for (const std::string &number : w.numbers)
+        item += ":" + number;
+      parts.push_back(item);
+    }
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());

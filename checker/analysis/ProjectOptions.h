@@ -37,6 +37,17 @@ struct FdHolder {
   std::string name;
 };
 
+// A function that stands for sendmsg() or recvmsg() with its arguments from `firstArg` on
+// (`NAME:CALL:FIRST_ARG[:NUMBER|NUMBER...]`); with numbers, only calls whose first argument is
+// spelled as one of them (syscall(SYS_sendmsg, ...)).
+struct SyscallWrapper {
+  std::string name;
+  std::string call;
+  unsigned firstArg = 0;
+  std::vector<std::string> numbers;
+  bool builtin = false; // the catalog's: applies to functions declared in system headers only
+};
+
 // Every list starts with the built-in model catalog (models/*.yaml, afunix/ModelCatalog.h) and
 // adds what the project's options say: the catalog and a project's `models:` are one kind of data.
 struct ProjectOptions {
@@ -60,6 +71,8 @@ struct ProjectOptions {
   // catalog's apply only where declared in a system header (a project's own `zalloc` may be
   // anything); the project's apply to its own functions too. name -> from the project.
   llvm::StringMap<bool> allocators;
+  // SyscallWrappers "syscall:sendmsg:1:SYS_sendmsg|__NR_sendmsg;sys_sendmsg:sendmsg:0".
+  std::vector<SyscallWrapper> syscallWrappers;
   // How many of registrars and fdHolders come first from the built-in catalog: part of the
   // checker, not of the project's options (extractionFingerprint leaves them out).
   std::size_t builtinRegistrars = 0;
@@ -80,6 +93,6 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "FdHolders", "Allocators", "Pedantic", "TargetKernel"};
+    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "Pedantic", "TargetKernel"};
 
 } // namespace afunix::analysis

@@ -77,8 +77,13 @@ Report &RuleContext::report(Id site, const ::afunix::catalog::Variant &chosen,
 }
 
 void RuleContext::note(Report &report, Id site, std::string text) {
-  if (site != kNone)
-    report.notes.push_back({site, std::move(text)});
+  if (site == kNone)
+    return;
+  // Clones of one constructor (one per call) share its source: the same note once.
+  for (const ReportNote &n : report.notes)
+    if (n.site == site && n.text == text)
+      return;
+  report.notes.push_back({site, std::move(text)});
 }
 
 } // namespace afunix::analysis

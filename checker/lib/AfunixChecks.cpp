@@ -6,6 +6,8 @@
 
 #include "ClangTidyModule.h"
 
+#include <map>
+
 namespace afunix::rules {
 
 llvm::ArrayRef<RuleEntry> allRules() {
@@ -31,8 +33,21 @@ std::vector<analysis::Report> evaluate(const analysis::Program &program,
     if (!context.applies())
       continue;
     entry.run(context);
-    for (analysis::Report &r : context.Reports)
-      out.push_back(std::move(r));
+    // One finding per rule and place: the per-call copies of a function (constructor clones)
+    // judge the same statement once per context; the gravest verdict stands for all of them.
+    auto rank = [&](const analysis::Report &r) {
+      const ::afunix::catalog::Variant *v = context.Rule ? ::afunix::catalog::findVariant(*context.Rule, r.variant) : nullptr;
+      llvm::StringRef severity = v && v->severity && *v->severity ? v->severity : context.Rule ? context.Rule->severity : "";
+      return severity == "error" ? 2 : severity == "warning" ? 1 : 0;
+    };
+    std::map<analysis::Id, std::size_t> bySite;
+    for (analysis::Report &r : context.Reports) {
+      auto [it, fresh] = bySite.try_emplace(r.site, out.size());
+      if (fresh)
+        out.push_back(std::move(r));
+      else if (rank(r) > rank(out[it->second]))
+        out[it->second] = std::move(r);
+    }
   }
   std::vector<analysis::Report *> all;
   for (analysis::Report &r : out)

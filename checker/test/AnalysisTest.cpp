@@ -743,7 +743,7 @@ TEST(Extract, SyscallSendmsgIsASendWithItsFlags) {
               "void plain(int over, int fd) { char b[CMSG_SPACE(sizeof(int))]; struct msghdr m = {.msg_control = b,"
               " .msg_controllen = sizeof b}; struct cmsghdr *c = CMSG_FIRSTHDR(&m); c->cmsg_type = SCM_RIGHTS;"
               " memcpy(CMSG_DATA(c), &fd, sizeof fd); while (sendmsg(over, &m, 0) < 0 && errno == EAGAIN) ; }"},
-      {});
+      options({})); // the built-in model catalog says what syscall() stands for
   ASSERT_EQ(unit.sends.size(), 2u);
   EXPECT_TRUE(unit.sends[0].dontWait);
   EXPECT_TRUE(unit.sends[0].stopsOnEagain);
@@ -1069,4 +1069,28 @@ TEST(Link, WritesThroughAPointerParameterReachOnlyTheCallersItWritesFor) {
   // forget_pair() reads what a() passed it, but writes back only -1: b()'s array keeps its pipe.
   EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[1].place), std::vector<std::string>{"not-socket:pipe"}) << f.dump;
   EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[2].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+TEST(ProjectOptionsParse, SyscallWrappersAddToTheCatalogAndMalformedOnesAreNamed) {
+  std::vector<std::string> errors;
+  ProjectOptions parsed = ProjectOptions::parse(
+      [](llvm::StringRef name) -> std::optional<std::string> {
+        if (name == "SyscallWrappers")
+          return "qb_sendmsg:sendmsg:0; sys_rcv:recv:0; sc:sendmsg:0:SYS_sendmsg; ok_recv:recvmsg:2:NR_a|NR_b";
+        return std::nullopt;
+      },
+      [&](const std::string &error) { errors.push_back(error); });
+  // The catalog's syscall() entries first, then the project's two good ones.
+  std::vector<std::string> names;
+  for (const SyscallWrapper &w : parsed.syscallWrappers)
+    names.push_back(w.name + ":" + w.call + ":" + std::to_string(w.firstArg) + (w.builtin ? ":builtin" : ""));
+  EXPECT_EQ(names, (std::vector<std::string>{"syscall:sendmsg:1:builtin", "syscall:recvmsg:1:builtin",
+                                             "qb_sendmsg:sendmsg:0", "ok_recv:recvmsg:2"}));
+  EXPECT_EQ(parsed.syscallWrappers.back().numbers, (std::vector<std::string>{"NR_a", "NR_b"}));
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("'sys_rcv:recv:0'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("'sc:sendmsg:0:SYS_sendmsg'"), std::string::npos) << errors[1];
+  // Only the project's entries tell two runs' options apart.
+  EXPECT_NE(parsed.extractionFingerprint().find("s:qb_sendmsg:sendmsg:0"), std::string::npos);
+  EXPECT_EQ(parsed.extractionFingerprint().find("s:syscall"), std::string::npos);
 }

@@ -13,6 +13,7 @@ namespace {
 
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
 const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
+const std::set<std::string> kWrappedCalls = {"sendmsg", "recvmsg"};
 
 // A C or C++ name: what a call's callee or a class is matched against (ns::name allowed).
 bool isName(const std::string &s) {
@@ -103,7 +104,8 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   if (node.IsNull() || !node.IsDefined())
     return true;
   if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
-                              "option_wrappers", "external_sockets", "fd_owner_classes"}))
+                              "option_wrappers", "external_sockets", "fd_owner_classes",
+                              "syscall_wrappers"}))
     return false;
   ModelReader r(v);
   Models read;
@@ -162,6 +164,32 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     if (clean())
       read.fdOwnerClasses.push_back(name);
   });
+  r.list(node, "syscall_wrappers", {"function", "as", "first_arg", "number"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           SyscallWrapperModel m;
+           m.function = r.name(e, "function", field);
+           m.call = v.scalar(e, "as", field + ".as", true);
+           v.oneOf(e, "as", field + ".as", m.call, kWrappedCalls);
+           m.firstArg = r.position(e, "first_arg", field);
+           YAML::Node numbers = e["number"];
+           if (numbers.IsDefined() && !numbers.IsNull()) {
+             if (!numbers.IsSequence()) {
+               v.error(numbers, field + ".number", "must be a list of names (SYS_sendmsg, __NR_sendmsg)");
+             } else {
+               for (std::size_t i = 0; i < numbers.size(); ++i) {
+                 std::string name = numbers[i].IsScalar() ? numbers[i].Scalar() : "";
+                 if (!isName(name) || name.find(':') != std::string::npos)
+                   v.error(numbers[i], field + ".number[" + std::to_string(i) + "]", "must be a C identifier");
+                 else
+                   m.numbers.push_back(name);
+               }
+               if (clean() && m.firstArg == 0)
+                 v.error(e, field + ".first_arg", "must be 1 or more when the call is picked by its number");
+             }
+           }
+           if (clean())
+             read.syscallWrappers.push_back(std::move(m));
+         });
   auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
   append(out.eventLoops, read.eventLoops);
   append(out.fdHolders, read.fdHolders);
@@ -170,6 +198,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   append(out.optionWrappers, read.optionWrappers);
   append(out.externalSockets, read.externalSockets);
   append(out.fdOwnerClasses, read.fdOwnerClasses);
+  append(out.syscallWrappers, read.syscallWrappers);
   return v.count() == 0;
 }
 
@@ -249,6 +278,12 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
     add("ExternalSocketSources", name);
   for (const std::string &name : models.fdOwnerClasses)
     add("FdOwnerClasses", name);
+  for (const SyscallWrapperModel &m : models.syscallWrappers) {
+    std::string item = m.function + ":" + m.call + ":" + std::to_string(m.firstArg);
+    for (std::size_t i = 0; i < m.numbers.size(); ++i)
+      item += (i ? "|" : ":") + m.numbers[i];
+    add("SyscallWrappers", item);
+  }
   return out;
 }
 

@@ -382,6 +382,7 @@ TEST(Models, ShippedModelsLoadAndAreCompiledIn) {
   EXPECT_NE(compiled["CallbackRegistrars"].find("evconnlistener_new:5:1:1:accepts"), std::string::npos);
   EXPECT_NE(compiled["FdHolders"].find("uv_poll_init:2:uv_fileno:1:uv_handle_t"), std::string::npos);
   EXPECT_NE(compiled["Allocators"].find("g_malloc0"), std::string::npos);
+  EXPECT_NE(compiled["SyscallWrappers"].find("syscall:sendmsg:1:SYS_sendmsg|__NR_sendmsg"), std::string::npos);
 }
 
 TEST(Models, ProjectEntriesUseTheSameSchema) {
@@ -391,13 +392,16 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "event_loops:\n  - {function: ev_watch, fd: 4, callback: 2, callback_fd: 2}\n"
       "socket_makers:\n  - {function: open_tcp, family: AF_INET6}\n"
       "option_wrappers:\n  - {function: set_sec}\n"
-      "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n",
+      "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n"
+      "syscall_wrappers:\n  - {function: qb_sendmsg, as: sendmsg, first_arg: 0}\n"
+      "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
   EXPECT_EQ(options["SocketProducers"], "open_tcp:AF_INET6");
   EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
   EXPECT_EQ(options["FdOwnerClasses"], "base::ScopedFD");
+  EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -422,6 +426,12 @@ TEST(Models, MistakesNameFileLineAndField) {
       {"event_loops:\n  - {function: 'ev::watch', fd: 0, callback: 1, callback_fd: 0}\n", 2,
        "event_loops[0].function", "without its namespace"},
       {"event_loop:\n  - {function: f}\n", 1, "event_loop", "unknown field"},
+      {"syscall_wrappers:\n  - {function: sys_send, as: send, first_arg: 0}\n", 2,
+       "syscall_wrappers[0].as", "is not one of"},
+      {"syscall_wrappers:\n  - {function: syscall, as: sendmsg, first_arg: 0, number: [SYS_sendmsg]}\n", 2,
+       "syscall_wrappers[0].first_arg", "1 or more"},
+      {"syscall_wrappers:\n  - {function: syscall, as: sendmsg, first_arg: 1, number: SYS_sendmsg}\n", 2,
+       "syscall_wrappers[0].number", "must be a list"},
   };
   for (const Case &c : cases) {
     afunix::rules::Models models;
@@ -431,7 +441,8 @@ TEST(Models, MistakesNameFileLineAndField) {
     EXPECT_EQ(errors.front().line, c.line) << c.text;
     EXPECT_EQ(errors.front().field, c.field) << c.text;
     EXPECT_NE(errors.front().message.find(c.message), std::string::npos) << errors.front().str();
-    EXPECT_TRUE(models.eventLoops.empty() && models.socketMakers.empty() && models.allocators.empty())
+    EXPECT_TRUE(models.eventLoops.empty() && models.socketMakers.empty() && models.allocators.empty() &&
+                models.syscallWrappers.empty())
         << "nothing of a bad entry is kept: " << c.text;
   }
 }

@@ -34,6 +34,16 @@ struct FdHolderModel {
   std::string name; // the holder's type, for the place every such object's fd shares
 };
 
+// A function that stands for a socket call with its arguments from `firstArg` on: libc's
+// syscall(SYS_sendmsg, fd, &msg, flags), a library's sys_sendmsg(fd, &msg, flags). With `numbers`,
+// only the calls whose first argument is spelled as one of them.
+struct SyscallWrapperModel {
+  std::string function;
+  std::string call; // sendmsg | recvmsg
+  int firstArg = 0;
+  std::vector<std::string> numbers;
+};
+
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
@@ -42,6 +52,7 @@ struct Models {
   std::vector<std::pair<std::string, std::string>> optionWrappers; // function, option
   std::vector<std::string> externalSockets;
   std::vector<std::string> fdOwnerClasses;
+  std::vector<SyscallWrapperModel> syscallWrappers;
 };
 
 // Reads one models mapping (a models/*.yaml file, or the value of `models:`) into `out`,
@@ -55,7 +66,7 @@ bool loadModelsDirectory(const std::string &directory, Models &out,
                          std::vector<CatalogError> &errors);
 
 // The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
-// SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses), each a ';'-separated
+// SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers), each a ';'-separated
 // list in the form ProjectOptions parses. Options with nothing to say are left out.
 std::map<std::string, std::string> modelOptions(const Models &models);
 
