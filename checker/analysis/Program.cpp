@@ -109,12 +109,18 @@ void Program::mergeUnit(const facts::Unit &u) {
     return it == renamed.end() ? key : it->second;
   };
   auto placeKey = [&](const std::string &key) {
+    // What a place is reached through counts too: *p:f#0.sock is the object f's own parameter
+    // points to (an access path keeps its root's key after its derefs).
+    std::size_t derefs = key.find_first_not_of('*');
+    if (derefs == std::string::npos)
+      return key;
+    std::string root = key.substr(derefs);
     for (const auto &[plain, own] : renamed)
       for (const char *prefix : {"p:", "r:", "l:"})
-        if (llvm::StringRef(key).starts_with(std::string(prefix) + plain)) {
-          char next = key.size() > plain.size() + 2 ? key[plain.size() + 2] : '\0';
-          if (next == '#' || next == ':' || next == '\0')
-            return std::string(prefix) + own + key.substr(plain.size() + 2);
+        if (llvm::StringRef(root).starts_with(std::string(prefix) + plain)) {
+          char next = root.size() > plain.size() + 2 ? root[plain.size() + 2] : '\0';
+          if (next == '#' || next == ':' || next == '\0' || next == '.' || next == '[')
+            return key.substr(0, derefs) + prefix + own + root.substr(plain.size() + 2);
         }
     return key;
   };
@@ -1102,6 +1108,66 @@ void Program::cloneConstructors() {
   flows = std::move(kept);
 }
 
+namespace {
+// A function other translation units may call: its USR has no file in it (c:@F@name, not
+// c:file.c@F@name as a static function's has).
+bool externallyVisible(const facts::Function &f) { return llvm::StringRef(f.key).starts_with("c:@"); }
+// The record a field's place belongs to: f:<record>::<field>.
+llvm::StringRef recordOfField(llvm::StringRef key) {
+  if (!key.consume_front("f:"))
+    return {};
+  std::size_t at = key.rfind("::");
+  return at == llvm::StringRef::npos ? llvm::StringRef() : key.take_front(at);
+}
+} // namespace
+
+void Program::seedEscapedObjects() {
+  // A library's API: udev_monitor_new_from_socket() returns a monitor nothing in the library uses;
+  // its user hands it back to udev_monitor_enable_receiving(), which the library's own daemon
+  // calls with other monitors. Only the objects that do leave, and only into parameters of their
+  // record: merging every object of the record (a per-type analysis) is what per-object fields
+  // are there to avoid.
+  std::map<Id, std::set<std::string>> recordsOfObject;
+  std::map<std::string, std::vector<Id>> paramsOfRecord;
+  for (Id p = 0; p < places.size(); ++p) {
+    const facts::Place &at = places[p];
+    if (at.kind != facts::PlaceKind::Member || at.field == kNone || at.base == kNone)
+      continue;
+    llvm::StringRef record = recordOfField(places[at.field].key);
+    if (record.empty())
+      continue;
+    const facts::Place &base = places[at.base];
+    if (ObjectIds.count(at.base))
+      recordsOfObject[at.base].insert(record.str());
+    else if (base.kind == facts::PlaceKind::Deref && base.base != kNone &&
+             places[base.base].kind == facts::PlaceKind::Param && places[base.base].function != kNone &&
+             externallyVisible(functions[places[base.base].function]))
+      paramsOfRecord[record.str()].push_back(base.base);
+  }
+  for (Id fn = 0; fn < functions.size(); ++fn) {
+    const facts::Function &f = functions[fn];
+    if (!f.defined || (fn < Called.size() && Called[fn]) || !externallyVisible(f) || f.name == "main")
+      continue;
+    Id ret = placeByKey("r:" + f.key);
+    if (ret == kNone || ret >= Addresses.size() || !Addresses[ret])
+      continue;
+    for (Id v : *Addresses[ret]) {
+      if (v >= ObjectPlaces.size())
+        continue; // a function, a constant, or unknown
+      auto records = recordsOfObject.find(ObjectPlaces[v]);
+      if (records == recordsOfObject.end())
+        continue;
+      for (const std::string &record : records->second)
+        for (Id param : paramsOfRecord[record]) {
+          if (AddressSeeds.size() <= param)
+            AddressSeeds.resize(places.size());
+          if (!llvm::is_contained(AddressSeeds[param], v))
+            AddressSeeds[param].push_back(v);
+        }
+    }
+  }
+}
+
 Id Program::derefRoot(Id place) {
   if (place < DerefRoots.size() && DerefRoots[place] != kNone + 1)
     return DerefRoots[place];
@@ -1403,11 +1469,13 @@ void Program::resolveObjects() {
     }
     for (int round = 0; round < 64 && resolveRound(); ++round) {
     }
-    if (phase == 0)
+    if (phase == 0) {
       // A function the program calls through the pointers that hold it has callers we see: its
       // address does not escape to code we cannot see for that.
       for (const auto &[call, fn] : BoundCalls)
         functions[fn].addressEscapes = false;
+      seedEscapedObjects();
+    }
   }
   // An option named by a parameter is one only where it was lifted to a caller's constant.
   options.erase(std::remove_if(options.begin(), options.end(),

@@ -152,6 +152,9 @@ private:
   // Objects: which objects (and functions) reach each pointer, what a place reached through a
   // pointer is in each of them, and which functions a call through a pointer calls.
   void resolveObjects();
+  // Objects handed out of the program (returned by a function nothing in it calls) may come back
+  // into any exported function that takes a pointer to their record.
+  void seedEscapedObjects();
   void cloneConstructors();
   void findAccessors();
   void liftOptions();

@@ -1,0 +1,44 @@
+#include "monitor.h"
+
+#include <linux/netlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+struct monitor {
+  int sock;
+  int bound;
+  struct sockaddr_un sun;
+};
+
+static struct monitor *monitor_new(void) { return calloc(1, sizeof(struct monitor)); }
+
+struct monitor *monitor_new_from_socket(const char *path) {
+  struct monitor *m = monitor_new();
+  if (!m)
+    return NULL;
+  m->sun.sun_family = AF_UNIX;
+  strncpy(m->sun.sun_path, path, sizeof m->sun.sun_path - 1);
+  m->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  return m;
+}
+
+struct monitor *monitor_new_from_netlink(void) {
+  struct monitor *m = monitor_new();
+  if (!m)
+    return NULL;
+  m->sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+  return m;
+}
+
+int monitor_enable_receiving(struct monitor *m) {
+  const int on = 1;
+  setsockopt(m->sock, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  if (!m->bound && m->sun.sun_family == AF_UNIX) {
+    if (bind(m->sock, (struct sockaddr *)&m->sun, sizeof m->sun) < 0)
+      return -1;
+    m->bound = 1;
+  }
+  return 0;
+}
