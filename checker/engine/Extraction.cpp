@@ -93,7 +93,7 @@ public:
     Out = analysis::extractFacts(context, Options);
   }
   // Skip 1: the bodies of functions declared in system headers. The extractor never walks a
-  // declaration from a system header (Extract.cpp, TraverseDecl) and reads nothing out of a
+  // declaration from a system header (ExtractorImpl.h, TraverseDecl) and reads nothing out of a
   // callee's body, only its declaration (parameters, return type, record fields and methods), so
   // no fact can come from such a body. clang still parses every body it must to type the rest:
   // Sema::canSkipFunctionBody refuses constexpr functions and those with a deduced return type

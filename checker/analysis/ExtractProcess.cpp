@@ -1,0 +1,1160 @@
+// Each function's deferred events, in order: calls (socket API, user functions, modelled library
+// calls, calls through pointers), constructions, registrations with event loops, options, sends.
+#include "ExtractorImpl.h"
+
+namespace afunix::analysis::extraction {
+
+// ---------------------------------------------------------------------------------------------
+// Processing the deferred events of one function
+
+void Extractor::finishScope(Scope &s) {
+  if (s.fn && (!s.credentialTests.empty() || s.credentialSwitch))
+    U.functions[functionId(s.fn)].credentialOutcome = credentialOutcome(s);
+  FlowSensitivity flow;
+  Current = &s;
+  if (s.fn && s.socketCalls && s.fn->getBody())
+    buildFlowSensitivity(s, flow);
+  Flow = flow.cfg ? &flow : nullptr;
+  std::size_t listenFds = ListenFdCreates.size();
+  for (const Event &event : s.events)
+    process(event);
+  if (s.listenFdNames)
+    for (std::size_t i = listenFds; i < ListenFdCreates.size(); ++i)
+      U.creates[ListenFdCreates[i]].handoverNames = s.comparedStrings;
+  Flow = nullptr;
+  Current = nullptr;
+}
+
+void Extractor::process(const Event &event) {
+  EventLoop = event.loop;
+  switch (event.kind) {
+  case Event::Call:
+    processCall(static_cast<const CallExpr *>(event.node), event);
+    return;
+  case Event::Construct:
+    processConstruct(static_cast<const CXXConstructExpr *>(event.node), event);
+    return;
+  case Event::Assign: {
+    const auto *op = static_cast<const BinaryOperator *>(event.node);
+    const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
+    // *(int *)CMSG_DATA(c) = fd, ((int *)CMSG_DATA(c))[i] = fds[i], p[i] = fd with p = CMSG_DATA(c)
+    const Expr *target = nullptr;
+    if (const auto *deref = dyn_cast<UnaryOperator>(lhs); deref && deref->getOpcode() == UO_Deref)
+      target = deref->getSubExpr();
+    else if (const auto *element = dyn_cast<ArraySubscriptExpr>(lhs))
+      target = element->getBase();
+    if (target && isCmsgData(target)) {
+      payload(op, op->getRHS(), false, 1, event);
+      return;
+    }
+    QualType type = op->getLHS()->getType();
+    if (isObjectType(type)) { // *p = conn, a = b: the object copied field by field
+      if (std::optional<Id> from = placeOf(op->getRHS()))
+        if (std::optional<Id> to = placeOf(lhs))
+          copyObject(*from, *to, type, facts::FlowKind::Assign);
+      return;
+    }
+    if (!followed(type))
+      return;
+    std::optional<Id> place;
+    if (const auto *ref = dyn_cast<DeclRefExpr>(lhs); ref && isa<VarDecl>(ref->getDecl()))
+      place = definitionTarget(cast<VarDecl>(ref->getDecl()), op);
+    else if ((place = placeOf(lhs)))
+      place = writeTarget(*place);
+    auto named = Current->namedAssignments.find(op);
+    if (place && Current->listenFdNames && named != Current->namedAssignments.end()) {
+      addFlow(namedListenFd(named->second, op), *place, facts::FlowKind::Assign);
+      // The socket-activation fd of this name, and no other: not every listen fd.
+      if (isListenFdValue(op->getRHS()))
+        return;
+    }
+    flowInto(op->getRHS(), place, facts::FlowKind::Assign);
+    return;
+  }
+  case Event::VarInit: {
+    const auto *var = static_cast<const VarDecl *>(event.node);
+    const Expr *init = var->getInit();
+    if (var->getType()->isArrayType()) {
+      if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit()))
+        if (std::optional<Id> array = plainVarPlace(var))
+          for (unsigned i = 0; i < list->getNumInits(); ++i)
+            flowInto(list->getInit(i), element(*array, static_cast<int>(i)), facts::FlowKind::Init);
+      return;
+    }
+    if (isObjectType(var->getType()) && !var->getType()->isReferenceType()) {
+      std::optional<Id> object = plainVarPlace(var);
+      if (!object)
+        return;
+      if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit()))
+        initFields(list, *object);
+      else if (std::optional<Id> from = placeOf(init))
+        copyObject(*from, *object, var->getType(), facts::FlowKind::Init); // struct conn c = *p
+      return;
+    }
+    std::optional<Id> place = plainVarPlace(var);
+    if (place && var->getType()->isReferenceType()) {
+      // Conn &c = conns[i]: the reference holds the object's address
+      if (std::optional<Id> object = placeOf(init))
+        addFlow(addressOf(*object), *place, facts::FlowKind::Init);
+      return;
+    }
+    if (Flow)
+      if (auto it = Flow->initDef.find(var); it != Flow->initDef.end())
+        place = Flow->defs[it->second].place;
+    flowInto(init, place, facts::FlowKind::Init);
+    return;
+  }
+  case Event::Return: {
+    const auto *ret = static_cast<const ReturnStmt *>(event.node);
+    QualType type = Current->fn->getReturnType();
+    if (isObjectType(type) && !type->isReferenceType()) {
+      if (std::optional<Id> object = placeOf(ret->getRetValue()))
+        copyObject(*object, returnPlace(Current->fn), type, facts::FlowKind::Return);
+      return;
+    }
+    if (type->isReferenceType() && isObjectType(type)) { // T &get() { return obj_; }
+      if (std::optional<Id> object = placeOf(ret->getRetValue()))
+        addFlow(addressOf(*object), returnPlace(Current->fn), facts::FlowKind::Return);
+      return;
+    }
+    flowInto(ret->getRetValue(), returnPlace(Current->fn), facts::FlowKind::Return);
+    return;
+  }
+  case Event::Table: {
+    const auto *var = static_cast<const VarDecl *>(event.node);
+    llvm::SmallVector<const DeclRefExpr *, 4> functions;
+    functionsInInitializer(var->getInit(), functions);
+    Id table = tablePlace(var);
+    for (const DeclRefExpr *ref : functions) {
+      const auto *fn = cast<FunctionDecl>(ref->getDecl());
+      int param = firstFdParam(fn);
+      if (param < 0)
+        continue;
+      addFlow(table, paramPlace(fn, static_cast<unsigned>(param)), facts::FlowKind::Callback);
+      ModeledRefs.insert(ref);
+    }
+    return;
+  }
+  case Event::CtorInit: {
+    const auto *init = static_cast<const CXXCtorInitializer *>(event.node);
+    const FieldDecl *field = init->getMember();
+    std::optional<Id> self = thisPlace();
+    Id place = self ? memberPlace(derefPlace(*self), field) : fieldPlace(field);
+    QualType type = field->getType();
+    if (type->isReferenceType()) { // loop_(loop): the address of the object it names
+      if (isObjectType(type)) {
+        if (std::optional<Id> object = placeOf(init->getInit()))
+          addFlow(addressOf(*object), place, facts::FlowKind::Init);
+      } else {
+        flowInto(init->getInit(), place, facts::FlowKind::Init);
+      }
+      return;
+    }
+    if (isObjectType(type)) {
+      if (!isa<CXXConstructExpr>(stripValue(init->getInit())))
+        if (std::optional<Id> from = placeOf(init->getInit()))
+          copyObject(*from, place, type, facts::FlowKind::Init);
+      return;
+    }
+    flowInto(init->getInit(), place, facts::FlowKind::Init);
+    return;
+  }
+  }
+}
+
+void Extractor::payload(const Stmt *write, const Expr *value, bool many, std::int64_t count,
+                        const Event &event) {
+  facts::Payload p;
+  p.site = makeSite(write, value, event.loop);
+  const Expr *source = value->IgnoreParenCasts();
+  if (!many) {
+    if (std::optional<Id> place = placeOf(value))
+      p.place = *place;
+  } else {
+    const Expr *base = arrayBase(source);
+    if (std::optional<Id> place = placeOf(base))
+      p.place = *place;
+    if (const auto *type = dyn_cast<ConstantArrayType>(
+            base->getType().getTypePtr()->getUnqualifiedDesugaredType()))
+      p.boundedArray = type->getSize().getZExtValue() <= static_cast<std::uint64_t>(kernel::kScmMaxFd);
+    // The elements' text, not the address expression: "fds", not "&fds[0]".
+    U.sites[p.site].text = sourceText(base, Ctx);
+    U.sites[p.site].var = variableKey(base);
+  }
+  p.many = many;
+  p.count = count;
+  U.payloads.push_back(std::move(p));
+}
+
+void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::CreateHow how,
+                            const Event &event) {
+  std::optional<Id> array = placeOf(arrayBase(arrayArg));
+  if (!array)
+    return; // the fds land where we cannot follow them
+  llvm::StringRef name = calleeName(call);
+  const FunctionDecl *fn = currentFunction();
+  std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
+  Id ends[2] = {writeTarget(element(*array, 0)), writeTarget(element(*array, 1))};
+  Id site = makeSite(call, arrayArg, event.loop);
+  for (int i = 0; i < 2; ++i) {
+    facts::Create create;
+    create.place = ends[i];
+    create.how = how;
+    create.site = site;
+    create.end = i;
+    create.creator = name.str();
+    if (how == facts::CreateHow::Socketpair) {
+      if (std::optional<std::int64_t> family = evalInt(call->getArg(0), Ctx)) {
+        create.family = facts::familyFromValue(*family);
+        create.familyName = facts::name(create.family);
+      }
+      if (std::optional<std::int64_t> type = evalInt(call->getArg(1), Ctx))
+        create.type = static_cast<int>(*type & kSockTypeMask);
+      create.peer = ends[1 - i];
+    }
+    create.origin = name.str() + "()" + where;
+    create.statement = event.statement;
+    U.creates.push_back(std::move(create));
+  }
+}
+
+// The sun_path a bind()/connect()/sendto() address argument holds: `&addr` (or `&sa.un`,
+// `(struct sockaddr *)&addr`) of a local filled in this function by an initializer
+// ({.sun_path = "/run/x"}) or a copy into addr.sun_path (strcpy, strncpy, strlcpy, memcpy,
+// snprintf with "%s" or a constant format), from a constant or from a parameter. Writing into
+// sun_path + 1 (or &sun_path[1]) makes an abstract name. When the function fills it in more
+// than one way, it is not known.
+// Every write into some variable's sun_path in `fn` (strcpy() and the like, snprintf()), found in
+// one walk of its body: a function that binds thousands of sockets must not walk it per bind().
+std::map<const VarDecl *, std::vector<Extractor::SunPathWrite>> &Extractor::sunPathWrites(const FunctionDecl *fn) {
+  auto [it, fresh] = SunPathWritesByFunction.try_emplace(fn);
+  if (!fresh || !fn->getBody())
+    return it->second;
+  auto &writes = it->second;
+  // The variable whose `x.sun_path` (or `x.un.sun_path`) `dest` is, and whether the expression
+  // writes past its first byte (an abstract name).
+  auto sunPathOf = [&](const Expr *dest, bool &abstract) -> const VarDecl * {
+    dest = dest->IgnoreParenCasts();
+    abstract = false;
+    if (const auto *plus = dyn_cast<BinaryOperator>(dest); plus && plus->getOpcode() == BO_Add) {
+      std::optional<std::int64_t> offset = evalInt(plus->getRHS(), Ctx);
+      abstract = offset && *offset == 1;
+      dest = plus->getLHS()->IgnoreParenCasts();
+    } else if (const auto *address = dyn_cast<UnaryOperator>(dest); address && address->getOpcode() == UO_AddrOf) {
+      if (const auto *element = dyn_cast<ArraySubscriptExpr>(address->getSubExpr()->IgnoreParenCasts())) {
+        std::optional<std::int64_t> index = evalInt(element->getIdx(), Ctx);
+        abstract = index && *index == 1;
+        dest = element->getBase()->IgnoreParenCasts();
+      }
+    }
+    const auto *member = dyn_cast<MemberExpr>(dest);
+    if (!member || !member->getMemberDecl()->getIdentifier() || member->getMemberDecl()->getName() != "sun_path")
+      return nullptr;
+    const Expr *base = member->getBase()->IgnoreParenCasts();
+    while (const auto *m = dyn_cast<MemberExpr>(base))
+      base = m->getBase()->IgnoreParenCasts();
+    const auto *baseRef = dyn_cast<DeclRefExpr>(base);
+    return baseRef ? dyn_cast<VarDecl>(baseRef->getDecl()) : nullptr;
+  };
+  llvm::SmallVector<const Stmt *, 64> work{fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *st = work.pop_back_val();
+    if (!st)
+      continue;
+    if (const auto *call = dyn_cast<CallExpr>(st))
+      if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->getIdentifier() && call->getNumArgs() >= 2) {
+        llvm::StringRef name = callee->getName();
+        bool abstract = false;
+        if (name == "strcpy" || name == "strncpy" || name == "strlcpy" || name == "memcpy" ||
+            name == "stpcpy" || name == "stpncpy" || name == "__builtin_strncpy" || name == "__builtin_memcpy" ||
+            name == "__builtin_strcpy") {
+          if (const VarDecl *var = sunPathOf(call->getArg(0), abstract))
+            writes[var].push_back({call->getArg(1), abstract});
+        } else if (name == "snprintf" || name == "sprintf") {
+          if (const VarDecl *var = sunPathOf(call->getArg(0), abstract)) {
+            unsigned format = name == "snprintf" ? 2 : 1;
+            if (call->getNumArgs() > format)
+              if (std::optional<std::string> f = constantString(call->getArg(format))) {
+                if (*f == "%s" && call->getNumArgs() > format + 1)
+                  writes[var].push_back({call->getArg(format + 1), abstract});
+                else if (!llvm::StringRef(*f).contains('%'))
+                  writes[var].push_back({call->getArg(format), abstract});
+                else
+                  writes[var].push_back({nullptr, abstract});
+              }
+          }
+        }
+      }
+    for (const Stmt *child : st->children())
+      work.push_back(child);
+  }
+  return writes;
+}
+
+facts::Address Extractor::socketAddress(const Expr *arg) {
+  facts::Address out;
+  const Expr *e = arg->IgnoreParenCasts();
+  // glibc's _GNU_SOURCE __CONST_SOCKADDR_ARG: a transparent union built around the pointer.
+  if (const auto *literal = dyn_cast<CompoundLiteralExpr>(e))
+    if (const auto *list = dyn_cast_or_null<InitListExpr>(literal->getInitializer());
+        list && list->getNumInits() == 1)
+      e = list->getInit(0)->IgnoreParenCasts();
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+    e = u->getSubExpr()->IgnoreParenCasts();
+  while (const auto *m = dyn_cast<MemberExpr>(e))
+    e = m->getBase()->IgnoreParenCasts();
+  const auto *ref = dyn_cast<DeclRefExpr>(e);
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !Current || !Current->fn || !Current->fn->getBody())
+    return out;
+  std::set<std::string> paths;
+  std::set<int> params;
+  auto take = [&](const Expr *source, bool abstract) {
+    if (!source) {
+      paths.insert(""); // a format we do not follow: not known
+      return;
+    }
+    source = source->IgnoreParenImpCasts();
+    if (std::optional<std::string> text = constantString(source)) {
+      paths.insert(abstract ? "@" + *text : unixPath(*text));
+      return;
+    }
+    if (const auto *r = dyn_cast<DeclRefExpr>(source))
+      if (const auto *param = dyn_cast<ParmVarDecl>(r->getDecl()); param && param->getDeclContext() == Current->fn) {
+        params.insert(static_cast<int>(param->getFunctionScopeIndex()));
+        return;
+      }
+    paths.insert(""); // something else: not known
+  };
+  if (const auto *init = dyn_cast_or_null<InitListExpr>(var->getInit() ? var->getInit()->IgnoreImplicit() : nullptr)) {
+    if (const RecordDecl *record = init->getType()->getAsRecordDecl())
+      for (const FieldDecl *field : record->fields())
+        if (field->getIdentifier() && field->getName() == "sun_path" && field->getFieldIndex() < init->getNumInits())
+          if (const auto *literal = dyn_cast<StringLiteral>(init->getInit(field->getFieldIndex())->IgnoreParenImpCasts()))
+            paths.insert(unixPath(literal->getString()));
+  }
+  for (const SunPathWrite &w : sunPathWrites(Current->fn)[var])
+    take(w.source, w.abstract);
+  if (paths.size() + params.size() != 1 || paths.count(""))
+    return out;
+  if (!paths.empty())
+    out.path = *paths.begin();
+  else
+    out.param = *params.begin();
+  return out;
+}
+
+void Extractor::recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event) {
+  // write()/writev() on any fd is common (files, pipes): only where sockets are handled.
+  if ((name == "write" || name == "writev") && !Current->socketCalls)
+    return;
+  std::optional<Id> place = placeOf(call->getArg(0));
+  if (!place)
+    return;
+  facts::Write fact;
+  fact.place = *place;
+  fact.site = makeSite(call, call->getArg(0), event.loop);
+  fact.credentials = (name == "sendmsg" || name == "sendmmsg") && Current->fn &&
+                     U.functions[functionId(Current->fn)].buildsScmCredentials;
+  if (name == "sendto" && call->getNumArgs() >= 5)
+    fact.address = socketAddress(call->getArg(4));
+  if (name == "sendmsg" && call->getNumArgs() >= 2)
+    if (const Expr *destination = msgNameOf(call->getArg(1)))
+      fact.address = socketAddress(destination);
+  U.writes.push_back(std::move(fact));
+}
+
+// What `msg.msg_name` is set to in this function, for sendmsg(fd, &msg, ...): an assignment
+// (msg.msg_name = &addr) or the initializer ({.msg_name = &addr}); null when it is not one
+// expression.
+const Expr *Extractor::msgNameOf(const Expr *message) {
+  const auto *address = dyn_cast<UnaryOperator>(message->IgnoreParenImpCasts());
+  const auto *ref = address && address->getOpcode() == UO_AddrOf
+                        ? dyn_cast<DeclRefExpr>(address->getSubExpr()->IgnoreParenImpCasts())
+                        : nullptr;
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !Current || !Current->fn || !Current->fn->getBody())
+    return nullptr;
+  const Expr *found = nullptr;
+  int assignments = 0;
+  if (const auto *init = dyn_cast_or_null<InitListExpr>(var->getInit() ? var->getInit()->IgnoreImplicit() : nullptr)) {
+    if (const RecordDecl *record = init->getType()->getAsRecordDecl())
+      for (const FieldDecl *field : record->fields())
+        if (field->getIdentifier() && field->getName() == "msg_name" &&
+            field->getFieldIndex() < init->getNumInits())
+          if (const Expr *value = init->getInit(field->getFieldIndex());
+              value && !isa<ImplicitValueInitExpr>(value) &&
+              !value->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+            found = value;
+            ++assignments;
+          }
+  }
+  llvm::SmallVector<const Stmt *, 32> work{Current->fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *st = work.pop_back_val();
+    if (!st)
+      continue;
+    if (const auto *op = dyn_cast<BinaryOperator>(st); op && op->getOpcode() == BO_Assign)
+      if (const auto *member = dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+          member && member->getMemberDecl()->getIdentifier() &&
+          member->getMemberDecl()->getName() == "msg_name")
+        if (const auto *base = dyn_cast<DeclRefExpr>(member->getBase()->IgnoreParenImpCasts());
+            base && base->getDecl() == var) {
+          found = op->getRHS();
+          ++assignments;
+        }
+    for (const Stmt *child : st->children())
+      work.push_back(child);
+  }
+  return assignments == 1 ? found : nullptr;
+}
+
+void Extractor::processCall(const CallExpr *call, const Event &event) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee) {
+    processRegistration(call, nullptr, event);
+    llvm::SmallVector<const Expr *, 4> args(call->arguments());
+    if (!isa<CXXPseudoDestructorExpr>(call->getCallee()->IgnoreParenImpCasts()))
+      processIndirectCall(call, call->getCallee(), args, event);
+    return;
+  }
+  if (isStdMove(callee))
+    return;
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool api = isSocketApi(callee);
+  const SyscallWrapper *wrapped = wrappedSocketCall(call, name, api, Options, Ctx);
+
+  if (api && isWriteCall(name) && call->getNumArgs() >= 1)
+    recordWrite(call, name, event);
+
+  // A creating call interns its value (and its origin) even when the value is dropped.
+  if (api && (name == "socket" || name == "accept" || name == "accept4" || name == "paccept"))
+    placeOf(call);
+
+  if (api && name == "socketpair" && call->getNumArgs() >= 4) {
+    pairCreates(call, call->getArg(3), facts::CreateHow::Socketpair, event);
+  } else if (api && (name == "pipe" || name == "pipe2") && call->getNumArgs() >= 1) {
+    pairCreates(call, call->getArg(0), facts::CreateHow::NotSocket, event);
+  } else if (api && (name == "bind" || name == "listen" || name == "connect") && call->getNumArgs() >= 1) {
+    if (std::optional<Id> socket = placeOf(call->getArg(0))) {
+      facts::LifecycleEvent fact;
+      fact.place = *socket;
+      fact.site = makeSite(call, call->getArg(0), event.loop);
+      fact.kind = name == "bind" ? facts::Lifecycle::Bind
+                  : name == "listen" ? facts::Lifecycle::Listen
+                                     : facts::Lifecycle::Connect;
+      fact.statement = event.statement;
+      if (fact.kind != facts::Lifecycle::Listen && call->getNumArgs() >= 2)
+        fact.address = socketAddress(call->getArg(1));
+      U.lifecycle.push_back(std::move(fact));
+    }
+  } else if (unsigned from = wrapped && wrapped->call == "recvmsg" ? wrapped->firstArg : 0;
+             ((api && isReceiveCall(name)) || (wrapped && wrapped->call == "recvmsg")) &&
+             call->getNumArgs() >= from + 1) {
+    if (std::optional<Id> socket = placeOf(call->getArg(from))) {
+      facts::Receive fact;
+      fact.place = *socket;
+      fact.site = makeSite(call, call->getArg(from), event.loop);
+      fact.kind = name == "recvmsg" || wrapped ? facts::ReceiveKind::Recvmsg : facts::ReceiveKind::Other;
+      U.receives.push_back(std::move(fact));
+    }
+  } else if (unsigned at = api && name == "sendmsg" ? 0
+                         : wrapped && wrapped->call == "sendmsg" ? wrapped->firstArg
+                                                                  : UINT_MAX;
+             at != UINT_MAX && call->getNumArgs() >= at + 2) {
+    // sendmsg(fd, &msg, flags), or a wrapper (syscall(SYS_sendmsg, fd, &msg, flags)): arguments
+    // from `at`.
+    facts::Send send;
+    const Expr *message = call->getArg(at + 1)->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(message))
+      if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
+          param && Current->fn && param->getDeclContext() == Current->fn)
+        send.msghdrParam = static_cast<int>(param->getFunctionScopeIndex());
+    bool builds = Current->fn && U.functions[functionId(Current->fn)].buildsScmRights;
+    if (!builds && send.msghdrParam < 0)
+      return; // no SCM_RIGHTS in sight: conservatively, the message carries no fds
+    if (std::optional<Id> channel = placeOf(call->getArg(at)))
+      send.channel = *channel;
+    send.site = makeSite(call, call->getArg(at), event.loop);
+    if (call->getNumArgs() > at + 2) {
+      static const llvm::StringRef dontWait[] = {"MSG_DONTWAIT"};
+      const Expr *flags = call->getArg(at + 2);
+      std::optional<std::int64_t> value = evalInt(flags, Ctx);
+      send.dontWait = value ? (*value & kernel::kMsgDontwait) != 0 : mentionsSpelled(flags, dontWait, Ctx);
+    }
+    // `if (errno == EAGAIN) return;` anywhere in the function: a full peer ends this send, it is
+    // not retried until the peer has room.
+    static const llvm::StringRef again[] = {"EAGAIN", "EWOULDBLOCK"};
+    std::function<bool(const Stmt *)> stops = [&](const Stmt *st) {
+      if (!st)
+        return false;
+      if (const auto *ifStmt = dyn_cast<IfStmt>(st);
+          ifStmt && mentionsSpelled(ifStmt->getCond(), again, Ctx) && leaves(ifStmt->getThen()))
+        return true;
+      for (const Stmt *child : st->children())
+        if (stops(child))
+          return true;
+      return false;
+    };
+    send.stopsOnEagain = Current->fn && Current->fn->getBody() && stops(Current->fn->getBody());
+    U.sends.push_back(std::move(send));
+  } else if (api && (name == "dup2" || name == "dup3") && call->getNumArgs() >= 2) {
+    if (std::optional<Id> from = placeOf(call->getArg(0)))
+      if (std::optional<Id> to = placeOf(call->getArg(1)))
+        addFlow(*from, *to, facts::FlowKind::Assign, /*exact=*/false);
+  } else if (isMemoryCopy(name) && call->getNumArgs() >= 3 && isCmsgData(call->getArg(0))) {
+    std::optional<std::int64_t> bytes = evalInt(call->getArg(2), Ctx);
+    std::int64_t count = bytes && *bytes % 4 == 0 ? *bytes / 4 : -1; // sizeof(int)
+    const Expr *source = call->getArg(1)->IgnoreParenCasts();
+    const auto *address = dyn_cast<UnaryOperator>(source);
+    if (address && address->getOpcode() == UO_AddrOf && count == 1)
+      payload(call, address->getSubExpr(), false, 1, event); // &fd, &sv[0], &s->fd: one fd
+    else
+      payload(call, call->getArg(1), count != 1, count, event);
+    // sizeof(int) * n with n a parameter: each caller's n decides (a helper called with `&fd, 1`).
+    if (count < 0)
+      U.payloads.back().countParam = countParameter(call->getArg(2));
+  } else if (call->getNumArgs() >= 1) {
+    processOption(call, callee, event);
+  }
+
+  for (const FdHolder &holder : Options.fdHolders) {
+    if (name == holder.store && static_cast<int>(call->getNumArgs()) > holder.fdArg)
+      flowInto(call->getArg(holder.fdArg), holderPlace(holder), facts::FlowKind::Assign);
+    if (name == holder.load && holder.outArg >= 0 && static_cast<int>(call->getNumArgs()) > holder.outArg) {
+      const Expr *out = call->getArg(holder.outArg)->IgnoreParenCasts();
+      std::optional<Id> target;
+      if (const auto *address = dyn_cast<UnaryOperator>(out); address && address->getOpcode() == UO_AddrOf)
+        target = placeOf(address->getSubExpr());
+      else if (std::optional<Id> base = placeOf(out))
+        target = element(*base, 0);
+      if (target)
+        addFlow(holderPlace(holder), *target, facts::FlowKind::Assign);
+    }
+  }
+
+  processRegistration(call, callee, event);
+
+  // Owners: fd.reset(other), fd = std::move(other).
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    const Expr *object = member->getImplicitObjectArgument();
+    if (object && isFdOwnerType(object->getType()) && name == "reset" && call->getNumArgs() == 1)
+      flowInto(call->getArg(0), placeOf(object), facts::FlowKind::Assign);
+  }
+  if (const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
+      op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
+      isFdOwnerType(op->getArg(0)->getType())) {
+    flowInto(op->getArg(1), placeOf(op->getArg(0)), facts::FlowKind::Assign);
+    return;
+  }
+
+  // std::make_unique<Server>(fd), v.emplace_back(fd): the constructor gets the arguments.
+  // (A member's own context is its class: ask for the namespace around it.)
+  const Decl *owner = isa<CXXMethodDecl>(callee) ? static_cast<const Decl *>(cast<CXXMethodDecl>(callee)->getParent()) : callee;
+  bool inStd = owner->isInStdNamespace();
+  if (inStd && constructsForwarded(name)) {
+    QualType built;
+    unsigned skip = 0;
+    if (const TemplateArgumentList *targs = callee->getTemplateSpecializationArgs();
+        targs && targs->size() >= 1 && targs->get(0).getKind() == TemplateArgument::Type &&
+        (name.starts_with("make_") || name == "allocate_shared" || name == "construct_at"))
+      built = targs->get(0).getAsType();
+    if (name == "allocate_shared" || name == "construct_at")
+      skip = 1;
+    if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && built.isNull())
+      if (const auto *spec = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent())) {
+        const TemplateArgumentList &args = spec->getTemplateArgs();
+        bool mapped = name == "try_emplace";
+        skip = name == "emplace_hint" || mapped ? 1 : 0;
+        if (args.size() > (mapped ? 1u : 0u) && args[mapped ? 1 : 0].getKind() == TemplateArgument::Type)
+          built = args[mapped ? 1 : 0].getAsType();
+      }
+    // The object it builds: a heap object of its own (make_unique), or an element of the container
+    // it is called on (emplace_back): the constructor's `this`.
+    std::optional<Id> object = forwardedObject(call, callee);
+    if (const CXXRecordDecl *record = built.isNull() ? nullptr : built->getAsCXXRecordDecl())
+      if (record->hasDefinition() && !isFdOwner(record))
+        for (const CXXConstructorDecl *ctor : record->getDefinition()->ctors())
+          if (call->getNumArgs() >= skip && ctor->getNumParams() == call->getNumArgs() - skip) {
+            llvm::SmallVector<const Expr *, 4> args(call->arguments());
+            processUserCall(call, ctor, llvm::ArrayRef(args).drop_front(skip), event, true,
+                            object ? std::optional<Id>(addressOf(*object)) : std::nullopt);
+          }
+    // A container of fds (or a value-holding type): what emplace_back(fd) puts there.
+    if (object && built.isNull() == false && holdsFd(built))
+      for (unsigned i = skip; i < call->getNumArgs(); ++i)
+        flowInto(call->getArg(i), *object, facts::FlowKind::Assign);
+    return;
+  }
+
+  if (processModelledCall(call, callee, event))
+    return;
+  // epoll_wait(ep, out, n, t) writes into out[] what epoll_ctl() was given: objects the program
+  // cannot see written, read as every object of their record (as through a pointer from outside).
+  if (api && (name == "epoll_wait" || name == "epoll_pwait" || name == "epoll_pwait2") && call->getNumArgs() >= 2)
+    if (std::optional<Id> pointer = pointerValue(call->getArg(1))) {
+      Id object = derefPlace(*pointer);
+      for (const facts::Points &pt : U.points)
+        if (pt.place == *pointer && pt.target != kNone)
+          object = pt.target;
+      untracked(object);
+    }
+  // An object whose address a library is given (epoll_ctl(..., &ev)) may be kept there and read
+  // back: it is an object of its own, kept with its fields.
+  if (declaredInSystemHeader(callee, SM) && !(api && isSocketCallName(name)))
+    for (const Expr *arg : call->arguments())
+      if (const auto *pointer = arg->getType()->getAs<PointerType>();
+          pointer && isObjectType(pointer->getPointeeType()) && !pointer->getPointeeType().isConstQualified())
+        pointerValue(arg);
+  if (declaredInSystemHeader(callee, SM) || (api && isSocketCallName(name)))
+    return; // library code: what it does with an fd is modelled above or not at all
+  llvm::SmallVector<const Expr *, 4> args(call->arguments());
+  unsigned first = 0;
+  // A call of an operator method passes the object first.
+  if (isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(callee))
+    first = 1;
+  processUserCall(call, callee, llvm::ArrayRef(args).drop_front(first), event);
+}
+
+facts::Argument Extractor::argumentFor(QualType type, const Expr *value, const Event &event, bool forwarded) {
+  facts::Argument arg;
+  if (holdsFd(type) || (forwarded && holdsFd(value->getType()))) {
+    if (std::optional<Id> constant = constantPlace(value)) {
+      // bind_listen(AF_INET6, ...): the callee's socket(family, ...) takes it.
+      arg.place = *constant;
+      arg.mode = facts::ArgMode::Value;
+    } else if (std::optional<Id> place = placeOf(value)) {
+      arg.place = *place;
+      arg.mode = facts::ArgMode::Value;
+      arg.exact = !objectAtRunTimeIndex(value);
+    } else if (inheritedNumber(value, Ctx)) {
+      arg.place = inheritedFd(*evalInt(value, Ctx), value, event.loop);
+      arg.mode = facts::ArgMode::Value;
+    } else if (!evalInt(value, Ctx)) {
+      // Passed something we cannot follow: the parameter may hold any socket.
+      arg.mode = facts::ArgMode::Value;
+    } else {
+      // -1 or 0: "no socket" from this caller; the parameter is not left to the unknown.
+      arg.mode = facts::ArgMode::Constant;
+    }
+  } else if (const auto *pointer = type->getAs<PointerType>();
+             pointer && holdsFd(pointer->getPointeeType())) {
+    const Expr *bare = value->IgnoreParenImpCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf) {
+      if (std::optional<Id> place = placeOf(address->getSubExpr())) {
+        arg.place = *place;
+        arg.mode = facts::ArgMode::Address;
+      }
+    } else if (std::optional<Id> place = placeOf(arrayBase(bare))) {
+      arg.place = *place;
+      arg.mode = facts::ArgMode::Array;
+    }
+  } else if (carriesAddress(type)) {
+    // An address: a pointer's value, or the object a reference parameter is bound to.
+    std::optional<Id> place;
+    if (type->isReferenceType()) {
+      if (std::optional<Id> object = placeOf(value))
+        place = addressOf(*object);
+    } else {
+      place = pointerValue(value);
+    }
+    if (place) {
+      arg.place = *place;
+      arg.mode = facts::ArgMode::Value;
+    } else if (!value->IgnoreParenImpCasts()->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull)) {
+      arg.mode = facts::ArgMode::Value; // an address we cannot follow
+    } else {
+      arg.mode = facts::ArgMode::Constant;
+    }
+  }
+  return arg;
+}
+
+std::optional<Id> Extractor::forwardedObject(const CallExpr *call, const FunctionDecl *callee) {
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  if (name == "make_unique" || name == "make_shared" || name == "allocate_shared") {
+    std::string built = "object";
+    if (const TemplateArgumentList *targs = callee->getTemplateSpecializationArgs();
+        targs && targs->size() >= 1 && targs->get(0).getKind() == TemplateArgument::Type)
+      built = targs->get(0).getAsType().getAsString();
+    return newObject(call, "h", name.str() + "<" + built + ">()");
+  }
+  const auto *member = dyn_cast<CXXMemberCallExpr>(call);
+  const Expr *objectExpr = member ? member->getImplicitObjectArgument() : nullptr;
+  if (!objectExpr)
+    return std::nullopt;
+  std::optional<Id> container = objectNamedBy(objectExpr);
+  if (!container)
+    return std::nullopt;
+  Id item = element(*container, -1);
+  if (name == "try_emplace" || llvm::StringRef(cast<CXXMethodDecl>(callee)->getParent()->getName()).ends_with("map"))
+    return memberPlace(item, "second", kNone);
+  return item;
+}
+
+void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee,
+                                llvm::ArrayRef<const Expr *> args, const Event &event,
+                                bool forwarded, std::optional<Id> receiverAddress) {
+  if (!callee)
+    return;
+  facts::Call call;
+  unsigned count = std::min<unsigned>(args.size(), callee->getNumParams());
+  bool any = false;
+  for (unsigned i = 0; i < count; ++i) {
+    const ParmVarDecl *param = callee->getParamDecl(i);
+    QualType type = param->getType();
+    const Expr *value = args[i];
+    facts::Argument arg = argumentFor(type, value, event, forwarded);
+    if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr"))
+      call.passesControl = true;
+    if (arg.mode == facts::ArgMode::None) {
+      if (isObjectType(type) && !type->isReferenceType())
+        // An object passed by value: the parameter is a copy of it, field by field. (Built in
+        // place when it is a temporary: the constructor's storage is the parameter.)
+        if (std::optional<Id> object = placeOf(value))
+          copyObject(*object, paramPlace(callee, i), type, facts::FlowKind::Argument);
+    }
+    if (arg.mode != facts::ArgMode::None) {
+      arg.text = sourceText(value, Ctx);
+      arg.var = variableKey(value);
+      any = true;
+    } else if (holdsFdField(type)) {
+      // A struct with an fd field (conn, &conn): what it names, so that the callee's c->fd is
+      // the caller's conn.fd.
+      const Expr *object = value->IgnoreParenImpCasts();
+      if (const auto *address = dyn_cast<UnaryOperator>(object); address && address->getOpcode() == UO_AddrOf)
+        object = address->getSubExpr();
+      arg.text = sourceText(value, Ctx);
+      arg.var = variableKey(object);
+    } else if (std::optional<std::string> path = constantString(value); path && looksLikeSocketPath(*path)) {
+      arg.constant = unixPath(*path);
+      any = true; // the callee may bind or connect to it
+    }
+    if (type->isIntegerType()) {
+      // A count (n_fds) the callee may size its message with, an option or a family: a constant,
+      // or the caller's own parameter handed on (for the callers of the caller). An int may also
+      // be an fd.
+      if (std::optional<std::int64_t> number = evalInt(value, Ctx); number && *number >= 0)
+        arg.number = *number;
+      else if (const auto *ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts()))
+        if (const auto *own = dyn_cast<ParmVarDecl>(ref->getDecl());
+            own && Current && Current->fn && own->getDeclContext() == Current->fn)
+          arg.param = static_cast<int>(own->getFunctionScopeIndex());
+      // A socket constant handed to a helper (bind_listen(AF_INET6, ...), SetFlag(SOL_SOCKET,
+      // SO_PASSCRED, true)) decides what the helper does: the call is kept for it.
+      static const llvm::StringRef socketConstants[] = {
+          "AF_UNIX", "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_INET", "AF_INET6", "PF_INET", "PF_INET6",
+          "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH", "SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD",
+          "SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
+      if (arg.number >= 0 && spelledAs(value, socketConstants, Ctx))
+        any = true;
+    }
+    call.args.push_back(std::move(arg));
+  }
+  // `this`: the object a member function is called on (the one being built, for a constructor).
+  if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && !method->isStatic()) {
+    std::optional<Id> receiver;
+    const Expr *object = nullptr;
+    if (const auto *member = dyn_cast<CXXMemberCallExpr>(callExpr))
+      object = member->getImplicitObjectArgument();
+    else if (const auto *op = dyn_cast<CXXOperatorCallExpr>(callExpr); op && op->getNumArgs() >= 1)
+      object = op->getArg(0);
+    if (receiverAddress)
+      receiver = receiverAddress;
+    else if (const auto *construct = dyn_cast<CXXConstructExpr>(callExpr))
+      receiver = addressOf(storageOf(construct));
+    else if (object && object->getType()->isPointerType())
+      receiver = pointerValue(object);
+    else if (object)
+      if (std::optional<Id> place = placeOf(object))
+        receiver = addressOf(*place);
+    if (receiver) {
+      call.receiver.place = *receiver;
+      call.receiver.mode = facts::ArgMode::Value;
+      call.receiver.text = object ? sourceText(object, Ctx) : "this";
+      thisPlaceOf(method);
+      any = true;
+    }
+  }
+  // Calls that pass no fd still order the socket calls in the callee against the caller's (the
+  // daemon's state struct, a socket returned): kept, without arguments to follow.
+  bool relevant = followed(callee->getReturnType()) || isObjectType(callee->getReturnType());
+  for (const Expr *arg : args)
+    relevant |= holdsFdField(arg->getType());
+  if (!any && !call.passesControl && !relevant)
+    return;
+  call.caller = functionId(currentFunction());
+  call.callee = functionId(callee);
+  call.site = makeSite(callExpr, nullptr, event.loop);
+  U.calls.push_back(std::move(call));
+}
+
+bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  const auto *method = dyn_cast<CXXMethodDecl>(callee);
+  if (!method)
+    return false;
+  std::optional<ModelledRecord> modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
+  if (!modelled)
+    return false;
+  const Expr *objectExpr = nullptr;
+  llvm::SmallVector<const Expr *, 4> args;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    objectExpr = member->getImplicitObjectArgument();
+    args.append(call->arg_begin(), call->arg_end());
+  } else if (call->getNumArgs() >= 1) { // an operator: the object first
+    objectExpr = call->getArg(0);
+    args.append(call->arg_begin() + 1, call->arg_end());
+  }
+  if (!objectExpr)
+    return true;
+  std::optional<Id> object = objectExpr->getType()->isPointerType()
+                                 ? (pointerValue(objectExpr) ? std::optional<Id>(derefPlace(*pointerValue(objectExpr)))
+                                                             : std::nullopt)
+                                 : placeOf(objectExpr);
+  if (!object)
+    return true;
+  llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
+  const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
+  switch (*modelled) {
+  case ModelledRecord::Container:
+    // v.push_back(fd), v.emplace_back(fd), v.insert(it, fd), v[i] = fd (an element place, below)
+    if (llvm::StringSwitch<bool>(name)
+            .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
+            .Default(false))
+      for (const Expr *arg : args)
+        storeInto(arg, element(*object, -1), facts::FlowKind::Assign);
+    if (name == "insert" && !args.empty())
+      storeInto(args.back(), element(*object, -1), facts::FlowKind::Assign);
+    if ((op && op->getOperator() == OO_Equal) || name == "assign" || name == "swap")
+      for (const Expr *arg : args)
+        if (std::optional<Id> from = placeOf(arg))
+          copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+    return true;
+  case ModelledRecord::Callable:
+    if (op && op->getOperator() == OO_Call) {
+      processIndirectCall(call, nullptr, args, event);
+      U.indirectCalls.back().target = memberPlace(*object, "<callable>", kNone);
+      return true;
+    }
+    if ((op && op->getOperator() == OO_Equal) || name == "swap")
+      for (const Expr *arg : args) {
+        if (modelledRecord(arg->getType()) == ModelledRecord::Callable) {
+          if (std::optional<Id> from = placeOf(arg))
+            copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+        } else {
+          flowInto(arg, memberPlace(*object, "<callable>", kNone), facts::FlowKind::Assign);
+        }
+      }
+    return true;
+  case ModelledRecord::Transparent:
+  case ModelledRecord::SmartPointer:
+    if ((op && op->getOperator() == OO_Equal) || name == "emplace" || name == "reset")
+      for (const Expr *arg : args) {
+        if (modelledRecord(arg->getType()) == modelled) {
+          if (std::optional<Id> from = placeOf(arg))
+            copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+        } else {
+          flowInto(arg, *object, facts::FlowKind::Assign);
+        }
+      }
+    return true;
+  }
+  return true;
+}
+
+void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target,
+                                    llvm::ArrayRef<const Expr *> args, const Event &event) {
+  facts::Call call;
+  if (target) {
+    std::optional<Id> place = pointerValue(target);
+    if (!place)
+      return;
+    call.target = *place;
+  }
+  // The parameters' types, from the pointer's prototype.
+  const FunctionProtoType *proto = nullptr;
+  if (target) {
+    QualType type = target->getType();
+    if (const auto *pointer = type->getAs<PointerType>())
+      type = pointer->getPointeeType();
+    proto = type->getAs<FunctionProtoType>();
+  }
+  for (unsigned i = 0; i < args.size(); ++i) {
+    QualType type = proto && i < proto->getNumParams() ? proto->getParamType(i) : args[i]->getType();
+    facts::Argument arg = argumentFor(type, args[i], event, /*forwarded=*/!proto);
+    if (arg.mode != facts::ArgMode::None) {
+      arg.text = sourceText(args[i], Ctx);
+      arg.var = variableKey(args[i]);
+    }
+    if (type->isIntegerType())
+      if (std::optional<std::int64_t> number = evalInt(args[i], Ctx); number && *number >= 0)
+        arg.number = *number;
+    call.args.push_back(std::move(arg));
+  }
+  call.caller = functionId(currentFunction());
+  call.site = makeSite(callExpr, nullptr, event.loop);
+  // What the call gives back: a value of its own, fed by the link from the functions it calls.
+  if (followed(callExpr->getType()) || isObjectType(callExpr->getType()))
+    indirectValue(callExpr);
+  U.indirectCalls.push_back(std::move(call));
+}
+
+void Extractor::processConstruct(const CXXConstructExpr *construct, const Event &event) {
+  const CXXConstructorDecl *ctor = construct->getConstructor();
+  Id storage = storageOf(construct);
+  QualType type = construct->getType();
+  llvm::SmallVector<const Expr *, 4> args(construct->arguments());
+  if (std::optional<ModelledRecord> modelled = modelledRecord(type)) {
+    // std::vector<int>{a, b}, std::function<void(int)>(lambda), std::optional<int>(fd),
+    // std::unique_ptr<T>(new T): what the object holds afterwards.
+    for (const Expr *arg : args) {
+      const Expr *bare = stripValue(arg);
+      if (const auto *list = dyn_cast_or_null<CXXStdInitializerListExpr>(bare))
+        bare = list->getSubExpr()->IgnoreImplicit();
+      if (const auto *list = dyn_cast_or_null<InitListExpr>(bare)) {
+        for (const Expr *init : list->inits())
+          flowInto(init, element(storage, -1), facts::FlowKind::Init);
+        continue;
+      }
+      if (isObjectType(arg->getType()) && modelledRecord(arg->getType()) == modelled) {
+        if (std::optional<Id> from = placeOf(arg))
+          copyObject(*from, storage, type, facts::FlowKind::Init); // a copy or move
+        continue;
+      }
+      switch (*modelled) {
+      case ModelledRecord::Callable:
+        flowInto(arg, memberPlace(storage, "<callable>", kNone), facts::FlowKind::Init);
+        break;
+      case ModelledRecord::Transparent:
+      case ModelledRecord::SmartPointer:
+        flowInto(arg, storage, facts::FlowKind::Init);
+        break;
+      case ModelledRecord::Container:
+        break; // a size or an allocator
+      }
+    }
+    return;
+  }
+  if (!ctor)
+    return;
+  // A copy or move the compiler writes is the object copied field by field; one the program
+  // writes is a call of its own.
+  if (ctor->isCopyOrMoveConstructor() && (ctor->isTrivial() || ctor->isDefaulted() || !ctor->hasBody()) &&
+      !args.empty()) {
+    if (std::optional<Id> from = placeOf(args[0]))
+      copyObject(*from, storage, type, facts::FlowKind::Init);
+    return;
+  }
+  if (declaredInSystemHeader(ctor, SM))
+    return;
+  processUserCall(construct, ctor, args, event);
+}
+
+void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  llvm::StringRef name = callee && callee->getIdentifier() ? callee->getName() : "";
+  // Registered with an fd, a callback is not escaping: the registration says what it is called with.
+  auto registerWith = [&](const Expr *fdArg, const Expr *callbackArg, int param, bool accepts,
+                          const std::string &registrar) {
+    const DeclRefExpr *ref = functionRefExpr(callbackArg);
+    const FunctionDecl *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : lambdaOperator(callbackArg);
+    if (!target)
+      return;
+    if (param == kFirstFdParam)
+      param = firstFdParam(target);
+    if (param < 0) {
+      // The callback gets the fd inside a struct it is handed (struct pollfd *pfd).
+      std::optional<Id> field = fdInStructParam(target);
+      std::optional<Id> socket = placeOf(fdArg);
+      if (!field || !socket)
+        return;
+      addFlow(*socket, *field, facts::FlowKind::Callback, true, makeSite(call, fdArg, event.loop));
+      if (ref)
+        ModeledRefs.insert(ref);
+      return;
+    }
+    if (static_cast<unsigned>(param) >= target->getNumParams())
+      return;
+    std::optional<Id> socket = placeOf(fdArg);
+    if (!socket)
+      return;
+    facts::Callback callback;
+    callback.site = makeSite(call, fdArg, event.loop);
+    callback.callee = functionId(target);
+    callback.param = param;
+    callback.registrar = registrar;
+    if (accepts) {
+      facts::Create create;
+      create.how = facts::CreateHow::Accept;
+      create.listener = *socket;
+      create.origin = "a connection " + registrar + "() accepts";
+      callback.socket = createValue(call, std::move(create), registrar);
+    } else {
+      callback.socket = *socket;
+    }
+    U.callbacks.push_back(std::move(callback));
+    if (ref)
+      ModeledRefs.insert(ref);
+  };
+  for (const Registrar &r : Options.registrars)
+    if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
+      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
+      return;
+    }
+  // The general rule for project-local loops: a call that passes an fd together with a function
+  // or a lambda (or a table of them) hands the fd to that function's first fd parameter.
+  llvm::SmallVector<const Expr *, 4> targets;
+  llvm::SmallVector<const VarDecl *, 2> tables;
+  for (const Expr *arg : call->arguments()) {
+    if (functionRefExpr(arg) || lambdaOperator(arg)) {
+      targets.push_back(arg);
+      continue;
+    }
+    const Expr *bare = arg->IgnoreParenImpCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf)
+      bare = address->getSubExpr()->IgnoreParenImpCasts();
+    // A table of callbacks, defined here or in another unit (extern const struct ops ops;).
+    if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+          var && var->getType()->isRecordType() && (var->hasGlobalStorage() || var->isStaticLocal()))
+        tables.push_back(var);
+  }
+  if (targets.empty() && tables.empty())
+    return;
+  for (const Expr *arg : call->arguments()) {
+    if (!holdsFd(arg->getType()) || functionRefExpr(arg))
+      continue;
+    for (const Expr *target : targets)
+      registerWith(arg, target, kFirstFdParam, false, "a call passing both");
+    for (const VarDecl *table : tables)
+      if (std::optional<Id> socket = placeOf(arg))
+        addFlow(*socket, tablePlace(table), facts::FlowKind::Callback, true,
+                makeSite(call, arg, event.loop));
+  }
+}
+
+void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  static const llvm::StringRef optionNames[] = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool isSetsockopt = isSocketApi(callee) && name == "setsockopt";
+  auto wrapper = Options.optionWrappers.find(name);
+  bool configured = wrapper != Options.optionWrappers.end();
+
+  int optionArg = -1;
+  llvm::StringRef spelled;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i)
+    if (spelledAs(call->getArg(i), optionNames, Ctx, &spelled)) {
+      optionArg = static_cast<int>(i);
+      break;
+    }
+  // setsockopt(fd_, level, option, &value, ...) in a helper whose option is its parameter
+  // (SetFlag(level, option, on)): an option where a caller passes one of the constants (the link).
+  int optionParam = -1;
+  if (isSetsockopt && optionArg < 0 && call->getNumArgs() >= 3)
+    optionParam = parameterValue(call->getArg(2));
+  if (optionArg < 0 && !configured && optionParam < 0)
+    return;
+  // getsockopt() and getters read the option; they set nothing.
+  if (!configured && name.contains_insensitive("get"))
+    return;
+  if (isSetsockopt && optionArg != 2 && optionParam < 0)
+    return;
+
+  facts::OptionSet fact;
+  fact.throughWrapper = !isSetsockopt;
+  fact.option = optionArg >= 0 ? llvm::StringSwitch<facts::Option>(spelled)
+                                     .Case("SO_PASSSEC", facts::Option::PassSec)
+                                     .Case("SO_PASSPIDFD", facts::Option::PassPidfd)
+                                     .Default(facts::Option::PassCred)
+                : configured ? wrapper->getValue()
+                             : facts::Option::PassCred; // named by a caller (optionParam)
+
+  // The socket: setsockopt's first argument, or the first integer argument of a wrapper that
+  // names a place (or a number: an inherited fd).
+  const Expr *socketArg = nullptr;
+  std::optional<Id> socket;
+  auto socketOf = [&](const Expr *arg) -> std::optional<Id> {
+    if (std::optional<Id> place = placeOf(arg))
+      return place;
+    if (inheritedNumber(arg, Ctx))
+      return inheritedFd(*evalInt(arg, Ctx), arg, event.loop);
+    return std::nullopt;
+  };
+  if (isSetsockopt) {
+    socketArg = call->getArg(0);
+    socket = socketOf(socketArg);
+  } else {
+    for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+      if (static_cast<int>(i) == optionArg)
+        continue;
+      const Expr *arg = call->getArg(i);
+      if (!holdsFd(arg->getType()))
+        continue;
+      if ((socket = socketOf(arg))) {
+        socketArg = arg;
+        break;
+      }
+    }
+  }
+  if (!socket)
+    return;
+
+  // The value: the int setsockopt points at, or the wrapper's argument after the option.
+  const Expr *valueArg = nullptr;
+  if (isSetsockopt) {
+    valueArg = call->getNumArgs() > 3 ? call->getArg(3) : nullptr;
+  } else {
+    unsigned start = optionArg >= 0 ? optionArg + 1 : 0;
+    for (unsigned i = start; i < call->getNumArgs(); ++i)
+      if (call->getArg(i) != socketArg) {
+        valueArg = call->getArg(i);
+        break;
+      }
+  }
+  fact.value = facts::Tri::Maybe;
+  fact.optionParam = optionParam;
+  if (valueArg) {
+    const Expr *pointed = valueArg->IgnoreParenCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(pointed); address && address->getOpcode() == UO_AddrOf)
+      pointed = address->getSubExpr();
+    fact.valueParam = parameterValue(pointed);
+  }
+  if (!valueArg) {
+    fact.value = facts::Tri::True; // enable_passcred(fd): naming the option means turning it on
+  } else {
+    const Expr *value = valueArg->IgnoreParenImpCasts();
+    while (const auto *cast = dyn_cast<ExplicitCastExpr>(value)) // &one, (void *)&one
+      value = cast->getSubExpr()->IgnoreParenImpCasts();
+    std::optional<std::int64_t> constant;
+    if (const auto *address = dyn_cast<UnaryOperator>(value); address && address->getOpcode() == UO_AddrOf) {
+      const Expr *target = address->getSubExpr()->IgnoreParenImpCasts();
+      if (const auto *literal = dyn_cast<CompoundLiteralExpr>(target)) {
+        constant = evalInt(literal->getInitializer(), Ctx);
+        if (!constant)
+          if (const auto *list = dyn_cast<InitListExpr>(literal->getInitializer()); list && list->getNumInits() == 1)
+            constant = evalInt(list->getInit(0), Ctx);
+      } else if (const auto *ref = dyn_cast<DeclRefExpr>(target)) {
+        if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getInit())
+          constant = evalInt(var->getInit(), Ctx);
+      }
+    } else if (const auto *ref = dyn_cast<DeclRefExpr>(value)) {
+      // int on[] = {1}; setsockopt(..., on, sizeof on)
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->getType()->isArrayType() && var->getInit())
+        if (const auto *list = dyn_cast<InitListExpr>(var->getInit()->IgnoreImplicit()); list && list->getNumInits() >= 1)
+          constant = evalInt(list->getInit(0), Ctx);
+      if (!constant && value->getType()->isIntegerType())
+        constant = evalInt(value, Ctx);
+    } else if (value->getType()->isIntegerType() || value->getType()->isBooleanType()) {
+      constant = evalInt(value, Ctx);
+    }
+    if (constant)
+      fact.value = *constant ? facts::Tri::True : facts::Tri::False;
+  }
+  fact.place = *socket;
+  fact.site = makeSite(call, socketArg, event.loop);
+  fact.familyGuarded = event.guarded;
+  fact.statement = event.statement;
+  U.options.push_back(std::move(fact));
+}
+
+
+} // namespace afunix::analysis::extraction

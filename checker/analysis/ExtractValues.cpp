@@ -1,0 +1,761 @@
+// Values: reaching definitions and the places that expressions denote (variables, fields of objects,
+// elements, calls' values, addresses), and how one value flows into another.
+#include "ExtractorImpl.h"
+
+namespace afunix::analysis::extraction {
+
+// ---------------------------------------------------------------------------------------------
+// Reaching definitions: a local assigned more than once gets one place per definition, and each
+// use reads the definitions that reach it over the CFG.
+
+void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
+  CFG::BuildOptions options;
+  options.setAllAlwaysAdd(); // every expression is an element: uses and definitions get positions
+  flow.cfg = CFG::buildCFG(s.fn, s.fn->getBody(), &Ctx, options);
+  if (!flow.cfg)
+    return;
+  CFG &cfg = *flow.cfg;
+  Id fnId = functionId(s.fn);
+  facts::Function &info = U.functions[fnId];
+  info.successors.assign(cfg.getNumBlockIDs(), {});
+  info.idom.assign(cfg.getNumBlockIDs(), kNone);
+  info.entry = cfg.getEntry().getBlockID();
+  for (const CFGBlock *block : cfg) {
+    unsigned index = 0;
+    for (const CFGElement &element : *block) {
+      if (std::optional<CFGStmt> stmt = element.getAs<CFGStmt>())
+        flow.positions.try_emplace(stmt->getStmt(), block->getBlockID(), index);
+      ++index;
+    }
+    for (const CFGBlock *succ : block->succs())
+      if (succ)
+        info.successors[block->getBlockID()].push_back(succ->getBlockID());
+  }
+  CFGDomTree dominators(&cfg);
+  for (CFGBlock *block : cfg)
+    if (auto *node = dominators.getBase().getNode(block))
+      if (auto *idom = node->getIDom(); idom && idom->getBlock())
+        U.functions[fnId].idom[block->getBlockID()] = idom->getBlock()->getBlockID();
+
+  // Which locals are followed definition by definition: fd-valued, never aliased, defined twice
+  // or more (a parameter's value on entry counts as one).
+  auto tracked = [&](const VarDecl *var) {
+    if (s.unsafe.count(var) || !holdsFd(var->getType()))
+      return false;
+    auto it = s.definitions.find(var);
+    unsigned defs = (it == s.definitions.end() ? 0 : it->second) + (isa<ParmVarDecl>(var) ? 1 : 0);
+    if (defs < 2)
+      return false;
+    if (isa<ParmVarDecl>(var))
+      return cast<ParmVarDecl>(var)->getDeclContext() == s.fn;
+    return var->isLocalVarDecl() && !var->isStaticLocal() && var->getParentFunctionOrMethod() == s.fn;
+  };
+  auto addDef = [&](const VarDecl *var, unsigned block, int element, Id place) {
+    unsigned index = flow.defs.size();
+    flow.defs.push_back({var, block, element, place});
+    flow.defsOf[var].push_back(index);
+    if (element >= 0)
+      flow.defsInBlock[{var, block}].push_back(index); // blocks are walked element by element
+    return index;
+  };
+  for (const ParmVarDecl *param : s.fn->parameters())
+    if (tracked(param))
+      addDef(param, cfg.getEntry().getBlockID(), -1, *plainVarPlace(param));
+  for (const CFGBlock *block : cfg) {
+    int index = 0;
+    for (const CFGElement &element : *block) {
+      std::optional<CFGStmt> cfgStmt = element.getAs<CFGStmt>();
+      const Stmt *stmt = cfgStmt ? cfgStmt->getStmt() : nullptr;
+      if (const auto *decl = dyn_cast_or_null<DeclStmt>(stmt)) {
+        for (const Decl *d : decl->decls())
+          if (const auto *var = dyn_cast<VarDecl>(d); var && var->getInit() && tracked(var)) {
+            Id place = intern(localKey(var) + "#" + std::to_string(offsetOf(var->getLocation())),
+                              facts::PlaceKind::Local, var->getNameAsString(), fnId);
+            flow.initDef[var] = addDef(var, block->getBlockID(), index, place);
+            flow.defAt[decl] = flow.initDef[var];
+          }
+      } else if (const auto *assign = dyn_cast_or_null<BinaryOperator>(stmt);
+                 assign && assign->getOpcode() == BO_Assign) {
+        if (const auto *ref = dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts()))
+          if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && tracked(var)) {
+            Id place = intern(localKey(var) + "#" + std::to_string(offsetOf(assign->getOperatorLoc())),
+                              facts::PlaceKind::Local, var->getNameAsString(), fnId);
+            flow.defAt[assign] = addDef(var, block->getBlockID(), index, place);
+          }
+      }
+      ++index;
+    }
+  }
+  if (flow.defs.empty())
+    return;
+  // A use we cannot position (an unevaluated operand) reads every definition. A parameter's
+  // own place is its value on entry, so its union is a place of its own.
+  for (const Definition &def : flow.defs) {
+    auto [it, fresh] = flow.anyDefinition.try_emplace(def.var, kNone);
+    if (fresh)
+      it->second = isa<ParmVarDecl>(def.var)
+                       ? intern(U.places[*plainVarPlace(def.var)].key + "@any", facts::PlaceKind::Local,
+                                def.var->getNameAsString(), fnId)
+                       : *plainVarPlace(def.var);
+    addFlow(def.place, it->second, facts::FlowKind::Assign);
+  }
+
+  unsigned blocks = cfg.getNumBlockIDs();
+  std::size_t count = flow.defs.size();
+  std::vector<llvm::BitVector> gen(blocks, llvm::BitVector(count)), kill(blocks, llvm::BitVector(count));
+  // A block that defines a variable kills all its definitions and generates its last one there:
+  // once per (variable, block), so thousands of reassignments in one block stay linear.
+  for (const auto &[at, inBlock] : flow.defsInBlock) {
+    for (unsigned other : flow.defsOf[at.first])
+      kill[at.second].set(other);
+    gen[at.second].set(inBlock.back());
+  }
+  flow.in.assign(blocks, llvm::BitVector(count));
+  std::vector<llvm::BitVector> out(blocks, llvm::BitVector(count));
+  llvm::BitVector entry(count);
+  for (unsigned d = 0; d < count; ++d)
+    if (flow.defs[d].element < 0)
+      entry.set(d);
+  std::vector<const CFGBlock *> byId(blocks, nullptr);
+  for (const CFGBlock *block : cfg)
+    byId[block->getBlockID()] = block;
+  std::deque<unsigned> work;
+  std::vector<bool> queued(blocks, true);
+  for (unsigned b = 0; b < blocks; ++b)
+    work.push_back(b);
+  while (!work.empty()) {
+    unsigned b = work.front();
+    work.pop_front();
+    queued[b] = false;
+    const CFGBlock *block = byId[b];
+    if (!block)
+      continue;
+    llvm::BitVector in = b == cfg.getEntry().getBlockID() ? entry : llvm::BitVector(count);
+    for (const CFGBlock *pred : block->preds())
+      if (pred)
+        in |= out[pred->getBlockID()];
+    llvm::BitVector result = in;
+    result.reset(kill[b]);
+    result |= gen[b];
+    flow.in[b] = std::move(in);
+    if (result != out[b]) {
+      out[b] = std::move(result);
+      for (const CFGBlock *succ : block->succs())
+        if (succ && !queued[succ->getBlockID()]) {
+          queued[succ->getBlockID()] = true;
+          work.push_back(succ->getBlockID());
+        }
+    }
+  }
+}
+
+Id Extractor::useOf(const VarDecl *var, const DeclRefExpr *use) {
+  if (auto it = Flow->uses.find(use); it != Flow->uses.end())
+    return it->second;
+  Id result = Flow->anyDefinition.count(var) ? Flow->anyDefinition[var] : *plainVarPlace(var);
+  auto pos = Flow->positions.find(use);
+  if (pos != Flow->positions.end()) {
+    auto [block, element] = pos->second;
+    llvm::SmallVector<unsigned, 4> reaching;
+    const llvm::SmallVector<unsigned, 4> &defs = Flow->defsOf[var];
+    // The last definition of the variable earlier in the same block, else those reaching its start.
+    int best = -1;
+    if (auto inBlock = Flow->defsInBlock.find({var, block}); inBlock != Flow->defsInBlock.end()) {
+      const llvm::SmallVector<unsigned, 2> &ordered = inBlock->second;
+      auto after = std::partition_point(ordered.begin(), ordered.end(), [&](unsigned d) {
+        return Flow->defs[d].element < static_cast<int>(element);
+      });
+      if (after != ordered.begin())
+        best = static_cast<int>(*std::prev(after));
+    }
+    if (best >= 0)
+      reaching.push_back(best);
+    else
+      for (unsigned d : defs)
+        if (block < Flow->in.size() && Flow->in[block].test(d))
+          reaching.push_back(d);
+    if (reaching.size() == 1) {
+      result = Flow->defs[reaching[0]].place;
+    } else if (reaching.size() > 1) {
+      result = intern(localKey(var) + "@" + std::to_string(offsetOf(use->getLocation())),
+                      facts::PlaceKind::Local, var->getNameAsString(), functionId(Current->fn));
+      for (unsigned d : reaching)
+        addFlow(Flow->defs[d].place, result, facts::FlowKind::Assign);
+    }
+  }
+  Flow->uses[use] = result;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Places of expressions
+
+Id Extractor::createValue(const Expr *at, facts::Create create, const std::string &callee) {
+  SourceLocation loc = SM.getExpansionLoc(at->getBeginLoc());
+  std::string key = "v:" + callee + "@" + normalisedPath(SM.getFilename(loc)) + ":" +
+                    std::to_string(SM.getFileOffset(loc));
+  bool fresh = PlaceIds.find(key) == PlaceIds.end();
+  Id place = intern(key, facts::PlaceKind::Value, callee + "()", functionId(currentFunction()));
+  if (fresh) {
+    create.place = place;
+    create.site = makeSite(at, nullptr, EventLoop);
+    create.creator = callee;
+    U.creates.push_back(std::move(create));
+  }
+  return place;
+}
+
+// Whether a field is read out of an object picked at run time (procs[i].channel[0],
+// (base + n)->fd): the field's one place then stands for the sockets of many objects.
+bool Extractor::objectAtRunTimeIndex(const Expr *expr) {
+  const Expr *e = stripValue(expr);
+  while (e) {
+    if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+      std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+      if (!index || *index < 0)
+        return true;
+      e = subscript->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *member = dyn_cast<MemberExpr>(e)) {
+      e = member->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *unary = dyn_cast<UnaryOperator>(e);
+               unary && (unary->getOpcode() == UO_Deref || unary->getOpcode() == UO_AddrOf)) {
+      e = unary->getSubExpr()->IgnoreParenImpCasts();
+    } else if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->isAdditiveOp()) {
+      bool pointerLeft = binary->getLHS()->getType()->isPointerType();
+      const Expr *index = pointerLeft ? binary->getRHS() : binary->getLHS();
+      if (!evalInt(index, Ctx))
+        return true;
+      e = (pointerLeft ? binary->getLHS() : binary->getRHS())->IgnoreParenImpCasts();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+std::optional<Id> Extractor::placeOf(const Expr *expr) {
+  const Expr *e = stripValue(expr);
+  if (!e)
+    return std::nullopt;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      std::optional<Id> place = varPlace(var, ref);
+      // A reference names the object it is bound to: what its place points to.
+      if (place && var->getType()->isReferenceType() && isObjectType(var->getType()))
+        return derefPlace(*place);
+      return place;
+    }
+    if (const auto *fn = dyn_cast<FunctionDecl>(ref->getDecl()))
+      return functionValue(fn);
+    return std::nullopt;
+  }
+  if (isa<CXXThisExpr>(e))
+    return thisPlace();
+  if (const auto *member = dyn_cast<MemberExpr>(e)) {
+    if (const auto *var = dyn_cast<VarDecl>(member->getMemberDecl()))
+      return plainVarPlace(var); // a static member is a global
+    const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
+    if (!field)
+      return std::nullopt;
+    // The field of the object the base denotes (p->fd: of what p points to), a place of that
+    // object's own. When the object cannot be named, the field's place for every object of its
+    // record (what the link also uses for pointers whose objects it does not know).
+    std::optional<Id> object;
+    if (member->isArrow()) {
+      if (std::optional<Id> pointer = pointerValue(member->getBase()))
+        object = derefPlace(*pointer);
+    } else {
+      object = placeOf(member->getBase());
+    }
+    Id place = object ? memberPlace(*object, field) : fieldPlace(field);
+    // A reference member (EventLoop &loop_) holds the address of the object it names.
+    if (field->getType()->isReferenceType() && isObjectType(field->getType()))
+      return derefPlace(place);
+    return place;
+  }
+  if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Deref) {
+    QualType pointee = unary->getSubExpr()->getType()->getPointeeType();
+    if (!pointee.isNull() && (isObjectType(pointee) || carriesAddress(pointee))) {
+      std::optional<Id> pointer = pointerValue(unary->getSubExpr());
+      return pointer ? std::optional<Id>(derefPlace(*pointer)) : std::nullopt;
+    }
+    if (!pointee.isNull() && pointee->isFunctionType())
+      return pointerValue(unary->getSubExpr()); // (*cb)(fd) calls what cb points to
+    if (const Expr *aliased = aliasedByLocalPointer(unary->getSubExpr()))
+      return placeOf(aliased); // int *p = &fd; ... *p (systemd's TAKE_FD()): fd itself
+    std::optional<Id> base = placeOf(unary->getSubExpr());
+    return base ? std::optional<Id>(element(*base, 0)) : std::nullopt;
+  }
+  if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_AddrOf)
+    return pointerValue(e);
+  if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+    std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+    int at = index && *index >= 0 ? static_cast<int>(*index) : -1;
+    const Expr *baseExpr = subscript->getBase()->IgnoreParens();
+    // conns[i] with `struct conn *conns`: an element of the objects conns points to. (An int
+    // pointer indexed stays what it was: its elements are the callers' array elements.)
+    const auto *decay = dyn_cast<ImplicitCastExpr>(baseExpr);
+    bool decayed = decay && decay->getCastKind() == CK_ArrayToPointerDecay;
+    if (!decayed && isObjectType(subscript->getType())) {
+      std::optional<Id> pointer = pointerValue(subscript->getBase());
+      return pointer ? std::optional<Id>(element(derefPlace(*pointer), at)) : std::nullopt;
+    }
+    std::optional<Id> base = placeOf(subscript->getBase());
+    if (!base)
+      return std::nullopt;
+    return element(*base, at);
+  }
+  if (const auto *lambda = dyn_cast<LambdaExpr>(e))
+    if (const CXXMethodDecl *op = lambda->getCallOperator(); op && !op->isDependentContext())
+      return functionValue(op);
+  if (isa<CXXNewExpr>(e))
+    return pointerValue(e);
+  if (const auto *literal = dyn_cast<CompoundLiteralExpr>(e); literal && isObjectType(literal->getType()))
+    return newObject(literal, "t", "(" + literal->getType().getAsString() + "){...}");
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
+    const Expr *object = member->getImplicitObjectArgument();
+    const CXXMethodDecl *method = member->getMethodDecl();
+    if (object && method && isFdOwnerType(object->getType()) && holdsFd(method->getReturnType()))
+      return placeOf(object); // fd.get(), fd.release(), (int)fd
+  }
+  if (const auto *call = dyn_cast<CallExpr>(e))
+    return callValue(call);
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e)) {
+    // UniqueFd(fd), UniqueFd(std::move(other)): the owned fd.
+    if (isFdOwnerType(construct->getType()))
+      return construct->getNumArgs() >= 1 ? placeOf(construct->getArg(0)) : std::nullopt;
+    // An object: where it is built (the variable, the returned object), or a temporary.
+    if (isObjectType(construct->getType()))
+      return storageOf(construct);
+    return std::nullopt;
+  }
+  // A socket-activation fd: SD_LISTEN_FDS_START (+ n), or a project's own LISTEN_FDS_START.
+  static const llvm::StringRef activation[] = {"SD_LISTEN_FDS_START", "LISTEN_FDS_START"};
+  bool activated = false;
+  if (const auto *binary = dyn_cast<BinaryOperator>(e)) {
+    if (binary->getOpcode() == BO_Add)
+      activated = spelledAs(binary->getLHS(), activation, Ctx) ||
+                  spelledAs(binary->getRHS(), activation, Ctx);
+  } else {
+    activated = spelledAs(e, activation, Ctx);
+  }
+  if (!activated)
+    return std::nullopt;
+  std::optional<std::int64_t> value = evalInt(e, Ctx);
+  // SD_LISTEN_FDS_START + i: one of them, picked at run time; all such fds are one place.
+  std::string text = sourceText(e, Ctx);
+  return handedOverFd(value ? "c:" + std::to_string(*value) : "c:listen-fds",
+                      value ? text : "SD_LISTEN_FDS_START + n", e, kNone, "SD_LISTEN_FDS_START",
+                      "socket activation, " + text, listenFdHandover(value));
+}
+
+namespace {
+// Whether `var` is assigned, incremented or has its address taken anywhere in `stmt`.
+bool reassigned(const Stmt *stmt, const VarDecl *var) {
+  if (!stmt)
+    return false;
+  auto names = [&](const Expr *e) {
+    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == var;
+  };
+  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp() && names(op->getLHS()))
+    return true;
+  if (const auto *op = dyn_cast<UnaryOperator>(stmt);
+      op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf) && names(op->getSubExpr()))
+    return true;
+  for (const Stmt *child : stmt->children())
+    if (reassigned(child, var))
+      return true;
+  return false;
+}
+} // namespace
+
+const Expr *Extractor::aliasedByLocalPointer(const Expr *pointer) {
+  const auto *ref = dyn_cast<DeclRefExpr>(pointer->IgnoreParenImpCasts());
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !var->isLocalVarDecl() || !var->getType()->isPointerType() || !var->getInit())
+    return nullptr;
+  const auto *address = dyn_cast<UnaryOperator>(var->getInit()->IgnoreParenImpCasts());
+  if (!address || address->getOpcode() != UO_AddrOf)
+    return nullptr;
+  const FunctionDecl *fn = currentFunction();
+  // Conservative: a pointer that may point elsewhere later is not an alias.
+  if (!fn || reassigned(fn->getBody(), var))
+    return nullptr;
+  return address->getSubExpr();
+}
+
+Id Extractor::storageOf(const CXXConstructExpr *construct) {
+  if (auto it = ConstructStorage.find(construct); it != ConstructStorage.end())
+    return it->second;
+  QualType type = construct->getType();
+  return newObject(construct, "t", type.getAsString() + " temporary");
+}
+
+std::optional<Id> Extractor::pointerValue(const Expr *expr) {
+  const Expr *e = expr;
+  while (e) {
+    e = e->IgnoreParens();
+    if (const auto *cast = dyn_cast<ImplicitCastExpr>(e)) {
+      if (cast->getCastKind() == CK_ArrayToPointerDecay) {
+        // An array of objects decays to the address of its elements (one object for all).
+        QualType element = cast->getSubExpr()->getType()->getAsArrayTypeUnsafe()
+                               ? cast->getSubExpr()->getType()->getAsArrayTypeUnsafe()->getElementType()
+                               : QualType();
+        std::optional<Id> array = placeOf(cast->getSubExpr());
+        if (!array)
+          return std::nullopt;
+        if (!element.isNull() && isObjectType(element))
+          return addressOf(this->element(*array, -1));
+        return array; // an int array stands for its elements (ArgMode::Array)
+      }
+      e = cast->getSubExpr();
+      continue;
+    }
+    if (const auto *cast = dyn_cast<ExplicitCastExpr>(e); cast && cast->getType()->isPointerType() &&
+                                                           (cast->getSubExpr()->getType()->isPointerType() ||
+                                                            cast->getSubExpr()->getType()->isArrayType())) {
+      e = cast->getSubExpr(); // (struct conn *)data: the same address
+      continue;
+    }
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(e)) {
+      e = cleanups->getSubExpr();
+      continue;
+    }
+    if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(e)) {
+      e = temporary->getSubExpr();
+      continue;
+    }
+    if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(e)) {
+      e = bind->getSubExpr();
+      continue;
+    }
+    break;
+  }
+  if (!e)
+    return std::nullopt;
+  if (const auto *unary = dyn_cast<UnaryOperator>(e)) {
+    if (unary->getOpcode() == UO_AddrOf) {
+      const Expr *sub = unary->getSubExpr()->IgnoreParenImpCasts();
+      if (const auto *ref = dyn_cast<DeclRefExpr>(sub))
+        if (const auto *fn = dyn_cast<FunctionDecl>(ref->getDecl()))
+          return functionValue(fn);
+      QualType type = unary->getSubExpr()->getType();
+      if (!isObjectType(type) && !carriesAddress(type))
+        return std::nullopt; // &fd: an int pointer, followed as ArgMode::Address where passed
+      std::optional<Id> object = placeOf(unary->getSubExpr());
+      return object ? std::optional<Id>(addressOf(*object)) : std::nullopt;
+    }
+    if (unary->isIncrementDecrementOp())
+      return pointerValue(unary->getSubExpr());
+  }
+  if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->isAdditiveOp()) {
+    // conns + i: the same objects (their elements are one)
+    const Expr *pointer = binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
+    return pointerValue(pointer);
+  }
+  if (isa<CXXThisExpr>(e))
+    return thisPlace();
+  if (const auto *fresh = dyn_cast<CXXNewExpr>(e)) {
+    QualType type = fresh->getAllocatedType();
+    Id object = newObject(fresh, "h", "new " + type.getAsString());
+    if (fresh->isArray())
+      object = element(object, -1);
+    if (const CXXConstructExpr *construct = fresh->getConstructExpr())
+      ConstructStorage[construct] = object;
+    return addressOf(object);
+  }
+  if (isa<CXXNullPtrLiteralExpr>(e) || isa<GNUNullExpr>(e) || isa<IntegerLiteral>(e))
+    return std::nullopt;
+  return placeOf(e);
+}
+
+void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, int depth) {
+  type = type.getNonReferenceType().getCanonicalType();
+  const RecordDecl *record = type->getAsRecordDecl();
+  if (!record || !record->getDefinition() || depth > 2 || from == to)
+    return;
+  record = record->getDefinition();
+  if (std::optional<ModelledRecord> modelled = modelledRecord(type)) {
+    // What the analysis follows of a library type: its elements, or the callable it holds.
+    if (*modelled == ModelledRecord::Container || *modelled == ModelledRecord::Transparent)
+      addFlow(element(from, -1), element(to, -1), kind);
+    if (*modelled == ModelledRecord::Callable)
+      addFlow(memberPlace(from, "<callable>", kNone), memberPlace(to, "<callable>", kNone), kind);
+    if (*modelled == ModelledRecord::Transparent || *modelled == ModelledRecord::SmartPointer)
+      addFlow(from, to, kind);
+    return;
+  }
+  // A library record's fields hold no fd of the program, unless it is a plain C struct with an
+  // int field (struct pollfd); the C++ library's are modelled or not followed at all (its inline
+  // bodies are skipped unless --full-parse, so following them would make the two differ).
+  if (declaredInSystemHeader(record, SM) && (record->isInStdNamespace() || !holdsFdField(type)))
+    return;
+  auto fields = [&](const RecordDecl *r, auto &self) -> void {
+    if (const auto *cxx = dyn_cast<CXXRecordDecl>(r))
+      for (const CXXBaseSpecifier &base : cxx->bases())
+        if (const RecordDecl *b = base.getType()->getAsRecordDecl(); b && b->getDefinition())
+          self(b->getDefinition(), self);
+    for (const FieldDecl *field : r->fields()) {
+      QualType t = field->getType();
+      if (followed(t)) {
+        addFlow(memberPlace(from, field), memberPlace(to, field), kind);
+      } else if (isObjectType(t)) {
+        copyObject(memberPlace(from, field), memberPlace(to, field), t, kind, depth + 1);
+      } else if (const ArrayType *array = t->getAsArrayTypeUnsafe(); array && followed(array->getElementType())) {
+        Id a = memberPlace(from, field), b = memberPlace(to, field);
+        for (int k : {0, 1, -1})
+          addFlow(element(a, k), element(b, k), kind);
+      }
+    }
+  };
+  fields(record, fields);
+}
+
+
+Id Extractor::indirectValue(const CallExpr *call) {
+  SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
+  return intern(facts::indirectValueKey(normalisedPath(SM.getFilename(loc)), SM.getFileOffset(loc)),
+                facts::PlaceKind::Value, sourceText(call->getCallee(), Ctx) + "()",
+                functionId(currentFunction()));
+}
+
+std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethodDecl *method) {
+  std::optional<ModelledRecord> modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
+  if (!modelled)
+    return std::nullopt;
+  const Expr *objectExpr = nullptr;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+    objectExpr = member->getImplicitObjectArgument();
+  else if (call->getNumArgs() >= 1)
+    objectExpr = call->getArg(0);
+  if (!objectExpr)
+    return std::nullopt;
+  std::optional<Id> object = objectNamedBy(objectExpr);
+  if (!object)
+    return std::nullopt;
+  llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
+  const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
+  OverloadedOperatorKind kind = op ? op->getOperator() : OO_None;
+  QualType result = call->getType();
+  switch (*modelled) {
+  case ModelledRecord::Container: {
+    // v[i], v.at(i), v.front(): an element (a map's: the value of its key/value pair); v.data():
+    // the elements, as an int array stands for them (or the address of the objects they are);
+    // v.begin(), m.find(k): an iterator, the address of the elements.
+    llvm::StringRef container = method->getParent()->getName();
+    bool map = container.ends_with("map");
+    std::optional<std::int64_t> index;
+    if (kind == OO_Subscript && call->getNumArgs() >= 2)
+      index = evalInt(call->getArg(1), Ctx);
+    if (kind == OO_Subscript || name == "at" || name == "front" || name == "back") {
+      Id item = element(*object, container == "array" && index && *index >= 0 ? static_cast<int>(*index) : -1);
+      return map ? memberPlace(item, "second", kNone) : item;
+    }
+    if (name == "data") {
+      if (carriesAddress(result) && !result->getPointeeType().isNull() && isObjectType(result->getPointeeType()))
+        return addressOf(element(*object, -1));
+      return *object;
+    }
+    if (llvm::StringSwitch<bool>(name)
+            .Cases("begin", "cbegin", "end", "cend", "rbegin", "rend", "find", "lower_bound", "upper_bound", true)
+            .Default(false))
+      return addressOf(element(*object, -1));
+    return std::nullopt;
+  }
+  case ModelledRecord::Transparent:
+    // *opt, opt.value(), opt->: the value it holds (the optional stands for it)
+    if (kind == OO_Arrow)
+      return addressOf(*object);
+    if (kind == OO_Star || name == "value" || name == "get" || name == "value_or")
+      return *object;
+    return std::nullopt;
+  case ModelledRecord::SmartPointer:
+    // p.get(), p->, p.release(): the address it holds; *p: the object
+    if (kind == OO_Star)
+      return derefPlace(*object);
+    if (kind == OO_Arrow || name == "get" || name == "release" || name == "lock")
+      return *object;
+    return std::nullopt;
+  case ModelledRecord::Callable:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+
+std::optional<Id> Extractor::callValue(const CallExpr *call) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee) {
+    if (followed(call->getType()) || isObjectType(call->getType()))
+      return indirectValue(call);
+    return std::nullopt;
+  }
+  if (isStdMove(callee) && call->getNumArgs() == 1)
+    return placeOf(call->getArg(0));
+  if (const auto *method = dyn_cast<CXXMethodDecl>(callee))
+    if (std::optional<Id> modelled = modelledValue(call, method))
+      return modelled;
+  if (callee->isInStdNamespace() && callee->getIdentifier() &&
+      (callee->getName() == "make_unique" || callee->getName() == "make_shared" ||
+       callee->getName() == "allocate_shared"))
+    if (std::optional<Id> object = forwardedObject(call, callee))
+      return addressOf(*object); // a smart pointer holding the new object's address
+  if (callee->getIdentifier() && allocates(callee)) {
+    // A heap object of its own, per allocation.
+    Id object = newObject(call, "h", callee->getNameAsString() + "()" +
+                                         (currentFunction() ? " in " + currentFunction()->getNameAsString() + "()" : ""));
+    return addressOf(object);
+  }
+  llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
+  bool api = isSocketApi(callee);
+  const FunctionDecl *fn = currentFunction();
+  std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
+  if (api && name == "socket" && call->getNumArgs() >= 2) {
+    facts::Create create;
+    create.how = facts::CreateHow::Socket;
+    static const llvm::StringRef families[] = {
+        "AF_UNIX",      "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH",
+        "PF_BLUETOOTH", "AF_INET",  "PF_INET", "AF_INET6", "PF_INET6"};
+    if (std::optional<std::int64_t> value = evalInt(call->getArg(0), Ctx)) {
+      create.family = facts::familyFromValue(*value);
+      llvm::StringRef spelled;
+      if (spelledAs(call->getArg(0), families, Ctx, &spelled) && familyFromName(spelled) == create.family)
+        create.familyName = spelled.str();
+      else if (create.family == facts::Family::Other)
+        create.familyName = sourceText(call->getArg(0), Ctx);
+      else
+        create.familyName = facts::name(create.family);
+      // Prefer what the user wrote: the outermost family macro of the expansion chain.
+      llvm::SmallVector<llvm::StringRef, 4> chain = macroNames(call->getArg(0)->getBeginLoc(), SM, Lang);
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        if (familyFromName(*it) == create.family) {
+          create.familyName = it->str();
+          break;
+        }
+    }
+    if (std::optional<std::int64_t> type = evalInt(call->getArg(1), Ctx))
+      create.type = static_cast<int>(*type & kSockTypeMask);
+    // socket(family, type, 0) with the family or type a parameter: each caller's constant.
+    if (create.family == facts::Family::Unknown)
+      create.familyParam = parameterValue(call->getArg(0));
+    if (create.type < 0)
+      create.typeParam = parameterValue(call->getArg(1));
+    create.origin = "socket()" + where;
+    return createValue(call, std::move(create), "socket");
+  }
+  if (api && (name == "accept" || name == "accept4" || name == "paccept") && call->getNumArgs() >= 1) {
+    facts::Create create;
+    create.how = facts::CreateHow::Accept;
+    if (std::optional<Id> listener = placeOf(call->getArg(0)))
+      create.listener = *listener;
+    create.origin = name.str() + "()" + where;
+    return createValue(call, std::move(create), name.str());
+  }
+  if (api && (name == "dup" || name == "fcntl") && call->getNumArgs() >= 1) {
+    // The same socket under a new fd: for fd cycles no longer "the same fd".
+    std::optional<Id> from = placeOf(call->getArg(0));
+    if (!from)
+      return std::nullopt;
+    SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
+    Id place = intern("v:" + name.str() + "@" + normalisedPath(SM.getFilename(loc)) + ":" +
+                          std::to_string(SM.getFileOffset(loc)),
+                      facts::PlaceKind::Value, name.str() + "()", functionId(fn));
+    addFlow(*from, place, facts::FlowKind::Assign, /*exact=*/false);
+    return place;
+  }
+  if (name == "android_get_control_socket" ||
+      llvm::is_contained(Options.externalSources, name.str())) {
+    facts::Create create;
+    create.how = facts::CreateHow::External;
+    create.origin = name.str() + "()";
+    if (name == "android_get_control_socket" && call->getNumArgs() >= 1)
+      if (std::optional<std::string> socketName = constantString(call->getArg(0))) {
+        create.handover = "android:" + *socketName;
+        create.origin = name.str() + "(\"" + *socketName + "\")";
+      }
+    return createValue(call, std::move(create), name.str());
+  }
+  if (auto producer = Options.socketProducers.find(name); producer != Options.socketProducers.end()) {
+    facts::Create create;
+    create.how = facts::CreateHow::Producer;
+    create.family = producer->getValue();
+    create.familyName = Options.producerFamilyNames.lookup(name);
+    create.origin = name.str() + "()" + where;
+    return createValue(call, std::move(create), name.str());
+  }
+  if (api && returnsNonSocketFd(name)) {
+    facts::Create create;
+    create.how = facts::CreateHow::NotSocket;
+    create.origin = name.str() + "()" + where;
+    return createValue(call, std::move(create), name.str());
+  }
+  for (const FdHolder &holder : Options.fdHolders)
+    if (name == holder.load && holder.outArg < 0)
+      return holderPlace(holder);
+  QualType type = callee->getReturnType();
+  bool object = isObjectType(type) && !type->isReferenceType();
+  if (!holdsFd(call->getType()) && !holdsFd(type) && !carriesAddress(type) && !object)
+    return std::nullopt;
+  if (declaredInSystemHeader(callee, SM) && !holdsFd(type))
+    return std::nullopt; // a library's pointer or struct: nothing the program put there
+  // The value of this call, fed by the callee's return: a place of its own, so that the link can
+  // give a function that only hands back an fd it was given (fd_move_above_stdio(fd)) each
+  // caller's own fd instead of every caller's.
+  Id ret = returnPlace(callee);
+  SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
+  Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, normalisedPath(SM.getFilename(loc)),
+                                 SM.getFileOffset(loc)),
+                    facts::PlaceKind::Value, callee->getNameAsString() + "()", functionId(fn));
+  if (object)
+    copyObject(ret, value, type, facts::FlowKind::Return); // a struct returned by value
+  else
+    addFlow(ret, value, facts::FlowKind::Return);
+  if (type->isReferenceType() && isObjectType(type))
+    return derefPlace(value); // T &get(): the object the returned address names
+  return value;
+}
+
+void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact) {
+  if (!target || !value)
+    return;
+  const Expr *e = stripValue(value);
+  if (!e)
+    return;
+  if (const auto *conditional = dyn_cast<AbstractConditionalOperator>(e)) {
+    flowInto(conditional->getTrueExpr(), target, kind, exact);
+    flowInto(conditional->getFalseExpr(), target, kind, exact);
+    return;
+  }
+  if (const auto *binary = dyn_cast<BinaryOperator>(e)) {
+    if (binary->getOpcode() == BO_Comma || binary->getOpcode() == BO_Assign) {
+      flowInto(binary->getRHS(), target, kind, exact); // a = b = socket(...)
+      return;
+    }
+  }
+  // UniqueFd fd; or UniqueFd fd(-1): no fd yet.
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e);
+      construct && isFdOwnerType(construct->getType()) &&
+      (construct->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(construct->getArg(0))))
+    return;
+  if (std::optional<Id> from = carriesAddress(e->getType()) ? pointerValue(e) : placeOf(e)) {
+    bool viaUnknownIndex = (U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0) ||
+                           objectAtRunTimeIndex(e);
+    addFlow(*from, *target, kind, exact && !viaUnknownIndex);
+    return;
+  }
+  // A socket constant kept for later (family = AF_INET6; a.domain = AF_UNIX).
+  if (std::optional<Id> constant = constantPlace(e)) {
+    addFlow(*constant, *target, kind);
+    return;
+  }
+  // A value we cannot follow (x + 1, a call through a pointer). Small constants (-1, 0) are
+  // "no socket yet", not an origin; nor is a negated value (-errno, -EINVAL): never an fd.
+  if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Minus)
+    return;
+  if (!evalInt(e, Ctx))
+    untracked(*target);
+}
+
+
+} // namespace afunix::analysis::extraction

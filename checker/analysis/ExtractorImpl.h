@@ -1,0 +1,1439 @@
+// The extractor's own declarations, shared by the files that make it up: Extract.cpp (the entry
+// and the end of a unit), ExtractVisit.cpp (the AST walk), ExtractValues.cpp (reaching
+// definitions and the places of expressions), ExtractProcess.cpp (each function's deferred
+// events: calls, options, registrations, sends). Not part of the analysis library's interface.
+#pragma once
+
+#include "Extract.h"
+
+#include "AstUtil.h"
+#include "Digest.h"
+#include "MoveSafety.h"
+
+#include "afunix/KernelConstants.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "clang/Analysis/CFG.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Index/USRGeneration.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <set>
+
+namespace afunix::analysis {
+
+using namespace clang;
+using facts::Id;
+using facts::kNone;
+
+namespace extraction {
+
+using kernel::kSockTypeMask;
+
+// Standard functions that construct their template argument (or the container's element) from
+// the arguments they forward.
+inline bool constructsForwarded(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("make_unique", "make_shared", "allocate_shared", "make_optional", true)
+      .Cases("emplace", "emplace_back", "emplace_front", "emplace_hint", "try_emplace", true)
+      .Case("construct_at", true)
+      .Default(false);
+}
+
+inline bool isStdMove(const FunctionDecl *fn) {
+  if (!fn->isInStdNamespace() || !fn->getIdentifier())
+    return false;
+  llvm::StringRef name = fn->getName();
+  return name == "move" || name == "forward" || name == "as_const";
+}
+
+inline bool isSocketCallName(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("socket", "socketpair", "accept", "accept4", "paccept", true)
+      .Cases("bind", "listen", "connect", "setsockopt", true)
+      .Cases("recvmsg", "sendmsg", "recv", "recvfrom", "recvmmsg", true)
+      .Case("android_get_control_socket", true)
+      .Default(false);
+}
+
+inline bool isLoop(const Stmt *s) {
+  return isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s);
+}
+
+inline std::string recordName(const RecordDecl *record) {
+  if (!record)
+    return "<record>";
+  if (!record->getName().empty())
+    return record->getQualifiedNameAsString();
+  if (const TypedefNameDecl *alias = record->getTypedefNameForAnonDecl())
+    return alias->getQualifiedNameAsString();
+  // A member of an anonymous struct/union is a member of the enclosing record.
+  if (const auto *parent = dyn_cast<RecordDecl>(record->getDeclContext()))
+    return recordName(parent);
+  return "<anonymous>";
+}
+
+// Whether an `if`/switch/?: condition tests the socket's family.
+inline bool conditionTestsFamily(const Stmt *cond, ASTContext &ctx) {
+  if (!cond)
+    return false;
+  static const llvm::StringRef names[] = {"AF_UNIX",    "AF_LOCAL",     "PF_UNIX", "PF_LOCAL",
+                                          "AF_NETLINK", "AF_BLUETOOTH", "SO_DOMAIN"};
+  if (const auto *expr = dyn_cast<Expr>(cond))
+    if (spelledAs(expr, names, ctx))
+      return true;
+  for (const Stmt *child : cond->children())
+    if (conditionTestsFamily(child, ctx))
+      return true;
+  return false;
+}
+
+inline bool isPlainSocketExpr(const Expr *expr) {
+  expr = expr->IgnoreParenImpCasts();
+  if (isa<DeclRefExpr>(expr))
+    return true;
+  if (const auto *member = dyn_cast<MemberExpr>(expr))
+    return isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts()) ||
+           isPlainSocketExpr(member->getBase());
+  if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(expr))
+    return isa<IntegerLiteral>(subscript->getIdx()->IgnoreParenImpCasts()) &&
+           isPlainSocketExpr(subscript->getBase());
+  return false;
+}
+
+// `f` or `&f` as an argument: the reference to the function.
+inline const DeclRefExpr *functionRefExpr(const Expr *expr) {
+  if (!expr)
+    return nullptr;
+  expr = expr->IgnoreParenCasts();
+  if (const auto *address = dyn_cast<UnaryOperator>(expr); address && address->getOpcode() == UO_AddrOf)
+    expr = address->getSubExpr()->IgnoreParenCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(expr); ref && isa<FunctionDecl>(ref->getDecl()))
+    return ref;
+  return nullptr;
+}
+
+// A lambda as an argument (also wrapped into a std::function on the way): its call operator.
+inline const CXXMethodDecl *lambdaOperator(const Expr *expr) {
+  for (int depth = 0; expr && depth < 6; ++depth) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto *lambda = dyn_cast<LambdaExpr>(expr)) {
+      const CXXMethodDecl *op = lambda->getCallOperator();
+      return op && !op->isDependentContext() ? op : nullptr;
+    }
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr))
+      expr = cleanups->getSubExpr();
+    else if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr))
+      expr = temporary->getSubExpr();
+    else if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
+      expr = bind->getSubExpr();
+    else if (const auto *construct = dyn_cast<CXXConstructExpr>(expr); construct && construct->getNumArgs() >= 1)
+      expr = construct->getArg(0); // std::function<void(int)>(lambda)
+    else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
+      expr = cast->getSubExpr();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// A registration that hands the fd to the callback's first fd parameter.
+constexpr int kFirstFdParam = -2;
+
+inline const FunctionDecl *functionRef(const Expr *expr) {
+  const DeclRefExpr *ref = functionRefExpr(expr);
+  return ref ? cast<FunctionDecl>(ref->getDecl()) : nullptr;
+}
+
+// The functions named in a struct's initializer (a table of callbacks passed as &ops or ops).
+inline void functionsInInitializer(const Expr *expr, llvm::SmallVectorImpl<const DeclRefExpr *> &out,
+                            int depth = 0) {
+  if (!expr || depth > 3)
+    return;
+  if (const DeclRefExpr *ref = functionRefExpr(expr)) {
+    out.push_back(ref);
+    return;
+  }
+  if (const auto *list = dyn_cast<InitListExpr>(expr->IgnoreParenImpCasts()))
+    for (const Expr *init : list->inits())
+      functionsInInitializer(init, out, depth + 1);
+}
+
+// How a socket-activation fd is asked for (facts::Create::handover): the n-th, or any.
+inline std::string listenFdHandover(std::optional<std::int64_t> fd) {
+  if (!fd)
+    return "listen-fd:*";
+  return *fd >= kernel::kListenFdsStart ? "listen-fd:" + std::to_string(*fd - kernel::kListenFdsStart) : "";
+}
+
+class Extractor : public RecursiveASTVisitor<Extractor> {
+  using Base = RecursiveASTVisitor<Extractor>;
+
+public:
+  Extractor(ASTContext &ctx, const ProjectOptions &options)
+      : Ctx(ctx), SM(ctx.getSourceManager()), Lang(ctx.getLangOpts()), Options(options) {}
+
+  facts::Unit run() {
+    if (OptionalFileEntryRef main = SM.getFileEntryRefForID(SM.getMainFileID()))
+      U.mainFile = normalisedPath(main->getName());
+    Scopes.emplace_back(); // file scope
+    TraverseAST(Ctx);
+    finishScope(Scopes.back());
+    Scopes.clear();
+    finishUnit();
+    return std::move(U);
+  }
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldWalkTypesOfTypeLocs() const { return false; }
+
+  bool TraverseDecl(Decl *decl) {
+    if (!decl)
+      return true;
+    if (declaredInSystemHeader(decl, SM))
+      return true;
+    const auto *fn = dyn_cast<FunctionDecl>(decl);
+    // Templates are analysed as instantiated, where types and constants are known.
+    if (fn && fn->isDependentContext())
+      return true;
+    if (!fn || !fn->doesThisDeclarationHaveABody())
+      return Base::TraverseDecl(decl);
+    enterFunction(fn);
+    bool ok = Base::TraverseDecl(decl);
+    exitFunction();
+    return ok;
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *lambda) {
+    for (const LambdaCapture &capture : lambda->captures())
+      if (capture.capturesVariable())
+        if (const auto *var = dyn_cast<VarDecl>(capture.getCapturedVar()))
+          Scopes.back().unsafe.insert(var); // used in another function: no reaching definitions
+    const CXXMethodDecl *op = lambda->getCallOperator();
+    if (!op || op->isDependentContext())
+      return true;
+    enterFunction(op);
+    bool ok = Base::TraverseLambdaExpr(lambda);
+    exitFunction();
+    return ok;
+  }
+
+  bool dataTraverseStmtPre(Stmt *stmt) {
+    Stack.push_back(stmt);
+    if (isLoop(stmt))
+      Loops.push_back({stmt, kNone, Scopes.size()});
+    return true;
+  }
+  bool dataTraverseStmtPost(Stmt *stmt) {
+    if (!Loops.empty() && Loops.back().stmt == stmt)
+      Loops.pop_back();
+    if (!Stack.empty())
+      Stack.pop_back();
+    return true;
+  }
+
+  bool TraverseConstructorInitializer(CXXCtorInitializer *init) {
+    if (init && init->getInit()) {
+      // A member or base built in place (sock_(path), Base(fd)): its constructor's `this` is the
+      // member of this object, or this object itself.
+      if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(stripValue(init->getInit())))
+        if (std::optional<Id> self = thisPlace()) {
+          if (init->isMemberInitializer())
+            ConstructStorage[construct] = memberPlace(derefPlace(*self), init->getMember());
+          else if (init->isBaseInitializer() || init->isDelegatingInitializer())
+            ConstructStorage[construct] = derefPlace(*self);
+        }
+      if (init->isMemberInitializer() && (followed(init->getMember()->getType()) ||
+                                          isObjectType(init->getMember()->getType())))
+        defer(Event::CtorInit, init);
+    }
+    return Base::TraverseConstructorInitializer(init);
+  }
+
+  bool VisitCallExpr(CallExpr *call);
+  bool VisitCXXConstructExpr(CXXConstructExpr *construct);
+  bool VisitBinaryOperator(BinaryOperator *op);
+  bool VisitUnaryOperator(UnaryOperator *op);
+  bool VisitVarDecl(VarDecl *var);
+  bool VisitReturnStmt(ReturnStmt *ret);
+  bool VisitCaseStmt(CaseStmt *caseStmt);
+  bool VisitExplicitCastExpr(ExplicitCastExpr *cast);
+  bool VisitDeclRefExpr(DeclRefExpr *ref);
+  bool VisitIntegerLiteral(IntegerLiteral *literal);
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *expr);
+
+private:
+  // What the walk defers until the function's CFG is known (places of reassigned locals depend
+  // on it).
+  struct Event {
+    enum Kind : std::uint8_t { Call, Construct, Assign, VarInit, Return, CtorInit, Table } kind;
+    const void *node;
+    Id loop;
+    Id statement;
+    bool guarded;
+  };
+  struct Scope {
+    const FunctionDecl *fn = nullptr;
+    std::size_t stackBase = 0;
+    std::size_t loopBase = 0;
+    std::vector<Event> events;
+    bool socketCalls = false;
+    llvm::DenseSet<const VarDecl *> unsafe; // address taken, bound to a reference, captured
+    llvm::DenseMap<const VarDecl *, unsigned> definitions;
+    llvm::DenseSet<const VarDecl *> cmsgDataPointers;
+    // `if` statements that test for an SCM_CREDENTIALS cmsg: true when the test is "present".
+    std::vector<std::pair<const IfStmt *, bool>> credentialTests;
+    const SwitchStmt *credentialSwitch = nullptr;
+    // sd_listen_fds_with_names() is called: the strings compared here name the fds it takes.
+    bool listenFdNames = false;
+    std::vector<std::string> comparedStrings;
+    // fd assignments in the branch of an `if` that compares with a string constant
+    // (if (streq(names[i], "varlink")) varlink_fd = fd;): the fd of that name.
+    llvm::DenseMap<const BinaryOperator *, std::string> namedAssignments;
+  };
+  struct OpenLoop {
+    const Stmt *stmt;
+    Id id;
+    std::size_t scope; // Scopes.size() when it was entered
+  };
+  // Reaching definitions of the reassigned locals of one function.
+  struct Definition {
+    const VarDecl *var;
+    unsigned block;
+    int element; // -1: on entry (a parameter's value)
+    Id place;
+  };
+  struct FlowSensitivity {
+    std::unique_ptr<CFG> cfg;
+    llvm::DenseMap<const Stmt *, std::pair<unsigned, unsigned>> positions;
+    std::vector<Definition> defs;
+    llvm::DenseMap<const VarDecl *, llvm::SmallVector<unsigned, 4>> defsOf;
+    // A variable's definitions inside one block, in element order (entry values excluded).
+    llvm::DenseMap<std::pair<const VarDecl *, unsigned>, llvm::SmallVector<unsigned, 2>> defsInBlock;
+    llvm::DenseMap<const Stmt *, unsigned> defAt;      // assignment or DeclStmt -> definition
+    llvm::DenseMap<const VarDecl *, unsigned> initDef; // initialised declaration -> definition
+    std::vector<llvm::BitVector> in;                   // per block
+    llvm::DenseMap<const DeclRefExpr *, Id> uses;      // memoised
+    // Every definition of a followed variable, for a use the CFG does not position.
+    llvm::DenseMap<const VarDecl *, Id> anyDefinition;
+  };
+
+  // --- scopes ------------------------------------------------------------------------------
+  void enterFunction(const FunctionDecl *fn) {
+    Scope scope;
+    scope.fn = fn;
+    scope.stackBase = Stack.size();
+    scope.loopBase = Loops.size();
+    Scopes.push_back(std::move(scope));
+  }
+  void exitFunction() {
+    Scope scope = std::move(Scopes.back());
+    Scopes.pop_back();
+    finishScope(scope);
+  }
+  Scope &scope() { return Scopes.back(); }
+  // While a scope's events are processed (Current) its function, else the one being walked.
+  const FunctionDecl *currentFunction() const {
+    return Current ? Current->fn : Scopes.empty() ? nullptr : Scopes.back().fn;
+  }
+
+  Id currentLoop() {
+    if (Loops.empty() || Loops.back().scope != Scopes.size())
+      return kNone;
+    return loopId(Loops.size() - 1);
+  }
+  Id loopId(std::size_t index) {
+    OpenLoop &open = Loops[index];
+    if (open.id != kNone)
+      return open.id;
+    facts::Loop loop;
+    loop.function = functionId(currentFunction());
+    if (index > 0 && Loops[index - 1].scope == open.scope)
+      loop.parent = loopId(index - 1);
+    loop.site = makeSite(open.stmt, nullptr, kNone, /*positioned=*/false);
+    const Expr *cond = nullptr;
+    if (const auto *d = dyn_cast<DoStmt>(open.stmt)) {
+      cond = d->getCond();
+      // `do { ... } while (0)` (statement macros) runs once.
+      if (std::optional<std::int64_t> value = evalInt(cond, Ctx); value && *value == 0)
+        loop.trips = 1;
+    } else if (const auto *w = dyn_cast<WhileStmt>(open.stmt)) {
+      cond = w->getCond();
+    } else if (const auto *f = dyn_cast<ForStmt>(open.stmt)) {
+      cond = f->getCond();
+      if (const auto *test = dyn_cast_or_null<BinaryOperator>(cond ? cond->IgnoreParenImpCasts() : nullptr))
+        if (std::optional<std::int64_t> limit = evalInt(test->getRHS(), Ctx)) {
+          if (test->getOpcode() == BO_LT || test->getOpcode() == BO_NE)
+            loop.trips = *limit;
+          else if (test->getOpcode() == BO_LE)
+            loop.trips = *limit + 1;
+        }
+    }
+    loop.errnoRetry = readsErrno(cond);
+    loop.controlOnce = clearsControlForGood(open.stmt);
+    open.id = U.loops.size();
+    U.loops.push_back(loop);
+    return open.id;
+  }
+
+  // Whether a loop's body sets some msghdr's msg_control to NULL or msg_controllen to 0 (systemd's
+  // "send fds and ucred once, even if we're using SOCK_STREAM") and never points msg_control at a
+  // buffer again: whatever the loop repeats, the control data goes with its first turn only.
+  bool clearsControlForGood(const Stmt *loop) {
+    bool clears = false, setsAgain = false;
+    llvm::SmallVector<const Stmt *, 32> work{loop};
+    while (!work.empty()) {
+      const Stmt *st = work.pop_back_val();
+      if (!st)
+        continue;
+      if (const auto *op = dyn_cast<BinaryOperator>(st); op && op->getOpcode() == BO_Assign)
+        if (const auto *member = dyn_cast<MemberExpr>(op->getLHS()->IgnoreParenImpCasts());
+            member && member->getMemberDecl()->getIdentifier()) {
+          llvm::StringRef field = member->getMemberDecl()->getName();
+          if (field == "msg_control" || field == "msg_controllen") {
+            const Expr *value = op->getRHS()->IgnoreParenCasts();
+            std::optional<std::int64_t> number = evalInt(value, Ctx);
+            bool none = (number && *number == 0) ||
+                        value->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull);
+            if (none)
+              clears = true;
+            else if (field == "msg_control")
+              setsAgain = true;
+          }
+        }
+      for (const Stmt *child : st->children())
+        work.push_back(child);
+    }
+    return clears && !setsAgain;
+  }
+
+  // The parameter of the current function that `bytes` counts ints of: `sizeof(int) * n`,
+  // `n * sizeof(int)` or `sizeof(*fds) * n`; -1 otherwise.
+  int countParameter(const Expr *bytes) {
+    const auto *product = dyn_cast<BinaryOperator>(bytes->IgnoreParenImpCasts());
+    if (!product || product->getOpcode() != BO_Mul)
+      return -1;
+    const Expr *sides[] = {product->getLHS()->IgnoreParenImpCasts(), product->getRHS()->IgnoreParenImpCasts()};
+    for (int i = 0; i < 2; ++i) {
+      std::optional<std::int64_t> size = evalInt(sides[i], Ctx);
+      if (!size || *size != 4 || !isa<UnaryExprOrTypeTraitExpr>(sides[i]))
+        continue;
+      if (const auto *ref = dyn_cast<DeclRefExpr>(sides[1 - i]))
+        if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
+            param && Current && Current->fn && param->getDeclContext() == Current->fn)
+          return static_cast<int>(param->getFunctionScopeIndex());
+    }
+    return -1;
+  }
+
+  void defer(Event::Kind kind, const void *node, Id statement = kNone, bool guarded = false) {
+    Scopes.back().events.push_back({kind, node, currentLoop(), statement, guarded});
+  }
+
+  // --- tables --------------------------------------------------------------------------------
+  std::string normalisedPath(llvm::StringRef name) {
+    llvm::SmallString<256> path(name);
+    SM.getFileManager().makeAbsolutePath(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    return std::string(path);
+  }
+
+  Id fileId(FileID fid) {
+    auto it = FileIds.find(fid);
+    if (it != FileIds.end())
+      return it->second;
+    Id id = kNone;
+    if (OptionalFileEntryRef entry = SM.getFileEntryRefForID(fid)) {
+      std::string path = normalisedPath(entry->getName());
+      auto found = FileByPath.find(path);
+      if (found != FileByPath.end()) {
+        id = found->second;
+      } else {
+        id = U.files.size();
+        U.files.push_back(path);
+        U.digests.push_back(contentDigest(SM.getBufferData(fid)));
+        FileByPath[path] = id;
+      }
+    }
+    FileIds[fid] = id;
+    return id;
+  }
+
+  const FunctionDecl *keyDecl(const FunctionDecl *fn) {
+    if (const FunctionDecl *pattern = fn->getTemplateInstantiationPattern())
+      fn = pattern;
+    return fn->getCanonicalDecl();
+  }
+
+  std::string functionKey(const FunctionDecl *fn) {
+    const FunctionDecl *decl = keyDecl(fn);
+    llvm::SmallString<128> usr;
+    if (!index::generateUSRForDecl(decl, usr))
+      return std::string(usr);
+    SourceLocation at = SM.getExpansionLoc(decl->getLocation());
+    return "fn:" + decl->getQualifiedNameAsString() + "@" + normalisedPath(SM.getFilename(at)) +
+           ":" + std::to_string(SM.getFileOffset(at));
+  }
+
+  Id functionId(const FunctionDecl *fn) {
+    if (!fn)
+      return kNone;
+    const FunctionDecl *decl = keyDecl(fn);
+    auto it = FunctionIds.find(decl);
+    if (it != FunctionIds.end()) {
+      if (writtenWithBody(fn))
+        markDefined(it->second, fn);
+      return it->second;
+    }
+    Id id = U.functions.size();
+    FunctionIds[decl] = id;
+    facts::Function info;
+    info.key = functionKey(fn);
+    if (isa<CXXMethodDecl>(decl) && cast<CXXMethodDecl>(decl)->getParent()->isLambda())
+      info.name = "lambda";
+    else
+      info.name = decl->getQualifiedNameAsString();
+    info.system = declaredInSystemHeader(decl, SM);
+    info.params = fn->getNumParams();
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (holdsFd(fn->getParamDecl(i)->getType()))
+        info.paramIsInt.push_back(i);
+    U.functions.push_back(std::move(info));
+    if (const auto *method = dyn_cast<CXXMethodDecl>(decl); method && method->isVirtual()) {
+      llvm::SmallVector<const CXXMethodDecl *, 4> work(method->overridden_methods());
+      llvm::SmallPtrSet<const CXXMethodDecl *, 4> seen;
+      while (!work.empty()) {
+        const CXXMethodDecl *base = work.pop_back_val();
+        if (!seen.insert(base).second)
+          continue;
+        Id baseId = functionId(base);
+        U.functions[id].overrides.push_back(baseId);
+        work.append(base->overridden_methods().begin(), base->overridden_methods().end());
+      }
+    }
+    if (writtenWithBody(fn))
+      markDefined(id, fn);
+    return id;
+  }
+  // A definition as written: a body the parser skipped (afunix-check skips the bodies of system
+  // headers' functions, engine/Extraction.cpp) still makes one, so the facts do not depend on it.
+  static bool writtenWithBody(const FunctionDecl *fn) {
+    return fn->doesThisDeclarationHaveABody() || fn->hasSkippedBody();
+  }
+  void markDefined(Id id, const FunctionDecl *fn) {
+    facts::Function &info = U.functions[id];
+    if (info.defined)
+      return;
+    info.defined = true;
+    info.file = fileId(SM.getFileID(SM.getExpansionLoc(fn->getLocation())));
+  }
+
+  Id intern(const std::string &key, facts::PlaceKind kind, const std::string &name,
+            Id function = kNone, int index = -1, Id base = kNone) {
+    auto it = PlaceIds.find(key);
+    if (it != PlaceIds.end())
+      return it->second;
+    Id id = U.places.size();
+    U.places.push_back({key, kind, name, function, index, base});
+    PlaceIds[key] = id;
+    return id;
+  }
+
+  std::uint32_t offsetOf(SourceLocation loc) { return SM.getFileOffset(SM.getExpansionLoc(loc)); }
+
+  Id makeSite(const Stmt *node, const Expr *socketArg, Id loop, bool positioned = true) {
+    facts::Site site;
+    SourceLocation begin = SM.getExpansionLoc(node->getBeginLoc());
+    site.file = fileId(SM.getFileID(begin));
+    site.offset = SM.getFileOffset(begin);
+    site.line = SM.getExpansionLineNumber(begin);
+    site.column = SM.getExpansionColumnNumber(begin);
+    SourceLocation end = SM.getExpansionRange(node->getEndLoc()).getEnd();
+    if (end.isValid()) {
+      SourceLocation after = Lexer::getLocForEndOfToken(end, 0, SM, Lang);
+      if (after.isValid() && SM.getFileID(after) == SM.getFileID(begin) &&
+          SM.getExpansionLineNumber(after) == site.line && SM.getFileOffset(after) > site.offset)
+        site.length = SM.getFileOffset(after) - site.offset;
+    }
+    site.function = functionId(currentFunction());
+    site.loop = loop;
+    if (positioned && Flow)
+      if (auto it = Flow->positions.find(node); it != Flow->positions.end()) {
+        site.block = it->second.first;
+        site.element = it->second.second;
+      }
+    if (socketArg) {
+      site.text = sourceText(socketArg, Ctx);
+      site.var = variableKey(socketArg);
+    }
+    U.sites.push_back(std::move(site));
+    return U.sites.size() - 1;
+  }
+
+  // --- fd owners (RAII) ------------------------------------------------------------------------
+  bool isFdOwner(const CXXRecordDecl *record) {
+    if (!record || !record->hasDefinition())
+      return false;
+    record = record->getDefinition();
+    auto it = Owners.find(record);
+    if (it != Owners.end())
+      return it->second;
+    bool owner = false;
+    std::string qualified = record->getQualifiedNameAsString();
+    for (const std::string &name : Options.fdOwnerClasses)
+      if (name == qualified || name == record->getNameAsString())
+        owner = true;
+    if (!owner) {
+      // By shape: one int it owns, a constructor that takes it, a way to read it back, and a
+      // destructor (that closes it).
+      unsigned fdFields = 0, otherFields = 0;
+      for (const FieldDecl *field : record->fields())
+        (isFdValueType(field->getType(), Ctx) ? fdFields : otherFields)++;
+      bool takesFd = false, readsBack = false;
+      for (const CXXConstructorDecl *ctor : record->ctors())
+        if (ctor->getNumParams() == 1 && isFdValueType(ctor->getParamDecl(0)->getType(), Ctx))
+          takesFd = true;
+      for (const CXXMethodDecl *method : record->methods()) {
+        if (isa<CXXConversionDecl>(method) && isFdValueType(method->getReturnType(), Ctx))
+          readsBack = true;
+        if (method->getIdentifier() && method->getNumParams() == 0 &&
+            isFdValueType(method->getReturnType(), Ctx) &&
+            llvm::StringSwitch<bool>(method->getName())
+                .Cases("get", "fd", "release", "native_handle", "value", true)
+                .Default(false))
+          readsBack = true;
+      }
+      // A class that does more with its fd than own it (BindTo(), Listen(), ReceiveUid()) is an
+      // object: its methods are analysed with `this`.
+      bool onlyOwns = true;
+      for (const CXXMethodDecl *method : record->methods())
+        if (method->isUserProvided() && !isa<CXXConstructorDecl>(method) && !isa<CXXDestructorDecl>(method) &&
+            !isa<CXXConversionDecl>(method) && !method->isOverloadedOperator() && method->getIdentifier() &&
+            !llvm::StringSwitch<bool>(method->getName())
+                 .Cases("get", "fd", "release", "reset", "native_handle", "value", "swap", true)
+                 .Cases("ok", "valid", "is_valid", "close", "Get", "Release", "Reset", "Close", true)
+                 .Cases("IsValid", "is_open", "empty", true)
+                 .Default(false))
+          onlyOwns = false;
+      owner = fdFields == 1 && otherFields <= 1 && takesFd && readsBack &&
+              record->hasUserDeclaredDestructor() && onlyOwns;
+    }
+    Owners[record] = owner;
+    return owner;
+  }
+  bool isFdOwnerType(QualType type) {
+    type = type.getNonReferenceType();
+    return isFdOwner(type->getAsCXXRecordDecl());
+  }
+  // A value that can be an fd: an integer or an fd owner.
+  bool holdsFd(QualType type) { return isFdValueType(type, Ctx) || isFdOwnerType(type); }
+
+  // A struct (through a pointer or a reference) with an fd among its fields: a daemon's state
+  // passed from call to call.
+  bool holdsFdField(QualType type) {
+    type = type.getNonReferenceType();
+    if (const auto *pointer = type->getAs<PointerType>())
+      type = pointer->getPointeeType();
+    const RecordDecl *record = type->getAsRecordDecl();
+    if (!record || !record->getDefinition())
+      return false;
+    record = record->getDefinition();
+    auto [it, fresh] = FdFieldRecords.try_emplace(record, false);
+    if (fresh)
+      for (const FieldDecl *field : record->fields())
+        if (holdsFd(field->getType()))
+          it->second = true;
+    return it->second;
+  }
+  // A call that passes or returns something that can hold a socket.
+  bool relevantCall(const CallExpr *call, const FunctionDecl *callee) {
+    if (holdsFd(callee->getReturnType()))
+      return true;
+    for (const Expr *arg : call->arguments())
+      if (holdsFd(arg->getType()) || holdsFdField(arg->getType()))
+        return true;
+    if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+      if (const Expr *object = member->getImplicitObjectArgument())
+        return holdsFdField(object->getType());
+    return false;
+  }
+
+  // --- places --------------------------------------------------------------------------------
+  // A field is one place in every unit that sees its record: keyed by the record's name. A record
+  // defined in a source file (an opaque struct udev_monitor in each of two libraries) is that
+  // file's own, so its key names the file.
+  std::string fieldKey(const FieldDecl *field) {
+    const RecordDecl *record = field->getParent();
+    std::string scope;
+    if (const RecordDecl *definition = record->getDefinition()) {
+      SourceLocation at = SM.getExpansionLoc(definition->getLocation());
+      if (at.isValid() && SM.getFileID(at) == SM.getMainFileID())
+        scope = U.mainFile + ":";
+    }
+    return "f:" + scope + recordName(record) + "::" + field->getNameAsString();
+  }
+
+  std::string localKey(const VarDecl *var) {
+    const auto *owner = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+    std::string fn = owner ? functionKey(owner) : "<block>";
+    return "l:" + fn + ":" + var->getNameAsString() + "@" +
+           std::to_string(offsetOf(var->getLocation()));
+  }
+
+  Id paramPlace(const FunctionDecl *fn, unsigned index) {
+    Id function = functionId(fn);
+    const FunctionDecl *named = fn->getDefinition() ? fn->getDefinition() : fn;
+    std::string name = index < named->getNumParams() && !named->getParamDecl(index)->getName().empty()
+                           ? named->getParamDecl(index)->getNameAsString()
+                           : "parameter " + std::to_string(index + 1);
+    return intern("p:" + U.functions[function].key + "#" + std::to_string(index),
+                  facts::PlaceKind::Param, name, function, static_cast<int>(index));
+  }
+
+  Id returnPlace(const FunctionDecl *fn) {
+    Id function = functionId(fn);
+    return intern("r:" + U.functions[function].key, facts::PlaceKind::Return,
+                  fn->getNameAsString() + "()", function);
+  }
+
+  // A write through a pointer parameter (p[0] = fd, *p = fd, socketpair(..., p)) lands in the
+  // element's out place: what the callee hands back to its callers, kept apart from what each
+  // caller hands in (or every caller of safe_close_pair(int p[2]) would get every other's
+  // sockets). Reads in the callee see both.
+  Id writeTarget(Id place) {
+    const facts::Place &p = U.places[place];
+    if (p.kind != facts::PlaceKind::Element || p.base == kNone ||
+        U.places[p.base].kind != facts::PlaceKind::Param)
+      return place;
+    std::string key = facts::outKey(p.key);
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    facts::Place copy = p;
+    Id out = intern(key, facts::PlaceKind::Element, copy.name, copy.function, copy.index, copy.base);
+    if (fresh)
+      addFlow(out, place, facts::FlowKind::Assign);
+    return out;
+  }
+
+  Id fieldPlace(const FieldDecl *field) {
+    return intern(fieldKey(field), facts::PlaceKind::Field,
+                  recordName(field->getParent()) + "::" + field->getNameAsString());
+  }
+
+  // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}, ops = {.dispatch = f}: stores
+  // into the object's fields, as ch.fd = sv[0] is.
+  void initFields(const InitListExpr *list, Id object, int depth = 0) {
+    const RecordDecl *record = list->getType()->getAsRecordDecl();
+    if (!record || record->isUnion() || depth > 3)
+      return; // a union's one initialiser may be any member: no store is known
+    for (const FieldDecl *field : record->fields()) {
+      unsigned index = field->getFieldIndex();
+      if (index >= list->getNumInits())
+        break;
+      const Expr *value = list->getInit(index)->IgnoreImplicit();
+      if (isa<ImplicitValueInitExpr>(value))
+        continue;
+      QualType type = field->getType();
+      Id member = memberPlace(object, field);
+      if (const auto *nested = dyn_cast<InitListExpr>(value)) {
+        if (type->isRecordType())
+          initFields(nested, member, depth + 1);
+        else if (const ArrayType *array = type->getAsArrayTypeUnsafe(); array && followed(array->getElementType()))
+          for (unsigned i = 0; i < nested->getNumInits(); ++i)
+            flowInto(nested->getInit(i), element(member, static_cast<int>(i)), facts::FlowKind::Init);
+      } else if (followed(type)) {
+        flowInto(value, member, facts::FlowKind::Init);
+      } else if (isObjectType(type)) {
+        if (std::optional<Id> from = placeOf(value))
+          copyObject(*from, member, type, facts::FlowKind::Init);
+      }
+    }
+  }
+
+  Id element(Id base, int index) {
+    const facts::Place &b = U.places[base];
+    std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
+    return intern(b.key + suffix, facts::PlaceKind::Element, b.name + suffix, b.function, index, base);
+  }
+
+  // --- objects (docs/facts-format.md, "Objects") ---------------------------------------------
+  // A struct or class value is an object: its fields are places of its own. An fd owner
+  // (unique_fd) stays what it was, an fd value.
+  bool isObjectType(QualType type) {
+    type = type.getNonReferenceType().getCanonicalType();
+    return type->isRecordType() && !isFdOwnerType(type);
+  }
+  // A value that is the address of objects or functions: a pointer to a struct, to a pointer, to
+  // void (callbacks' user data), to a function; a reference to an object.
+  bool carriesAddress(QualType type) {
+    if (type.isNull())
+      return false;
+    if (type->isReferenceType())
+      return isObjectType(type.getNonReferenceType());
+    type = type.getCanonicalType();
+    if (type->isFunctionPointerType() || type->isMemberFunctionPointerType())
+      return true;
+    const auto *pointer = type->getAs<PointerType>();
+    if (!pointer)
+      return false;
+    QualType pointee = pointer->getPointeeType().getCanonicalType();
+    return pointee->isVoidType() || pointee->isPointerType() || isObjectType(pointee);
+  }
+  // What the analysis follows from place to place: fds, addresses, and (field by field) objects.
+  bool followed(QualType type) { return holdsFd(type) || carriesAddress(type); }
+
+  Id derefPlace(Id pointer) {
+    const facts::Place &p = U.places[pointer];
+    return intern("*" + p.key, facts::PlaceKind::Deref, "*" + p.name, p.function, -1, pointer);
+  }
+  // The field `name` of the object place `object`; `field` is the place of that field in every
+  // object of its record (kNone for a member that is not a record field).
+  Id memberPlace(Id object, llvm::StringRef name, Id field) {
+    const facts::Place &o = U.places[object];
+    std::string display = o.kind == facts::PlaceKind::Deref ? U.places[o.base].name + "->" + name.str()
+                                                             : o.name + "." + name.str();
+    Id id = intern(o.key + "." + name.str(), facts::PlaceKind::Member, display, o.function, -1, object);
+    U.places[id].field = field;
+    return id;
+  }
+  Id memberPlace(Id object, const FieldDecl *field) {
+    return memberPlace(object, field->getName(), fieldPlace(field));
+  }
+  // A place holding the address of `object` (&conn). The address of what a pointer points to is
+  // the pointer: &*p is p.
+  Id addressOf(Id object) {
+    const facts::Place &o = U.places[object];
+    if (o.kind == facts::PlaceKind::Deref)
+      return o.base;
+    bool fresh = PlaceIds.find("&" + o.key) == PlaceIds.end();
+    Id id = intern("&" + o.key, facts::PlaceKind::Value, "&" + o.name, o.function);
+    if (fresh)
+      U.points.push_back({id, object, kNone});
+    return id;
+  }
+  // A socket constant the program hands on (an address family, a socket type), as written: the
+  // place that holds it, or none for any other number.
+  std::optional<Id> constantPlace(const Expr *value) {
+    static const llvm::StringRef families[] = {"AF_UNIX",    "AF_LOCAL",   "PF_UNIX",      "PF_LOCAL",
+                                               "AF_INET",    "PF_INET",    "AF_INET6",     "PF_INET6",
+                                               "AF_NETLINK", "PF_NETLINK", "AF_BLUETOOTH", "PF_BLUETOOTH"};
+    static const llvm::StringRef types[] = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET", "SOCK_RAW"};
+    std::optional<std::int64_t> number = evalInt(value, Ctx);
+    if (!number || *number < 0 || *number >= facts::kSocketTypeConstant)
+      return std::nullopt;
+    int constant;
+    if (spelledAs(value, families, Ctx))
+      constant = static_cast<int>(*number);
+    else if (spelledAs(value, types, Ctx))
+      constant = facts::kSocketTypeConstant + static_cast<int>(*number & kSockTypeMask);
+    else
+      return std::nullopt;
+    std::string key = "k:" + std::to_string(constant);
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id id = intern(key, facts::PlaceKind::Value, sourceText(value, Ctx));
+    if (fresh)
+      U.points.push_back({id, kNone, kNone, constant});
+    return id;
+  }
+  // A place holding the address of a function (a callback handed on, a table entry).
+  Id functionValue(const FunctionDecl *fn) {
+    Id function = functionId(fn);
+    std::string key = "&fn:" + U.functions[function].key;
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id id = intern(key, facts::PlaceKind::Value, U.functions[function].name);
+    if (fresh)
+      U.points.push_back({id, kNone, function});
+    return id;
+  }
+  // An object made at `at` (a heap allocation, a temporary): its place, and a value that points
+  // to it.
+  // The object a method runs on, named by `p->` (what p points to) or by the object itself.
+  std::optional<Id> objectNamedBy(const Expr *objectExpr) {
+    if (!objectExpr->getType()->isPointerType())
+      return placeOf(objectExpr);
+    if (std::optional<Id> pointer = pointerValue(objectExpr))
+      return derefPlace(*pointer);
+    return std::nullopt;
+  }
+
+  // The one place that stands for the fd of every object of a holder model (as a struct field).
+  Id holderPlace(const FdHolder &holder) {
+    return intern("f:" + holder.name + "::<fd>", facts::PlaceKind::Field, holder.name + " fd");
+  }
+
+  // A call of a model allocator: each call is a new object. The catalog's names count only where
+  // declared in a system header (a project's own `zalloc` may return anything).
+  bool allocates(const FunctionDecl *callee) {
+    auto it = Options.allocators.find(callee->getName());
+    return it != Options.allocators.end() && (it->getValue() || declaredInSystemHeader(callee, SM));
+  }
+
+  Id newObject(const Expr *at, llvm::StringRef prefix, const std::string &name) {
+    SourceLocation loc = SM.getExpansionLoc(at->getBeginLoc());
+    std::string where = normalisedPath(SM.getFilename(loc)) + ":" + std::to_string(SM.getFileOffset(loc));
+    Id object = intern(prefix.str() + ":" + where, facts::PlaceKind::Object, name, functionId(currentFunction()));
+    return object;
+  }
+  // `this` of a member function; inside a lambda, the `this` it captured.
+  std::optional<Id> thisPlace() {
+    // The function whose events are being processed, then the ones around it being walked.
+    if (Current)
+      if (const auto *method = dyn_cast_or_null<CXXMethodDecl>(Current->fn);
+          method && !method->isStatic() && !method->getParent()->isLambda())
+        return thisPlaceOf(method);
+    for (std::size_t i = Scopes.size(); i-- > 0;) {
+      const auto *method = dyn_cast_or_null<CXXMethodDecl>(Scopes[i].fn);
+      if (!method || method->isStatic())
+        continue;
+      if (method->getParent()->isLambda())
+        continue;
+      return thisPlaceOf(method);
+    }
+    return std::nullopt;
+  }
+  Id thisPlaceOf(const CXXMethodDecl *method) {
+    Id function = functionId(method);
+    U.functions[function].method = true;
+    return intern("p:" + U.functions[function].key + "#this", facts::PlaceKind::Param, "this", function, -1);
+  }
+  // The parameter of the function being processed whose value `expr` is: the parameter itself, or
+  // a local initialised from it and never assigned again (int value = on;). -1 otherwise.
+  int parameterValue(const Expr *expr) {
+    const FunctionDecl *fn = currentFunction();
+    if (!expr || !fn)
+      return -1;
+    const auto *ref = dyn_cast<DeclRefExpr>(expr->IgnoreParenImpCasts());
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (var && !isa<ParmVarDecl>(var) && var->isLocalVarDecl() && var->getInit() &&
+        Current && Current->definitions.lookup(var) <= 1)
+      if (const auto *init = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenImpCasts()))
+        var = dyn_cast<VarDecl>(init->getDecl());
+    const auto *param = dyn_cast_or_null<ParmVarDecl>(var);
+    if (!param || param->getDeclContext() != fn)
+      return -1;
+    return static_cast<int>(param->getFunctionScopeIndex());
+  }
+
+  // The place holding the value of an expression of pointer (or reference) type: what it points to
+  // is derefPlace() of it.
+  std::optional<Id> pointerValue(const Expr *expr);
+  // The object an expression of record type denotes (a variable, *p, p->member, a[i]).
+  std::optional<Id> objectOf(const Expr *expr);
+  // A value stored into a place: an fd or an address as it is, an object field by field (or from
+  // the initialiser list that builds it: v.push_back({fd, POLLIN})).
+  void storeInto(const Expr *value, Id target, facts::FlowKind kind) {
+    const Expr *bare = stripValue(value);
+    QualType type = value->getType();
+    if (const auto *list = dyn_cast_or_null<InitListExpr>(bare); list && isObjectType(list->getType())) {
+      initFields(list, target);
+      return;
+    }
+    if (isObjectType(type) && !followed(type)) {
+      if (std::optional<Id> from = placeOf(value))
+        copyObject(*from, target, type, kind);
+      return;
+    }
+    flowInto(value, target, kind);
+  }
+  // A whole object copied (struct conn c = *p; return conn; f(conn)): field by field.
+  void copyObject(Id from, Id to, QualType type, facts::FlowKind kind, int depth = 0);
+  // Where a constructor call builds its object, when the walk saw what it initialises.
+  llvm::DenseMap<const CXXConstructExpr *, Id> ConstructStorage;
+  Id storageOf(const CXXConstructExpr *construct);
+  // The variable `pointer` names when it is a local initialised with its address and never
+  // pointed elsewhere (int *p = &fd), else nullptr.
+  const Expr *aliasedByLocalPointer(const Expr *pointer);
+  // Library records the analysis knows the inside of by what they do, not by their fields.
+  enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
+  std::optional<ModelledRecord> modelledRecord(QualType type) {
+    const auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!record || !record->isInStdNamespace() || !record->getIdentifier())
+      return std::nullopt;
+    return llvm::StringSwitch<std::optional<ModelledRecord>>(record->getName())
+        .Cases("vector", "array", "deque", "list", "set", "unordered_set", "span", ModelledRecord::Container)
+        .Cases("map", "unordered_map", "multimap", "initializer_list", ModelledRecord::Container)
+        .Cases("function", "move_only_function", ModelledRecord::Callable)
+        .Cases("optional", "reference_wrapper", ModelledRecord::Transparent)
+        .Cases("unique_ptr", "shared_ptr", "weak_ptr", ModelledRecord::SmartPointer)
+        // An iterator holds the address of an element, as a pointer does.
+        .Cases("__normal_iterator", "_Rb_tree_iterator", "_Rb_tree_const_iterator", ModelledRecord::SmartPointer)
+        .Cases("_Node_iterator", "_Node_const_iterator", "_List_iterator", "_List_const_iterator",
+               ModelledRecord::SmartPointer)
+        .Cases("_Deque_iterator", "reverse_iterator", "move_iterator", "__wrap_iter", ModelledRecord::SmartPointer)
+        .Default(std::nullopt);
+  }
+
+  // The place a variable names, ignoring reassignments.
+  std::optional<Id> plainVarPlace(const VarDecl *var) {
+    if (const auto *param = dyn_cast<ParmVarDecl>(var)) {
+      const auto *owner = dyn_cast_or_null<FunctionDecl>(param->getDeclContext());
+      if (!owner)
+        return std::nullopt;
+      return paramPlace(owner, param->getFunctionScopeIndex());
+    }
+    if (var->isLocalVarDecl() && !var->isStaticLocal()) {
+      const auto *owner = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+      return intern(localKey(var), facts::PlaceKind::Local, var->getNameAsString(),
+                    owner ? functionId(owner) : kNone);
+    }
+    llvm::SmallString<128> usr;
+    std::string key = index::generateUSRForDecl(var, usr)
+                          ? "g:" + var->getQualifiedNameAsString()
+                          : "g:" + std::string(usr);
+    return intern(key, facts::PlaceKind::Global, var->getNameAsString());
+  }
+
+  std::optional<Id> varPlace(const VarDecl *var, const DeclRefExpr *use) {
+    if (Flow && use)
+      if (auto it = Flow->defsOf.find(var); it != Flow->defsOf.end())
+        return useOf(var, use);
+    return plainVarPlace(var);
+  }
+
+  // What a socket argument names, for "the same socket" comparisons and messages.
+  std::string variableKey(const Expr *expr) {
+    const Expr *e = stripValue(expr);
+    // &conn names conn: the callee's c->fd is the caller's conn.fd.
+    if (const auto *address = dyn_cast_or_null<UnaryOperator>(e); address && address->getOpcode() == UO_AddrOf)
+      return variableKey(address->getSubExpr());
+    if (const auto *ref = dyn_cast_or_null<DeclRefExpr>(e))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        if (std::optional<Id> place = plainVarPlace(var))
+          return U.places[*place].key;
+    if (const auto *member = dyn_cast_or_null<MemberExpr>(e)) {
+      if (const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl())) {
+        // s->fd and t->fd are different sockets when s and t are different objects.
+        std::string base = isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts())
+                               ? "this"
+                               : variableKey(member->getBase());
+        return base.empty() ? "" : base + "." + fieldKey(field);
+      }
+    }
+    if (const auto *subscript = dyn_cast_or_null<ArraySubscriptExpr>(e)) {
+      std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
+      std::string base = variableKey(subscript->getBase());
+      if (!index || base.empty())
+        return "";
+      return base + "[" + std::to_string(*index) + "]";
+    }
+    if (const auto *call = dyn_cast_or_null<CXXMemberCallExpr>(e))
+      if (isFdOwnerType(call->getImplicitObjectArgument()->getType()))
+        return variableKey(call->getImplicitObjectArgument());
+    if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(e))
+      if (construct->getNumArgs() == 1 && isFdOwnerType(construct->getType()))
+        return variableKey(construct->getArg(0));
+    return "";
+  }
+
+  // The fd a table of callbacks is registered with: one place per table, seen by every unit.
+  Id tablePlace(const VarDecl *table) {
+    std::optional<Id> var = plainVarPlace(table);
+    return intern(U.places[*var].key + "::<fd>", facts::PlaceKind::Global,
+                  table->getNameAsString() + " (callback table)");
+  }
+  int firstFdParam(const FunctionDecl *fn) {
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (holdsFd(fn->getParamDecl(i)->getType()))
+        return static_cast<int>(i);
+    return -1;
+  }
+
+  // The fd member of a struct, as a chain of fields: fd of struct pollfd, data.fd of struct
+  // epoll_event (through its union); empty when it has none.
+  llvm::SmallVector<const FieldDecl *, 2> fdFieldPath(QualType type, int depth = 0) {
+    const RecordDecl *record = type->getAsRecordDecl();
+    if (!record || !record->getDefinition() || depth > 1)
+      return {};
+    for (const FieldDecl *field : record->getDefinition()->fields()) {
+      if (holdsFd(field->getType()))
+        return {field};
+      if (field->getType()->isRecordType())
+        if (llvm::SmallVector<const FieldDecl *, 2> inner = fdFieldPath(field->getType(), depth + 1); !inner.empty()) {
+          inner.insert(inner.begin(), field);
+          return inner;
+        }
+    }
+    return {};
+  }
+  // A callback without an fd parameter that gets the fd in a struct (poll_cb(struct pollfd *pfd)):
+  // the place of that fd, pfd->fd (the field of what the parameter points to).
+  std::optional<Id> fdInStructParam(const FunctionDecl *fn) {
+    for (unsigned i = 0; i < fn->getNumParams(); ++i)
+      if (const auto *pointer = fn->getParamDecl(i)->getType()->getAs<PointerType>())
+        if (llvm::SmallVector<const FieldDecl *, 2> path = fdFieldPath(pointer->getPointeeType()); !path.empty()) {
+          Id place = derefPlace(paramPlace(fn, i));
+          for (const FieldDecl *field : path)
+            place = memberPlace(place, field);
+          return place;
+        }
+    return std::nullopt;
+  }
+
+  std::optional<Id> placeOf(const Expr *expr);
+  std::optional<Id> callValue(const CallExpr *call);
+  Id createValue(const Expr *at, facts::Create create, const std::string &callee);
+  void flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact = true);
+  bool objectAtRunTimeIndex(const Expr *expr);
+  void addFlow(Id from, Id to, facts::FlowKind kind, bool exact = true, Id site = kNone) {
+    if (from == kNone || to == kNone || from == to)
+      return;
+    U.flows.push_back({from, to, kind, site, exact});
+  }
+  void untracked(Id place) { U.untracked.push_back(place); }
+
+  // --- reaching definitions --------------------------------------------------------------------
+  void buildFlowSensitivity(Scope &scope, FlowSensitivity &flow);
+  Id useOf(const VarDecl *var, const DeclRefExpr *use);
+  // The place an assignment writes: its own definition when the variable is followed.
+  std::optional<Id> definitionTarget(const VarDecl *var, const Stmt *assignment) {
+    if (Flow) {
+      if (auto it = Flow->defAt.find(assignment); it != Flow->defAt.end())
+        return Flow->defs[it->second].place;
+      if (auto it = Flow->anyDefinition.find(var); it != Flow->anyDefinition.end())
+        return it->second;
+    }
+    return plainVarPlace(var);
+  }
+
+  // --- processing --------------------------------------------------------------------------------
+  void finishScope(Scope &scope);
+  void process(const Event &event);
+  void processCall(const CallExpr *call, const Event &event);
+  void processOption(const CallExpr *call, const FunctionDecl *callee, const Event &event);
+  void processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event);
+  void processUserCall(const Expr *call, const FunctionDecl *callee,
+                       llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false,
+                       std::optional<Id> receiverAddress = std::nullopt);
+  // The object std::make_unique<T>(...) or v.emplace_back(...) builds.
+  std::optional<Id> forwardedObject(const CallExpr *call, const FunctionDecl *callee);
+  void processConstruct(const CXXConstructExpr *construct, const Event &event);
+  // A call of a method of a library record the analysis models (modelledRecord): true when done.
+  bool processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event);
+  // A call through a pointer: the link calls whatever reaches it.
+  void processIndirectCall(const CallExpr *call, const Expr *target, llvm::ArrayRef<const Expr *> args,
+                           const Event &event);
+  Id indirectValue(const CallExpr *call);
+  std::optional<Id> modelledValue(const CallExpr *call, const CXXMethodDecl *method);
+  // The argument handed to a parameter of this type: an fd, an address, or nothing followed.
+  facts::Argument argumentFor(QualType paramType, const Expr *value, const Event &event, bool forwarded);
+  void pairCreates(const CallExpr *call, const Expr *array, facts::CreateHow how, const Event &event);
+  // CMSG_DATA(c), or a call of a function of this file that returns it (chrony's
+  // add_control_message(&msg, SOL_SOCKET, SCM_RIGHTS, len): the caller fills what it returns).
+  bool cmsgDataValue(const Expr *expr) {
+    if (isCmsgDataSpelling(expr, Ctx))
+      return true;
+    const auto *call = dyn_cast_or_null<CallExpr>(expr ? expr->IgnoreParenCasts() : nullptr);
+    const FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+    const FunctionDecl *definition = callee ? callee->getDefinition() : nullptr;
+    if (!definition || !definition->getBody())
+      return false;
+    auto [it, fresh] = ReturnsCmsgData.try_emplace(definition, false);
+    if (fresh) {
+      std::vector<const Stmt *> work{definition->getBody()};
+      while (!work.empty() && !it->second) {
+        const Stmt *s = work.back();
+        work.pop_back();
+        if (const auto *ret = dyn_cast<ReturnStmt>(s))
+          it->second = isCmsgDataSpelling(ret->getRetValue(), Ctx);
+        for (const Stmt *child : s->children())
+          if (child && !isa<LambdaExpr>(child))
+            work.push_back(child);
+      }
+    }
+    return it->second;
+  }
+  bool isCmsgData(const Expr *expr) {
+    if (cmsgDataValue(expr))
+      return true;
+    if (const auto *ref = dyn_cast_or_null<DeclRefExpr>(expr ? expr->IgnoreParenCasts() : nullptr))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        return Current && Current->cmsgDataPointers.count(var);
+    return false;
+  }
+  void payload(const Stmt *write, const Expr *value, bool many, std::int64_t count, const Event &event);
+
+  // --- visit-time helpers --------------------------------------------------------------------------
+  Id statementOf(const Expr *call, const Expr *socketArg);
+  bool familyGuarded();
+  void evidence(SourceLocation loc);
+  void credentialTest(bool equals);
+  facts::CredentialOutcome credentialOutcome(const Scope &scope);
+  std::optional<std::string> branchName();
+  // SD_LISTEN_FDS_START (+ n), or a local of the current function only ever set to that.
+  bool isListenFdValue(const Expr *expr) {
+    static const llvm::StringRef activation[] = {"SD_LISTEN_FDS_START", "LISTEN_FDS_START"};
+    expr = expr->IgnoreParenImpCasts();
+    auto spelled = [&](const Expr *e) {
+      e = e->IgnoreParenImpCasts();
+      if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->getOpcode() == BO_Add)
+        return spelledAs(binary->getLHS(), activation, Ctx) || spelledAs(binary->getRHS(), activation, Ctx);
+      return spelledAs(e, activation, Ctx);
+    };
+    if (spelled(expr))
+      return true;
+    const auto *ref = dyn_cast<DeclRefExpr>(expr);
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || !var->isLocalVarDecl() || !Current || !Current->fn || !Current->fn->getBody())
+      return false;
+    bool any = var->getInit() != nullptr, all = !var->getInit() || spelled(var->getInit());
+    std::function<void(const Stmt *)> look = [&](const Stmt *s) {
+      if (!s)
+        return;
+      if (const auto *op = dyn_cast<BinaryOperator>(s); op && op->isAssignmentOp())
+        if (const auto *lhs = dyn_cast<DeclRefExpr>(op->getLHS()->IgnoreParenImpCasts());
+            lhs && lhs->getDecl() == var) {
+          any = true;
+          all &= op->getOpcode() == BO_Assign && spelled(op->getRHS());
+        }
+      for (const Stmt *child : s->children())
+        look(child);
+    };
+    look(Current->fn->getBody());
+    return any && all;
+  }
+  // A socket the service manager hands over (socket activation, an inherited fd number): its
+  // place, and the one External create made the first time its key is seen. Unnamed ones are
+  // listed so that a function comparing names can name them (ListenFdCreates).
+  Id handedOverFd(const std::string &key, const std::string &display, const Stmt *at, Id loop,
+                  std::string creator, std::string origin, std::string handover,
+                  std::vector<std::string> names = {}) {
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id place = intern(key, facts::PlaceKind::Value, display);
+    if (fresh) {
+      bool named = !names.empty();
+      facts::Create create;
+      create.place = place;
+      create.how = facts::CreateHow::External;
+      create.site = makeSite(at, nullptr, loop);
+      create.creator = std::move(creator);
+      create.origin = std::move(origin);
+      create.handover = std::move(handover);
+      create.handoverNames = std::move(names);
+      U.creates.push_back(std::move(create));
+      if (!named)
+        ListenFdCreates.push_back(U.creates.size() - 1);
+    }
+    return place;
+  }
+  // fd 3, SD_LISTEN_FDS_START as a number: the inherited fd of that number.
+  Id inheritedFd(std::int64_t number, const Stmt *at, Id loop) {
+    std::string n = std::to_string(number);
+    return handedOverFd("c:" + n, "fd " + n, at, loop, "fd " + n, "inherited fd " + n,
+                        listenFdHandover(number));
+  }
+  // The socket-activation fd whose FileDescriptorName= is `name`: a place of its own.
+  Id namedListenFd(const std::string &name, const Stmt *at) {
+    return handedOverFd("c:listen-fd-name:" + name, "the socket-activation fd named " + name, at, kNone,
+                        "SD_LISTEN_FDS_START", "socket activation, the fd named " + name,
+                        "listen-fd:*", {name});
+  }
+  void scmCredentialsNamed() {
+    if (const FunctionDecl *fn = currentFunction())
+      U.functions[functionId(fn)].buildsScmCredentials = true;
+  }
+  facts::Address socketAddress(const Expr *arg);
+  struct SunPathWrite {
+    const Expr *source = nullptr; // what is copied there; null: a format we do not follow
+    bool abstract = false;
+  };
+  std::map<const FunctionDecl *, std::map<const VarDecl *, std::vector<SunPathWrite>>> SunPathWritesByFunction;
+  std::map<const VarDecl *, std::vector<SunPathWrite>> &sunPathWrites(const FunctionDecl *fn);
+  void recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event);
+  const Expr *msgNameOf(const Expr *message);
+  void scmRightsNamed() {
+    if (const FunctionDecl *fn = currentFunction())
+      U.functions[functionId(fn)].buildsScmRights = true;
+  }
+  void limit(const Stmt *node, std::int64_t count, facts::LimitWhere where) {
+    if (count <= kernel::kScmMaxFd)
+      return;
+    U.limits.push_back({makeSite(node, nullptr, kNone, false), count, where});
+  }
+  void sizeCandidate(const Expr *size);
+
+  void finishUnit();
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const LangOptions &Lang;
+  const ProjectOptions &Options;
+  facts::Unit U;
+
+  std::vector<Scope> Scopes;
+  std::vector<const Stmt *> Stack;
+  std::vector<OpenLoop> Loops;
+  Scope *Current = nullptr;         // the scope being processed
+  Id EventLoop = kNone;             // the loop of the event being processed
+  FlowSensitivity *Flow = nullptr;  // its reaching definitions, when it has a CFG
+
+  llvm::DenseMap<FileID, Id> FileIds;
+  llvm::StringMap<Id> FileByPath;
+  llvm::DenseMap<const FunctionDecl *, Id> FunctionIds;
+  llvm::StringMap<Id> PlaceIds;
+  llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
+  llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
+  llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
+  llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
+  llvm::DenseSet<const Expr *> Compared;
+  llvm::DenseSet<const DeclRefExpr *> CalleeRefs;
+  llvm::DenseSet<const DeclRefExpr *> ModeledRefs;
+  std::vector<std::pair<const DeclRefExpr *, const FunctionDecl *>> FunctionRefs;
+  std::vector<std::size_t> ListenFdCreates; // socket-activation creates, in the order made
+  llvm::DenseSet<const CallExpr *> SeenCalls; // C init lists are walked in both their forms
+};
+
+// ---------------------------------------------------------------------------------------------
+// Visiting: what needs only the AST is recorded now, the rest deferred to the function's end.
+
+// A string constant as written or behind a macro or a const variable ("logdw", SOCKET_NAME).
+inline std::optional<std::string> constantString(const Expr *expr) {
+  expr = expr->IgnoreParenImpCasts();
+  if (const auto *literal = dyn_cast<StringLiteral>(expr))
+    return literal->getString().str();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(expr))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+        var && var->getInit() && (var->getType().isConstQualified() ||
+                                  (var->getType()->isArrayType() &&
+                                   var->getType()->getAsArrayTypeUnsafe()->getElementType().isConstQualified())))
+      if (const auto *literal = dyn_cast<StringLiteral>(var->getInit()->IgnoreParenImpCasts()))
+        return literal->getString().str();
+  return std::nullopt;
+}
+
+// Calls that write data to an fd.
+inline bool isWriteCall(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("send", "sendto", "sendmsg", "sendmmsg", "write", "writev", true)
+      .Default(false);
+}
+
+// The socket call a call of a syscall wrapper stands for (the model catalog's syscall_wrappers:
+// syscall(SYS_sendmsg, fd, &msg, flags) is sendmsg() with its arguments from 1), or nullptr.
+// `system`: the callee is declared in a system header (the catalog's entries apply only there).
+inline const SyscallWrapper *wrappedSocketCall(const CallExpr *call, llvm::StringRef name, bool system,
+                                        const ProjectOptions &options, ASTContext &ctx) {
+  for (const SyscallWrapper &w : options.syscallWrappers) {
+    if (w.name != name || (w.builtin && !system) || call->getNumArgs() < w.firstArg + 2)
+      continue;
+    if (!w.numbers.empty()) {
+      llvm::SmallVector<llvm::StringRef, 4> numbers(w.numbers.begin(), w.numbers.end());
+      if (!spelledAs(call->getArg(0), numbers, ctx))
+        continue;
+    }
+    return &w;
+  }
+  return nullptr;
+}
+
+// Whether some expression under `stmt` is spelled as one of `names` (MSG_DONTWAIT in
+// `MSG_DONTWAIT|MSG_NOSIGNAL`, EAGAIN in `errno == EAGAIN || errno == EINTR`).
+inline bool mentionsSpelled(const Stmt *stmt, llvm::ArrayRef<llvm::StringRef> names, ASTContext &ctx) {
+  if (!stmt)
+    return false;
+  if (const auto *expr = dyn_cast<Expr>(stmt); expr && spelledAs(expr, names, ctx))
+    return true;
+  for (const Stmt *child : stmt->children())
+    if (mentionsSpelled(child, names, ctx))
+      return true;
+  return false;
+}
+
+// A string constant that can be an AF_UNIX address: a path ("/run/app.sock", "app.sock" is too
+// vague), an abstract name ("@app", "\0app"); no spaces, no format directives, fits sun_path.
+inline bool looksLikeSocketPath(llvm::StringRef text) {
+  if (text.empty() || text.size() >= 108 || text.contains(' ') || text.contains('%') || text.contains('\n'))
+    return false;
+  return text.front() == '/' || text.front() == '@' || text.front() == '\0';
+}
+
+// The address as the facts write it: an abstract name ("\0name") as "@name".
+inline std::string unixPath(llvm::StringRef text) {
+  if (!text.empty() && text.front() == '\0')
+    return "@" + text.drop_front().split('\0').first.str();
+  return text.str();
+}
+
+// Functions that compare two strings (how sd_listen_fds_with_names() users pick their fd).
+inline bool comparesStrings(llvm::StringRef name) {
+  return llvm::StringSwitch<bool>(name)
+      .Cases("strcmp", "strncmp", "strcasecmp", "streq", "strcaseeq", true)
+      .Cases("string_equal", "g_str_equal", "g_strcmp0", "STR_IN_SET", true)
+      .Default(false);
+}
+
+
+// An fd spelled as a number where an fd is expected (fd 3, the first socket-activation fd).
+inline bool inheritedNumber(const Expr *arg, const ASTContext &ctx) {
+  const auto *literal = dyn_cast<IntegerLiteral>(arg->IgnoreParenImpCasts());
+  // SO_PASSCRED or SOCK_STREAM passed to an int parameter is a constant, not an fd.
+  if (!literal || literal->getBeginLoc().isMacroID())
+    return false;
+  std::optional<std::int64_t> value = evalInt(literal, ctx);
+  return value && *value >= 3 && *value < 1024;
+}
+
+// Whether running `stmt` leaves the code that follows it: a return, goto, break, continue or a
+// call that does not return.
+inline bool leaves(const Stmt *stmt) {
+  if (!stmt)
+    return false;
+  if (isa<ReturnStmt>(stmt) || isa<GotoStmt>(stmt) || isa<BreakStmt>(stmt) || isa<ContinueStmt>(stmt))
+    return true;
+  if (const auto *call = dyn_cast<CallExpr>(stmt))
+    if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->isNoReturn())
+      return true;
+  if (const auto *compound = dyn_cast<CompoundStmt>(stmt))
+    for (const Stmt *child : compound->body())
+      if (leaves(child))
+        return true;
+  if (const auto *expr = dyn_cast<ExprWithCleanups>(stmt))
+    return leaves(expr->getSubExpr());
+  return false;
+}
+
+// Variables a statement assigns (the flag or uid a presence test records).
+inline void assignedIn(const Stmt *stmt, llvm::SmallPtrSetImpl<const VarDecl *> &out) {
+  if (!stmt)
+    return;
+  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp()) {
+    const Expr *lhs = op->getLHS()->IgnoreParenImpCasts();
+    if (const auto *deref = dyn_cast<UnaryOperator>(lhs); deref && deref->getOpcode() == UO_Deref)
+      lhs = deref->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(lhs))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        out.insert(var);
+  }
+  for (const Stmt *child : stmt->children())
+    assignedIn(child, out);
+}
+
+inline bool mentions(const Stmt *stmt, const llvm::SmallPtrSetImpl<const VarDecl *> &vars) {
+  if (!stmt)
+    return false;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(stmt))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && vars.count(var))
+      return true;
+  for (const Stmt *child : stmt->children())
+    if (mentions(child, vars))
+      return true;
+  return false;
+}
+
+} // namespace extraction
+
+} // namespace afunix::analysis
