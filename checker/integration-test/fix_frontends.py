@@ -515,7 +515,7 @@ def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print):
             if out.new:
                 out.problems.append(f"new findings after the fixes: {out.new}")
             if keep:
-                shutil.copytree(copy.root, os.path.join(keep, work.split(os.sep)[-1]), dirs_exist_ok=True)
+                shutil.copytree(copy.root, os.path.join(keep, work.split(os.sep)[-1]), symlinks=True, dirs_exist_ok=True)
             log(f"  {front_end}: {len(out.offers)} offered, {len(out.applied)} applied, "
                 f"{len(out.compiled)} compile ({len(out.no_compile)} need none), {len(out.gone)} gone, "
                 f"{len(out.new)} new ({out.seconds:.1f} s)")
