@@ -1110,8 +1110,11 @@ void Program::cloneConstructors() {
 
 namespace {
 // A function other translation units may call: its USR has no file in it (c:@F@name, not
-// c:file.c@F@name as a static function's has).
-bool externallyVisible(const facts::Function &f) { return llvm::StringRef(f.key).starts_with("c:@"); }
+// c:file.c@F@name as a static function's has) and no anonymous namespace (@aN@).
+bool externallyVisible(const facts::Function &f) {
+  llvm::StringRef key(f.key);
+  return key.starts_with("c:@") && !key.contains("@aN@");
+}
 // The record a field's place belongs to: f:<record>::<field>.
 llvm::StringRef recordOfField(llvm::StringRef key) {
   if (!key.consume_front("f:"))
@@ -1128,7 +1131,7 @@ void Program::seedEscapedObjects() {
   // record: merging every object of the record (a per-type analysis) is what per-object fields
   // are there to avoid.
   std::map<Id, std::set<std::string>> recordsOfObject;
-  std::map<std::string, std::vector<Id>> paramsOfRecord;
+  std::map<std::string, std::set<Id>> paramsOfRecord; // a parameter once, whatever fields it reads
   for (Id p = 0; p < places.size(); ++p) {
     const facts::Place &at = places[p];
     if (at.kind != facts::PlaceKind::Member || at.field == kNone || at.base == kNone)
@@ -1142,7 +1145,7 @@ void Program::seedEscapedObjects() {
     else if (base.kind == facts::PlaceKind::Deref && base.base != kNone &&
              places[base.base].kind == facts::PlaceKind::Param && places[base.base].function != kNone &&
              externallyVisible(functions[places[base.base].function]))
-      paramsOfRecord[record.str()].push_back(base.base);
+      paramsOfRecord[record.str()].insert(base.base);
   }
   for (Id fn = 0; fn < functions.size(); ++fn) {
     const facts::Function &f = functions[fn];
