@@ -2,6 +2,8 @@
 
 #include "afunix/KernelConstants.h"
 
+#include <set>
+
 namespace afunix::rules {
 
 using namespace analysis;
@@ -27,8 +29,23 @@ std::string enablePasscredBlock(const std::string &socket) {
          ", SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }";
 }
 
+bool sharedWithOtherSockets(const Program &P, const facts::LifecycleEvent &event) {
+  // Every copy of the statement counts (the per-call clones of a constructor), and a socket is
+  // where it is made: clones of one socket() are one socket.
+  std::set<Id> made;
+  for (const facts::LifecycleEvent &e : P.lifecycle)
+    if (e.site == event.site)
+      for (Id o : P.originsOf(e.place))
+        made.insert(P.creates[o].site);
+  return made.size() != 1 || *made.begin() == kNone;
+}
+
 std::optional<ReportEdit> enableBefore(const Program &P, const facts::LifecycleEvent &event) {
   if (event.statement == kNone || !P.statements[event.statement].plainSocket)
+    return std::nullopt;
+  // An edit in code other sockets run through too (systemd's mac_selinux_bind() binds TCP
+  // sockets as well) would enable it on them: the fix then belongs to a caller, the user's pick.
+  if (sharedWithOtherSockets(P, event))
     return std::nullopt;
   const facts::Statement &at = P.statements[event.statement];
   // A jump to its label would skip what is inserted before it.

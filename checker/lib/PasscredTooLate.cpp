@@ -444,7 +444,10 @@ private:
     // it right before that call, bringing its own value; the late one is then redundant. Only
     // when the late call surely enables it: a value computed at run time may mean "off".
     if (r.fixes.empty() && Q.eventsOn(origin, kind).size() == 1) {
-      if (option.value == facts::Tri::True)
+      if (option.value == facts::Tri::True && sharedWithOtherSockets(P, *before))
+        unfixed += (unfixed.empty() ? "" : "; ") + std::string("enabling it before ") + call +
+                   " there would enable it on every other socket that reaches that " + call;
+      else if (option.value == facts::Tri::True)
         insertBefore(r, *before);
       else
         unfixed += (unfixed.empty() ? "" : "; ") +

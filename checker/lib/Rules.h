@@ -33,6 +33,10 @@ void noteListener(analysis::RuleContext &context, analysis::Report &report,
 void noteServiceFiles(analysis::RuleContext &context, analysis::Report &report,
                       const std::vector<facts::Id> &handedOver);
 
+// Whether sockets made by other socket() (or accept()) calls reach the call too: a helper's
+// bind(fd, ...), a constructor copied per call. An edit there would change them as well.
+bool sharedWithOtherSockets(const analysis::Program &program, const facts::LifecycleEvent &event);
+
 // Fix-its that enable SO_PASSCRED (PasscredFixes.cpp): the block they insert, the edit that
 // inserts it right before a bind()/listen()/connect() statement on a plain socket expression,
 // and the one edit that enables it on `origin` before anything can be queued to it (before its
