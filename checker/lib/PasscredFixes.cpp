@@ -31,12 +31,15 @@ std::string enablePasscredBlock(const std::string &socket) {
 
 bool sharedWithOtherSockets(const Program &P, const facts::LifecycleEvent &event) {
   // Every copy of the statement counts (the per-call clones of a constructor), and a socket is
-  // where it is made: clones of one socket() are one socket.
+  // where it is made: clones of one socket() are one socket. Only sockets the program makes:
+  // an fd handed over on the path the code does not take there (journald's `if (fd < 0) { fd =
+  // socket(); bind(fd); }`) merges in without a path, and is not bound there.
   std::set<Id> made;
   for (const facts::LifecycleEvent &e : P.lifecycle)
     if (e.site == event.site)
       for (Id o : P.originsOf(e.place))
-        made.insert(P.creates[o].site);
+        if (createdHere(P.creates[o].how))
+          made.insert(P.creates[o].site);
   return made.size() != 1 || *made.begin() == kNone;
 }
 
