@@ -148,17 +148,22 @@ TEST_F(Claims, CapSysAdminExemptsFromEtoomanyrefs) {
 }
 
 // Who waits for a GC run (6.8+): only AF_UNIX-fd senders of a user past 2024, only while a run is
-// in progress; runs start past 16000 in flight or when a socket is released.
+// in progress; runs start past 16000 in flight or when a socket is released. Whether the sends
+// start runs below 16000 differs between kernels (6.18.44: from the user's 2024th), so below_waits is
+// reported, not asserted.
 TEST_F(Claims, OnlyAfUnixFdSendsOfAHeavyUserWaitAndOnlyDuringARun) {
   const Observation *o = observation("gc_wait_conditions");
   ASSERT_NE(o, nullptr);
   if (o->status == Status::Skipped)
     GTEST_SKIP() << o->reason;
   ASSERT_EQ(o->status, Status::Ok) << o->reason;
-  EXPECT_FALSE(value("gc.conditions.below_waits").boolean) << "no run below the trigger";
+  ASSERT_EQ(value("gc.conditions.below_waits").kind, Value::Kind::Bool);
   EXPECT_TRUE(value("gc.conditions.release_starts_run").boolean) << "a release starts a run";
   EXPECT_TRUE(value("gc.conditions.above_waits").boolean);
-  EXPECT_FALSE(value("gc.conditions.other_fd_waits").boolean);
+  // A /dev/null fd is not waited for, but its send takes the lock a running walk holds
+  // (unix_add_edges()): measured 3x to 12x idle on 6.18.44, against ~400x for AF_UNIX fds.
+  EXPECT_LT(10 * value("gc.conditions.above_other_fd_ns").integer,
+            value("gc.conditions.above_unix_fd_ns").integer);
   EXPECT_FALSE(value("gc.conditions.no_fd_waits").boolean);
   if (!value("gc.conditions.other_uid_waits").isNull())
     EXPECT_FALSE(value("gc.conditions.other_uid_waits").boolean);

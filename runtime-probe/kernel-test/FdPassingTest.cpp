@@ -65,32 +65,40 @@ TEST(TooManyRefs, RefusedOnceInFlightExceedsTheRlimit) {
   EXPECT_EQ(o.get("fds.etoomanyrefs_at")->integer, kLimit + 1);
 }
 
-// The GC is queued once more than 16000 AF_UNIX sockets are in flight (UNIX_INFLIGHT_TRIGGER_GC);
-// below that no sendmsg() can wait for it. The control run sits under the trigger with the same
-// cycles, so a "wait" seen only above it is the GC's and not the cost of the setup.
+// A send waits for the GC only once its user has UNIX_INFLIGHT_SANE_USER (2024) fds in flight:
+// the control run stays under that with the same cycles, so a wait seen only above it is the
+// GC's and not the cost of the setup. (Between 2024 and the 16000 system-wide trigger kernels
+// differ: 6.18.44's fd-carrying sends waited from 2024, cycles of their own or not, so no control
+// is taken there.) As root both runs are an unused uid's, whose count holds nothing else.
 GcOptions smallGc(int inflight) {
   GcOptions g;
   g.inflight = inflight;
   g.samples = 128;
   g.withoutCycles = false;
   g.withCycles = true;
-  g.timeBudgetSeconds = 20;
+  // Filling waits for GC runs too on kernels that start them below 16000 (6.18.44: ~7 s alone).
+  g.timeBudgetSeconds = 60;
   return g;
 }
 
-TEST(GcWait, FdCarryingSendsWaitOnlyAboveTheTriggerAndWithCycles) {
+TEST(GcWait, FdCarryingSendsWaitOnlyPastTheUserThresholdAndWithCycles) {
   test::LeakGuard guard;
   if (!hasResourceOverride())
     GTEST_SKIP() << "needs CAP_SYS_RESOURCE to put > 16000 fds in flight regardless of "
                     "RLIMIT_NOFILE";
-  GcMeasurement control = measureGcWait(smallGc(8000));
+  GcMeasurement control = measureGcWait(smallGc(1500));
   ASSERT_TRUE(control.error.empty()) << control.error;
-  ASSERT_GT(control.inflightReached, 7900) << control.limitNote;
-  ASSERT_LE(control.inflightReached, 8000);
+  ASSERT_GT(control.inflightReached, 1400) << control.limitNote;
+  ASSERT_LT(control.inflightReached, kUnixInflightSaneUser);
   const auto idle = control.idleUnixFd.median();
-  const auto belowTrigger = control.unixFdCycles.median();
+  const auto underThreshold = control.unixFdCycles.median();
+  // The median ignores a burst of other work on a shared runner; 10x is the experiment's own
+  // "waits" bar.
+  EXPECT_LT(underThreshold, 10 * idle)
+      << "with 1500 in flight (under 2024) fd-carrying sends took " << underThreshold
+      << " ns vs idle " << idle << " ns";
 
-  // Just over the trigger: every send from there on queues a GC, so filling stays short.
+  // Over the trigger: every kernel since 6.8 queues GC runs, so filling stays short.
   Observation o = gcExperiment(smallGc(16500));
   ASSERT_EQ(o.status, Status::Ok) << o.reason;
   EXPECT_GT(o.get("gc.unix_fd_wait.inflight")->integer, kUnixInflightTriggerGc);
@@ -100,22 +108,12 @@ TEST(GcWait, FdCarryingSendsWaitOnlyAboveTheTriggerAndWithCycles) {
   // The observation must agree with the raw medians it reports.
   EXPECT_EQ(o.get("gc.unix_fd_wait.waits")->boolean,
             loaded >= 10 * o.get("gc.unix_fd_wait.idle_unix_fd_ns")->integer);
-  // On 6.8+ (and 6.1.141+, 6.6.93+) the fd-carrying sender waits and the plain one does not;
-  // what this kernel does is whatever the control above allows us to attribute to the GC.
+  // On 6.8+ (and 6.1.141+, 6.6.93+) the fd-carrying sender waits and the plain one does not.
   EXPECT_TRUE(o.get("gc.unix_fd_wait.waits")->boolean)
       << "fd-carrying sends " << loaded << " ns vs idle " << idle << " ns";
-  EXPECT_LT(noFd, loaded);
-  // Below the trigger only an unrelated close() somewhere on the system queues a GC, so most
-  // sends do not wait: the wait above the trigger is the GC's, not the cost of the setup. The
-  // control is measured again after the loaded run and the quieter of the two stands: a burst of
-  // other work on a shared 2-CPU runner during one control (seen: a 4.8 ms median) is not the
-  // kernel's cost under the trigger.
-  GcMeasurement controlAfter = measureGcWait(smallGc(8000));
-  ASSERT_TRUE(controlAfter.error.empty()) << controlAfter.error;
-  const auto quieterBelow = std::min(belowTrigger, controlAfter.unixFdCycles.median());
-  EXPECT_GT(loaded, 3 * static_cast<long long>(quieterBelow))
-      << "at 17000 in flight " << loaded << " ns, at 8000 " << belowTrigger << " ns before and "
-      << controlAfter.unixFdCycles.median() << " ns after";
+  EXPECT_FALSE(o.get("gc.unix_fd_wait.no_fd_waits")->boolean) << "sends without fds " << noFd;
+  EXPECT_GT(loaded, 10 * static_cast<long long>(underThreshold))
+      << "at 16500 in flight " << loaded << " ns, at 1500 " << underThreshold << " ns";
 }
 
 TEST(GcWait, HistogramCountsEverySample) {

@@ -37,7 +37,7 @@ ssize_t sendWithFds(int sock, const int *fds, int count, int flags) {
   return n;
 }
 
-ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags) {
+ssize_t recvFds(int sock, void *buf, std::size_t len, std::vector<int> &fds, int flags) {
   iovec iov{buf, len};
   msghdr msg{};
   msg.msg_iov = &iov;
@@ -57,10 +57,18 @@ ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags) {
       for (std::size_t i = 0; i < count; ++i) {
         int fd;
         std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-        close(fd);
+        fds.push_back(fd);
       }
     }
   }
+  return n;
+}
+
+ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags) {
+  std::vector<int> fds;
+  ssize_t n = recvFds(sock, buf, len, fds, flags);
+  for (int fd : fds)
+    close(fd);
   return n;
 }
 

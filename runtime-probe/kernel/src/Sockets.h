@@ -64,6 +64,8 @@ inline int getFlag(int fd, int option) {
 ssize_t sendWithFds(int sock, const int *fds, int count, int flags = 0);
 // recvmsg() of up to `len` bytes; received fds are closed. Returns bytes, -1 with errno.
 ssize_t recvAndCloseFds(int sock, void *buf, std::size_t len, int flags = 0);
+// The same, but the received fds are appended to `fds` (the caller closes them).
+ssize_t recvFds(int sock, void *buf, std::size_t len, std::vector<int> &fds, int flags = 0);
 
 std::string pidOfPidfd(int pidfd); // the "Pid:" line of /proc/self/fdinfo/<pidfd>, "" if none
 
