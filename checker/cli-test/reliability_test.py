@@ -292,6 +292,31 @@ class ReliabilityTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual([u["file"] for u in report["unparsed"]], [])
 
+    def test_the_same_tree_in_two_places_links_its_units_in_one_order(self):
+        # The link's order decides ties and budgets: a checkout in CI and one on a laptop (or the
+        # fix verification's copies) must judge alike. Seen: systemd at two paths, 6 and 5 findings.
+        orders = []
+        for place in ("a", "checkout-elsewhere"):
+            root = self.path(place)
+            entries = []
+            for i in range(40):
+                name = f"d{i % 7}/unit_{(i * 37) % 101:03d}.c"
+                os.makedirs(os.path.join(root, os.path.dirname(name)), exist_ok=True)
+                with open(os.path.join(root, name), "w") as f:
+                    f.write(f"int unit_{i}(void) {{ return {i}; }}\n")
+                entries.append({"directory": root, "file": name, "arguments": ["cc", "-c", name]})
+            os.makedirs(os.path.join(root, "build"))
+            with open(os.path.join(root, "build", "compile_commands.json"), "w") as f:
+                json.dump(entries[::-1], f)
+            code, _, err = run_json("-p", os.path.join(root, "build"))
+            self.assertEqual(code, 0, err)
+            with open(os.path.join(root, "build", "afunix-facts.json")) as f:
+                units = [json.loads(line).get("main_file") for line in list(f)[1:]]
+            orders.append([os.path.relpath(u, root) for u in units if u])
+        self.assertEqual(len(orders[0]), 40)
+        self.assertEqual(orders[0], sorted(orders[0]))
+        self.assertEqual(orders[0], orders[1])
+
     def test_non_utf8_paths_give_valid_json_and_percent_encoded_sarif(self):
         self.need("afunix-fd-limit")
         name = os.path.join(os.fsencode(self.dir), b"bad\xff.c")

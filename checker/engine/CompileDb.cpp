@@ -1,5 +1,7 @@
 #include "CompileDb.h"
 
+#include <algorithm>
+
 #include "FactsCache.h"
 #include "SafeFiles.h"
 
@@ -498,6 +500,10 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
     return false;
   }
   std::vector<std::string> allFiles = json->getAllFiles();
+  // getAllFiles() lists them in the order of a hash of their absolute paths: the same database in
+  // another checkout (CI's, a copy) would link its units in another order. By path, the order is
+  // the same wherever the tree lies.
+  std::sort(allFiles.begin(), allFiles.end());
   // @file response files in the commands are expanded, relative to each command's directory.
   std::unique_ptr<CompilationDatabase> db =
       expandResponseFiles(std::move(json), llvm::vfs::getRealFileSystem());
