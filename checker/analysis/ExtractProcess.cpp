@@ -627,7 +627,9 @@ facts::Argument Extractor::argumentFor(QualType type, const Expr *value, const E
       arg.place = *place;
       arg.mode = facts::ArgMode::Value;
       arg.exact = !objectAtRunTimeIndex(value);
-    } else if (inheritedNumber(value, Ctx)) {
+    } else if (inheritedNumber(value, Ctx) && !type.getNonReferenceType()->isUnsignedIntegerType()) {
+      // An fd is an int: 3 passed as a size_t or unsigned (close_many(fds, 3), a base of 16) is
+      // a count, not "inherited fd 3", which would join every program's fd 3.
       arg.place = inheritedFd(*evalInt(value, Ctx), value, event.loop);
       arg.mode = facts::ArgMode::Value;
     } else if (!evalInt(value, Ctx)) {

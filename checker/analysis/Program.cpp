@@ -175,6 +175,10 @@ void Program::mergeUnit(const facts::Unit &u) {
   for (std::size_t i = 0; i < u.places.size(); ++i) {
     const facts::Place &p = u.places[i];
     std::string key = renamed.empty() ? p.key : placeKey(p.key);
+    // An inherited fd (c:3, a socket-activation fd) is the process's: one place per program built,
+    // not one for the database, whose other programs' fd 3 are other sockets.
+    if (!u.target.empty() && llvm::StringRef(key).starts_with("c:"))
+      key += "@" + u.target;
     auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
     placeMap[i] = it->second;
     if (fresh) {
@@ -258,15 +262,26 @@ void Program::mergeUnit(const facts::Unit &u) {
   auto seen = [](auto &set, auto key) { return !set.insert(key).second; };
   for (const facts::Create &c : u.creates) {
     Id place = placeMap[c.place];
-    if (CreatedPlaces.count(place))
-      continue;
-    CreatedPlaces.insert(place);
     facts::Create copy = c;
     copy.place = place;
     copy.site = mapped(siteMap, c.site);
     copy.peer = mapped(placeMap, c.peer);
     copy.listener = mapped(placeMap, c.listener);
     copy.statement = mapped(statementMap, c.statement);
+    if (auto [it, fresh] = CreateOfPlace.try_emplace(place, creates.size()); !fresh) {
+      // A place several units make (an inherited fd number, c:3, is one place for the program):
+      // the site first in file order stands, whatever order the units are merged in (a partial
+      // run merges the checked files first).
+      auto where = [&](const facts::Create &made) {
+        const facts::Site *s = made.site == kNone ? nullptr : &sites[made.site];
+        return std::make_tuple(s == nullptr, s && s->file != kNone ? llvm::StringRef(files[s->file]) : "",
+                               s ? s->offset : 0u);
+      };
+      if (where(copy) < where(creates[it->second]))
+        creates[it->second] = std::move(copy);
+      continue;
+    }
+    CreatedPlaces.insert(place);
     creates.push_back(std::move(copy));
   }
   for (const facts::OptionSet &o : u.options) {
@@ -2387,7 +2402,7 @@ std::string Program::display(Id place) const {
   }
   case facts::PlaceKind::Value:
     if (llvm::StringRef(p.key).starts_with("c:"))
-      return "const:" + p.key.substr(2);
+      return "const:" + llvm::StringRef(p.key).drop_front(2).split('@').first.str();
     return "value:" + p.name;
   case facts::PlaceKind::Local: {
     // l:<function key>:<name>@<declaration>[#<definition> | @<use>]

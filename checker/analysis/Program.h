@@ -212,6 +212,7 @@ private:
   std::map<Id, Id> LoopIds; // by site
   // What was merged already: facts of a header seen by several units count once.
   std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
+  std::map<Id, Id> CreateOfPlace; // place -> its create, while units are merged
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys

@@ -615,6 +615,18 @@ TEST(ServiceDiscovery, SourceTreeIsTheWorkTreeAroundTheSources) {
   EXPECT_EQ(sourceTreeOf({}), "");
 }
 
+TEST(ServiceDiscovery, WithoutVersionControlTheTopOfTheBuildTreeIsTheSourceTree) {
+  // A release tarball or a copy: systemd's shape (every source under src/, which has no build
+  // file; the root's meson.build; the units beside src/), and meson's build/../src paths.
+  std::string dir = scratchTree({"outside/proj/meson.build", "outside/proj/src/core/meson.build",
+                                 "outside/proj/src/core/main.c", "outside/proj/src/journal/j.c",
+                                 "outside/proj/units/j.socket", "loose/a/b/c/x.c"});
+  const std::string proj = dir + "/outside/proj";
+  EXPECT_EQ(sourceTreeOf({proj + "/build/../src/core/main.c", proj + "/src/journal/j.c"}), proj);
+  // No build file within two levels above the files: the directory they share.
+  EXPECT_EQ(sourceTreeOf({dir + "/loose/a/b/c/x.c"}), dir + "/loose/a/b/c");
+}
+
 TEST(ServiceDiscovery, FindsUnitsAndRcFilesSkipsBuildTreesAndAddsGlobs) {
   std::string dir = scratchTree({"units/app.socket", "units/app.socket.in", "units/app.service",
                                  "init/app.rc", "build/CMakeCache.txt", "build/units/app.socket",

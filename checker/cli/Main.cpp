@@ -124,7 +124,7 @@ OPTIONS
         Also read these systemd socket units (*.socket, *.socket.in) and Android init files
         (*.rc): the configuration of the sockets a service manager hands to the program; may be
         repeated. With -p the project's source tree (the version-control work tree around the
-        database's files) is searched for them anyway.
+        database's files, else the top of its build system's tree) is searched for them anyway.
     --no-service-files
         Do not search the source tree for service files (--service-files still applies).
     --cache-dir=DIR
@@ -1002,7 +1002,8 @@ int run(int argc, char **argv) {
       for (const std::string &rule : enabledChecks(settings.checks))
         merge.rules.insert(rule);
     // The project: the source tree of the program's files (the version-control work tree around
-    // them, else the directory they share). Evidence elsewhere is not placed in the output.
+    // them, else the top of the build tree, else the directory they share). Evidence elsewhere is
+    // not placed in the output.
     std::vector<std::string> programFiles;
     for (const auto *outcomes : {&result.files, &result.context})
       for (const FileOutcome &file : *outcomes)

@@ -35,6 +35,9 @@ std::string commonDirectory(const std::vector<std::string> &files) {
   std::string common;
   for (const std::string &file : files) {
     llvm::SmallString<256> dir(file);
+    // build/../src/x.c is src/x.c: unnormalized, meson's files would make build/ the common
+    // directory, and a build tree is never searched.
+    llvm::sys::path::remove_dots(dir, /*remove_dot_dot=*/true);
     llvm::sys::path::remove_filename(dir);
     std::string d(dir);
     if (common.empty()) {
@@ -77,17 +80,35 @@ bool hasWildcard(llvm::StringRef text) { return text.find_first_of("*?[") != llv
 
 std::string sourceTreeOf(const std::vector<std::string> &files) {
   std::string common = commonDirectory(files);
-  for (std::string dir = common; !dir.empty();) {
+  auto parentOf = [](const std::string &dir) {
+    llvm::SmallString<256> up(dir);
+    llvm::sys::path::remove_filename(up);
+    return up == dir ? std::string() : std::string(up);
+  };
+  for (std::string dir = common; !dir.empty(); dir = parentOf(dir))
     for (const char *vcs : {".git", ".hg", ".svn"})
       if (exists(dir + "/" + vcs))
         return dir;
-    llvm::SmallString<256> up(dir);
-    llvm::sys::path::remove_filename(up);
-    if (up == dir || up.empty())
-      break;
-    dir = std::string(up);
-  }
-  return common;
+  // No work tree (a release tarball, a copy): the top of the build system's tree, the highest of
+  // the directories holding a build file in one run up from (at most two levels above) the
+  // files' own. Every file of systemd is under src/, which has none; its root has meson.build and
+  // its units beside src/.
+  auto builds = [](const std::string &dir) {
+    for (const char *file : {"meson.build", "CMakeLists.txt", "configure.ac", "configure.in",
+                             "Makefile.am", "MODULE.bazel", "WORKSPACE", "Android.bp"})
+      if (exists(dir + "/" + file))
+        return true;
+    return false;
+  };
+  std::string first = common;
+  for (int gap = 0; !first.empty() && !builds(first) && gap < 2; ++gap)
+    first = parentOf(first);
+  if (first.empty() || !builds(first))
+    return common;
+  std::string top = first;
+  for (std::string up = parentOf(first); !up.empty() && builds(up); up = parentOf(up))
+    top = up;
+  return top;
 }
 
 std::vector<std::string> findServiceFiles(const ServiceFileSearch &search,

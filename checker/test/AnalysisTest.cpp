@@ -178,6 +178,20 @@ TEST(Extract, NonSocketFdsAreKnown) {
   EXPECT_TRUE(f.has("create not-socket local:f:p[0]")) << f.dump;
 }
 
+TEST(Extract, ACountOfThreeIsNotInheritedFdThree) {
+  // systemd's close_many(copy_fd, 3): a size_t count; and a base of 16 passed to a parser.
+  Linked f = one("typedef unsigned long size_t;"
+                 "void close_many(const int fds[], size_t n) { for (size_t i = 0; i < n; i++) close(fds[i]); }"
+                 "int parse(const char *s, unsigned base, int *out);"
+                 "static void use(int fd) { listen(fd, 1); }"
+                 "void f(int *fds) { int v; close_many(fds, 3); parse(\"x\", 16, &v); use(4); }");
+  std::vector<std::string> external;
+  for (const facts::Create &c : f.p().creates)
+    if (c.how == facts::CreateHow::External)
+      external.push_back(c.creator);
+  EXPECT_EQ(external, std::vector<std::string>{"fd 4"}) << f.dump;
+}
+
 TEST(Extract, SmallConstantsAreNotSockets) {
   Linked f = one("void f(void) { int fd = -1; int z = 0; fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); listen(z, 1); }");
   for (const facts::Create &c : f.p().creates)
