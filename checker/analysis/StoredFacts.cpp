@@ -273,6 +273,13 @@ std::vector<const facts::Unit *> StoredFacts::unitsExcept(const std::string &mai
   return out;
 }
 
+std::string StoredFacts::targetOf(const std::string &mainFile) const {
+  for (const facts::Unit &unit : Units)
+    if (unit.mainFile == mainFile)
+      return unit.target;
+  return "";
+}
+
 std::vector<std::string> StoredFacts::staleFiles() const {
   std::vector<std::string> out;
   for (const facts::Unit &unit : Units)

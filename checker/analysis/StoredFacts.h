@@ -48,6 +48,8 @@ public:
   // main file and the headers its facts point into: size and modification time), except the one
   // of `mainFile`. Decided at each call: a file saved since the read makes its unit stale.
   std::vector<const facts::Unit *> unitsExcept(const std::string &mainFile) const;
+  // The target the stored run built `mainFile` into ("" if it has no unit here).
+  std::string targetOf(const std::string &mainFile) const;
   // The main files of the stored units that are not (a file changed since), now.
   std::vector<std::string> staleFiles() const;
   std::size_t size() const { return Units.size(); }

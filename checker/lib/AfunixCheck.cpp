@@ -52,6 +52,9 @@ const analysis::Program &programFor(ASTContext &context, const analysis::Project
   std::vector<const ::afunix::facts::Unit *> units{&linked.unit};
   // In the editor, the rest of the program comes from the last afunix-check -p run.
   linked.stored = analysis::StoredFacts::forFile(linked.unit.mainFile, fingerprint);
+  // The open file joins the program it is built into (its inherited fds are that program's).
+  if (linked.stored && linked.unit.target.empty())
+    linked.unit.target = linked.stored->targetOf(linked.unit.mainFile);
   if (linked.stored)
     for (const ::afunix::facts::Unit *other : linked.stored->unitsExcept(linked.unit.mainFile))
       units.push_back(other);
