@@ -150,7 +150,7 @@ Observation gcShapesExperiment() {
   Observation o;
   o.experiment = "gc_shapes";
   bool allAsExpected = true, unobserved = false;
-  std::string counts, notFreed, receivedLeft;
+  std::string counts, notFreed, receivedLeft, unsettled;
   for (int type : {SOCK_STREAM, SOCK_DGRAM}) {
     for (int s = 0; s < AFUNIX_GC_SHAPE_COUNT; ++s) {
       const afunix_gc_shape &shape = afunix_gc_shapes[s];
@@ -202,7 +202,9 @@ Observation gcShapesExperiment() {
         if (list.find(item) == std::string::npos)
           list += (list.empty() ? "" : ", ") + item;
       };
-      if (garbage.afterGc > 0)
+      if (mayNeverBeFreed(shape))
+        add(unsettled, shape.name);
+      else if (garbage.afterGc > 0)
         add(notFreed, shape.name);
       if (received.left > 0)
         add(receivedLeft, shape.name);
@@ -214,6 +216,12 @@ Observation gcShapesExperiment() {
               (notFreed.empty() ? std::string()
                                 : " except " + notFreed + ", which GC runs here never freed (the "
                                   "selftest expects it freed)") +
+              // Whether a run frees it changed from one run to the next on 6.18.44: a verdict a
+              // rule page quotes holds only what repeats (after_gc has this run's count).
+              (unsettled.empty() ? std::string()
+                                 : "; " + unsettled + " aside, which GC runs on 6.18.44 freed in "
+                                   "some experiments and not in others (the selftest expects it "
+                                   "freed)") +
               "; with every fd received before the closes, " +
               (receivedLeft.empty() ? std::string("none was left") : receivedLeft + " still left some");
   o.implies("Sockets in flight in a cycle (of any length, with cross edges) outlive every close: "
