@@ -26,14 +26,14 @@ const Expr *stripValue(const Expr *expr) {
       expr = bind->getSubExpr();
       continue;
     }
-    // A GNU statement expression ({ ...; value; }) of an integer that ends in a variable is that
-    // variable (systemd's TAKE_FD()). Conservative: one that ends in a call is left opaque, since
-    // the call's return is not per call site (log_error_errno() returns whatever error, or fd, any
-    // caller passed); pointer-valued ones (TAKE_PTR()) are the object model's (_pvar_ = &(ptr)).
+    // A GNU statement expression ({ ...; value; }) of an integer is its last expression: a
+    // variable (systemd's TAKE_FD()), or a call or a conditional (log_error_errno(), whose
+    // helper's value is per call site: v:r: keys in facts-format.md); pointer-valued ones
+    // (TAKE_PTR()) are the object model's (_pvar_ = &(ptr)).
     if (const auto *statements = dyn_cast<StmtExpr>(expr); statements && statements->getType()->isIntegerType()) {
       const CompoundStmt *body = statements->getSubStmt();
       const auto *last = body && !body->body_empty() ? dyn_cast<Expr>(body->body_back()) : nullptr;
-      if (!last || !isa<DeclRefExpr>(last->IgnoreParenImpCasts()))
+      if (!last)
         return expr;
       expr = last;
       continue;

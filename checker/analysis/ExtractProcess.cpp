@@ -1050,9 +1050,16 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
     }
   // setsockopt(fd_, level, option, &value, ...) in a helper whose option is its parameter
   // (SetFlag(level, option, on)): an option where a caller passes one of the constants (the link).
-  int optionParam = -1;
-  if (isSetsockopt && optionArg < 0 && call->getNumArgs() >= 3)
+  int optionParam = -1, levelParam = -1;
+  if (isSetsockopt && optionArg < 0 && call->getNumArgs() >= 3) {
     optionParam = parameterValue(call->getArg(2));
+    // At another level the same numbers are other options (IPPROTO_IPV6's 16 is
+    // IPV6_UNICAST_HOPS); a level we cannot read stays a possible SOL_SOCKET.
+    if (std::optional<std::int64_t> level = evalInt(call->getArg(1), Ctx); level && *level != kernel::kSolSocket)
+      optionParam = -1;
+    else if (optionParam >= 0)
+      levelParam = parameterValue(call->getArg(1));
+  }
   if (optionArg < 0 && !configured && optionParam < 0)
     return;
   // getsockopt() and getters read the option; they set nothing.
@@ -1114,6 +1121,7 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
   }
   fact.value = facts::Tri::Maybe;
   fact.optionParam = optionParam;
+  fact.levelParam = levelParam;
   if (valueArg) {
     const Expr *pointed = valueArg->IgnoreParenCasts();
     if (const auto *address = dyn_cast<UnaryOperator>(pointed); address && address->getOpcode() == UO_AddrOf)

@@ -228,6 +228,9 @@ struct OptionSet {
   // constants; the link makes one OptionSet per such call, on the caller's socket.
   int optionParam = -1;
   int valueParam = -1;
+  // With optionParam: the level is this parameter too (setsockopt_int(fd, level, opt, v)); a
+  // caller passing another level than SOL_SOCKET sets no credential option.
+  int levelParam = -1;
 };
 
 enum class Lifecycle : std::uint8_t { Bind, Listen, Connect };

@@ -244,6 +244,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(o.statement);
     io.i32(o.optionParam);
     io.i32(o.valueParam);
+    io.i32(o.levelParam);
   });
   io.list(u.lifecycle, [&](LifecycleEvent &e) {
     io.id(e.place);

@@ -283,6 +283,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("statement", o.statement);
       w.integer("option_param", o.optionParam, -1);
       w.integer("value_param", o.valueParam, -1);
+      w.integer("level_param", o.levelParam, -1);
     });
     w.array("lifecycle", u.lifecycle, [&](const LifecycleEvent &l) {
       j.attribute("place", static_cast<std::int64_t>(l.place));
@@ -748,6 +749,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.statement = r.ref(o, "statement", nStatements, "options");
     f.optionParam = static_cast<int>(r.integer(o, "option_param", -1, "options"));
     f.valueParam = static_cast<int>(r.integer(o, "value_param", -1, "options"));
+    f.levelParam = static_cast<int>(r.integer(o, "level_param", -1, "options"));
     u.options.push_back(f);
   });
   r.each(*root, "lifecycle", "lifecycle", [&](const json::Object &o) {

@@ -1,5 +1,7 @@
 #include "Program.h"
 
+#include "afunix/KernelConstants.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -597,6 +599,57 @@ void Program::specializeReturns() {
     use(c.socket);
   for (const facts::Create &c : creates)
     use(c.peer);
+  // A defined function whose return nothing with an fd reaches: its own returns are constants
+  // and negated values, or the results of functions like it (systemd's negative_errno(), the
+  // log_*_errno() helpers that return -ERRNO_VALUE(error)). Its call contributes nothing, so a
+  // function returning either its parameter or such a call still passes its parameter through
+  // (RET_NERRNO(socket(...))). Conservative: recursion, and walks past kReturnWalkLimit places,
+  // count as "may return an fd".
+  constexpr std::size_t kReturnWalkLimit = 4096;
+  std::vector<signed char> noFdMemo(functions.size(), -1); // -1 unknown, 0 may, 1 none, 2 deciding
+  std::function<bool(Id)> returnsNoFd = [&](Id callee) -> bool {
+    if (callee == kNone || callee >= functions.size())
+      return false;
+    if (noFdMemo[callee] >= 0)
+      return noFdMemo[callee] == 1;
+    noFdMemo[callee] = 2;
+    bool none = functions[callee].defined;
+    Id ret = none ? placeByKey("r:" + functions[callee].key) : kNone;
+    if (ret != kNone && (CreatedPlaces.count(ret) || Untracked.count(ret) || createdBy.count(ret)))
+      none = false;
+    std::set<Id> seen{ret};
+    std::vector<Id> work;
+    if (ret != kNone)
+      work.push_back(ret);
+    while (none && !work.empty()) {
+      Id at = work.back();
+      work.pop_back();
+      for (Id f : incoming[at]) {
+        Id from = flows[f].from;
+        if (!seen.insert(from).second)
+          continue;
+        const facts::Place &p = places[from];
+        if (seen.size() > kReturnWalkLimit || Untracked.count(from) || createdBy.count(from)) {
+          none = false;
+          break;
+        }
+        if (p.kind == facts::PlaceKind::Return && p.function != callee) {
+          if (!returnsNoFd(p.function)) {
+            none = false;
+            break;
+          }
+          continue;
+        }
+        if (p.function != callee || (p.kind != facts::PlaceKind::Local && p.kind != facts::PlaceKind::Value)) {
+          none = false;
+          break;
+        }
+        work.push_back(from);
+      }
+    }
+    noFdMemo[callee] = none ? 1 : 0;
+    return none;
+  };
   std::set<Id> removed; // flows from a return place into a call's value, replaced
   for (Id fn = 0; fn < functions.size(); ++fn) {
     if (!functions[fn].defined)
@@ -640,6 +693,15 @@ void Program::specializeReturns() {
             made.push_back(c->second);
           continue;
         }
+        // The result of a call that never returns an fd adds nothing.
+        if (p.kind == facts::PlaceKind::Return && p.function != fn && returnsNoFd(p.function))
+          continue;
+        if (p.kind == facts::PlaceKind::Value && p.function == fn && llvm::StringRef(p.key).starts_with("v:r:") &&
+            !incoming[from].empty() && std::all_of(incoming[from].begin(), incoming[from].end(), [&](Id g) {
+              const facts::Place &q = places[flows[g].from];
+              return q.kind == facts::PlaceKind::Return && q.function != fn && returnsNoFd(q.function);
+            }))
+          continue;
         // Anything but the function's own locals and values (a field, a global, another
         // function's result, a value it cannot follow) is neither.
         if (p.function != fn || p.kind == facts::PlaceKind::Field || p.kind == facts::PlaceKind::Global ||
@@ -1469,17 +1531,23 @@ void Program::resolveObjects() {
   // could not follow.
   // Last, parameters read through that still point nowhere: an address the analysis lost on the
   // way (a pointer to a pointer filled through a macro's statement expression, a cast it does not
-  // follow) stands for any object, as the field's place of a per-type analysis does. Only
-  // parameters: a local iterator or reference that points nowhere joins nothing in (a range-for
-  // over a vector of pollfds would read every pollfd's fd).
+  // follow) stands for any object, as the field's place of a per-type analysis does. So does a
+  // local loaded from an object's field (p = s->ports, a list head filled by a macro the model
+  // loses: systemd's LIST_PREPEND()): what the field holds is what any store put there. Other
+  // locals that point nowhere join nothing in: an iterator or reference into a local container
+  // (a range-for over a vector of pollfds) would otherwise read every pollfd's fd.
   for (int phase = 0; phase < 3; ++phase) {
     SeedUnknown = phase >= 1;
     if (phase == 2) {
+      std::set<Id> loadedFromField;
+      for (const facts::Flow &f : flows)
+        if (places[f.to].kind == facts::PlaceKind::Local && places[f.from].kind == facts::PlaceKind::Member)
+          loadedFromField.insert(f.to);
       for (Id p = 0; p < places.size(); ++p)
         if (places[p].kind == facts::PlaceKind::Deref) {
           Id pointer = places[p].base;
-          if (pointer != kNone && places[pointer].kind == facts::PlaceKind::Param &&
-              (pointer >= Addresses.size() || !Addresses[pointer] || Addresses[pointer]->empty()))
+          bool lost = pointer != kNone && (places[pointer].kind == facts::PlaceKind::Param || loadedFromField.count(pointer));
+          if (lost && (pointer >= Addresses.size() || !Addresses[pointer] || Addresses[pointer]->empty()))
             LostPointers.push_back(pointer);
         }
       if (LostPointers.empty())
@@ -1678,6 +1746,13 @@ void Program::liftOptions() {
           name.number >= 0 ? facts::optionFromValue(name.number) : std::nullopt;
       if (!named && name.param < 0)
         continue;
+      int levelParam = -1;
+      if (option.levelParam >= 0 && static_cast<std::size_t>(option.levelParam) < call.args.size()) {
+        const facts::Argument &level = call.args[option.levelParam];
+        if (level.number >= 0 && level.number != kernel::kSolSocket)
+          continue; // socket_set_option(fd, af, IP_TTL, IPV6_UNICAST_HOPS, ...): 16 at IPPROTO_IPV6
+        levelParam = level.number < 0 ? level.param : -1;
+      }
       // A wrapper call the extractor already took for an option (it names the constant and passes
       // an fd) is that option.
       const facts::Site &callSite = sites[call.site];
@@ -1690,6 +1765,7 @@ void Program::liftOptions() {
       lifted.site = call.site;
       lifted.throughWrapper = true;
       lifted.optionParam = named ? -1 : name.param;
+      lifted.levelParam = named ? -1 : levelParam;
       if (named)
         lifted.option = *named;
       lifted.valueParam = -1;
@@ -1950,10 +2026,15 @@ void Program::addRoots() {
       continue; // a store side: what is stored through a pointer, nothing of its own
     // A member of an object holds what is stored in it: with nothing stored, nothing (a pointer
     // from outside reads the record's field place, which is a root).
+    // The return of a function defined in the program that nothing flows into returns no fd:
+    // its return statements give constants and negated values (-errno) only; a value the
+    // extractor could not follow would have made it untracked.
+    bool returnsNothing = place.kind == facts::PlaceKind::Return && place.function != kNone &&
+                          functions[place.function].defined;
     bool root = Incoming[id].empty() && !Written.count(id) && place.kind != facts::PlaceKind::Local &&
                 place.kind != facts::PlaceKind::Element && place.kind != facts::PlaceKind::Value &&
                 place.kind != facts::PlaceKind::Member && place.kind != facts::PlaceKind::Deref &&
-                place.kind != facts::PlaceKind::Object;
+                place.kind != facts::PlaceKind::Object && !returnsNothing;
     bool escaped = place.kind == facts::PlaceKind::Param && place.function != kNone &&
                    functions[place.function].addressEscapes;
     if (!root && !Untracked.count(id) && !escaped)
@@ -2423,6 +2504,22 @@ std::string Program::display(Id place) const {
 std::string Program::dump() const {
   std::string out;
   auto line = [&](Id site) { return site == kNone ? std::string("?") : std::to_string(sites[site].line); };
+  // What the rules see at a fact's socket: the origins the link resolved (the "why no finding"
+  // question starts here).
+  auto origins = [&](Id place) {
+    const std::vector<Id> &set = originsOf(place);
+    std::string text = "\n  origins"; // a line of its own under the fact's
+    if (set.empty())
+      return text + " none";
+    constexpr std::size_t kShown = 32;
+    for (std::size_t i = 0; i < set.size() && i < kShown; ++i) {
+      const facts::Create &c = creates[set[i]];
+      text += " [" + std::string(facts::name(c.how)) + " " + display(c.place) + " line " + line(c.site) + "]";
+    }
+    if (set.size() > kShown)
+      text += " +" + std::to_string(set.size() - kShown);
+    return text;
+  };
   for (const facts::Create &c : creates) {
     out += "create " + std::string(facts::name(c.how)) + " " + display(c.place) + " line " + line(c.site);
     if (c.family != facts::Family::Unknown)
@@ -2452,14 +2549,14 @@ std::string Program::dump() const {
   for (const facts::OptionSet &o : options)
     out += "option " + std::string(facts::name(o.option)) + " " + facts::name(o.value) + " " +
            display(o.place) + " line " + line(o.site) + (o.throughWrapper ? " wrapper" : "") +
-           (o.familyGuarded ? " guarded" : "") + "\n";
+           (o.familyGuarded ? " guarded" : "") + origins(o.place) + "\n";
   auto address = [](const facts::Address &a) {
     return (a.path.empty() ? "" : " address " + a.path) +
            (a.param >= 0 ? " address_param " + std::to_string(a.param) : "");
   };
   for (const facts::LifecycleEvent &l : lifecycle)
     out += std::string(facts::name(l.kind)) + " " + display(l.place) + " line " + line(l.site) +
-           address(l.address) + "\n";
+           address(l.address) + origins(l.place) + "\n";
   for (const facts::Write &w : writes)
     out += "write " + display(w.place) + " line " + line(w.site) + (w.credentials ? " credentials" : "") +
            address(w.address) + "\n";
@@ -2473,7 +2570,8 @@ std::string Program::dump() const {
   for (const facts::Send &s : sends)
     out += "send " + display(s.channel) + " line " + line(s.site) +
            (s.msghdrParam >= 0 ? " msghdr_param " + std::to_string(s.msghdrParam) : "") +
-           (s.dontWait ? " dont_wait" : "") + (s.stopsOnEagain ? " stops_on_eagain" : "") + "\n";
+           (s.dontWait ? " dont_wait" : "") + (s.stopsOnEagain ? " stops_on_eagain" : "") + origins(s.channel) +
+           "\n";
   for (const facts::Payload &p : payloads)
     out += "payload " + display(p.place) + " line " + line(p.site) + (p.many ? " many" : "") +
            (p.count >= 0 ? " count " + std::to_string(p.count) : "") + "\n";

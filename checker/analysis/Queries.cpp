@@ -557,9 +557,30 @@ bool CredentialQueries::mustFollow(Id origin, Id first, Id placeFirst, Id then, 
 
 std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id first, Id placeFirst,
                                                               Id then, Id placeThen) const {
-  // `then` comes after `first`: some path runs first and then `then`, none the other way round.
-  // (Not dominance: a bind() inside an `if` still comes before the setsockopt() after it.)
-  auto after = [&](Id x, Id y) { return P.mayPrecede(x, y, false) && !P.mayPrecede(y, x, true); };
+  // `then` comes after `first`: some path runs first and then `then`, none the other way round
+  // on the same socket. (Not dominance: a bind() inside an `if` still comes before the
+  // setsockopt() after it.) A way back from `then` to `first` that makes the socket again (a
+  // loop that opens one socket per turn: socket(), bind(), setsockopt()) reaches a new socket.
+  const facts::Create &create = P.creates[origin];
+  std::map<Id, std::vector<Id>> fromCreate;
+  if (create.site != kNone && P.sites[create.site].block != kNone)
+    fromCreate = seenFrom(P, origin, create.site, create.place);
+  auto after = [&](Id x, Id y) {
+    if (!P.mayPrecede(x, y, false))
+      return false;
+    if (!P.mayPrecede(y, x, true))
+      return true;
+    auto made = fromCreate.find(P.sites[x].function);
+    if (made == fromCreate.end() || made->second.empty())
+      return false;
+    for (Id m : made->second) {
+      if (m == x)
+        return true; // x makes the socket it binds: every way back to x makes a new one
+      if (P.sites[m].block == kNone || pathAvoiding(P, y, x, m))
+        return false;
+    }
+    return true;
+  };
   if (P.sites[first].function == P.sites[then].function) {
     if (after(first, then))
       return std::make_pair(first, then);

@@ -38,6 +38,10 @@ inline constexpr int kMsgDontwait = 0x40;
 // hands over starts after stdin, stdout and stderr.
 inline constexpr int kListenFdsStart = 3;
 
+// The level of the socket options below (include/uapi/asm-generic/socket.h); at another level
+// (IPPROTO_IPV6) the same numbers name other options (16 is IPV6_UNICAST_HOPS).
+inline constexpr int kSolSocket = 1;
+
 // Socket options (include/uapi/asm-generic/socket.h): the credential options a receiver enables.
 inline constexpr int kSoPassCred = 16;
 inline constexpr int kSoPassSec = 34;
