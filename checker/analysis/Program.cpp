@@ -105,6 +105,7 @@ void Program::mergeUnit(const facts::Unit &u) {
     if (f.defined && Duplicated.count(f.key) && f.file < u.files.size()) {
       renamed[f.key] = f.key + "@" + u.files[f.file];
       Definitions[f.key].insert(renamed[f.key]);
+      DefinitionOf[renamed[f.key]] = f.key;
     }
   auto functionKey = [&](const std::string &key) {
     auto it = renamed.find(key);
@@ -2126,6 +2127,52 @@ void Program::propagate() {
   };
   run(false, Origins);
   run(true, Exact);
+  keepLibrariesApart(Origins);
+  keepLibrariesApart(Exact);
+}
+
+void Program::keepLibrariesApart(std::vector<OriginSet> &sets) {
+  // Two libraries of one database that define the same functions (eudev's libudev and
+  // libudev-legacy): a call reaches either definition, so one library's objects reach the other's
+  // code (udevd's monitor comes back from both copies of udev_monitor_new_from_netlink() and goes
+  // into both copies of udev_monitor_enable_receiving()). A program links one of them: in one
+  // definition, a socket made in a file that holds another definition of the same function is
+  // the other library's, never seen there.
+  if (DefinitionOf.empty())
+    return;
+  std::map<std::string, std::set<Id>> filesDefining; // plain key -> files of its definitions
+  for (const facts::Function &f : functions)
+    if (auto it = DefinitionOf.find(f.key); it != DefinitionOf.end() && f.file != kNone)
+      filesDefining[it->second].insert(f.file);
+  auto ownerOf = [&](Id place) {
+    std::size_t steps = 0;
+    while (place != kNone && places[place].function == kNone && steps++ < places.size())
+      place = places[place].base;
+    return place == kNone ? kNone : places[place].function;
+  };
+  for (Id p = 0; p < sets.size() && p < places.size(); ++p) {
+    if (!sets[p] || sets[p]->empty())
+      continue;
+    Id fn = ownerOf(p);
+    if (fn == kNone)
+      continue;
+    auto plain = DefinitionOf.find(functions[fn].key);
+    if (plain == DefinitionOf.end())
+      continue;
+    const std::set<Id> &others = filesDefining[plain->second];
+    auto foreign = [&](Id c) {
+      Id site = creates[c].site;
+      Id file = site == kNone ? kNone : sites[site].file;
+      return file != kNone && file != functions[fn].file && others.count(file);
+    };
+    if (std::none_of(sets[p]->begin(), sets[p]->end(), foreign))
+      continue;
+    std::vector<Id> kept;
+    for (Id c : *sets[p])
+      if (!foreign(c))
+        kept.push_back(c);
+    sets[p] = std::make_shared<const std::vector<Id>>(std::move(kept));
+  }
 }
 
 const std::vector<Id> &Program::originsOf(Id place) const {

@@ -149,6 +149,7 @@ private:
   void dropFallbacks();
   void addRoots();
   void propagate();
+  void keepLibrariesApart(std::vector<std::shared_ptr<const std::vector<Id>>> &sets);
   // Objects: which objects (and functions) reach each pointer, what a place reached through a
   // pointer is in each of them, and which functions a call through a pointer calls.
   void resolveObjects();
@@ -216,6 +217,7 @@ private:
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
+  std::map<std::string, std::string> DefinitionOf;          // a per-file key -> the plain one
   std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
   std::set<std::tuple<Id, Id, Id, int>> PointsKeys;
   std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
