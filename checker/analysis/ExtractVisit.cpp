@@ -52,6 +52,9 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   if (isMemoryCopy(name) && call->getNumArgs() >= 3 && cmsgDataValue(call->getArg(0)))
     if (std::optional<std::int64_t> fds = largestFdCountIn(call->getArg(2), Ctx))
       limit(call, *fds, facts::LimitWhere::PayloadCopy);
+  if (const MessageQueue *queue = queuingCall(call, callee, name))
+    if (std::optional<std::int64_t> fds = largestStoredCount(call->getArg(queue->messageArg), queue->count))
+      limit(call, *fds, facts::LimitWhere::QueuedMessage);
 
   // Calls whose fix-its or verdicts need the statement around them.
   Id statement = kNone;
@@ -474,5 +477,111 @@ bool Extractor::familyGuarded() {
   return false;
 }
 
+
+} // namespace afunix::analysis::extraction
+
+namespace afunix::analysis::extraction {
+namespace {
+
+// The variable a message argument names: m, &m, ans + i, &ans[i], *p.
+const VarDecl *messageVariable(const Expr *e) {
+  for (int steps = 0; e && steps < 8; ++steps) {
+    e = e->IgnoreParenCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+      return dyn_cast<VarDecl>(ref->getDecl());
+    if (const auto *unary = dyn_cast<UnaryOperator>(e);
+        unary && (unary->getOpcode() == UO_AddrOf || unary->getOpcode() == UO_Deref)) {
+      e = unary->getSubExpr();
+      continue;
+    }
+    if (const auto *element = dyn_cast<ArraySubscriptExpr>(e)) {
+      e = element->getBase();
+      continue;
+    }
+    if (const auto *sum = dyn_cast<BinaryOperator>(e); sum && sum->isAdditiveOp()) {
+      e = sum->getLHS()->getType()->isPointerType() ? sum->getLHS() : sum->getRHS();
+      continue;
+    }
+    if (const auto *member = dyn_cast<MemberExpr>(e)) {
+      e = member->getBase();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// The largest constant `e` can be: itself, either branch of a conditional, a local's initialiser.
+std::optional<std::int64_t> largestConstant(const Expr *e, const ASTContext &ctx, int depth = 0) {
+  if (!e || depth > 4)
+    return std::nullopt;
+  e = e->IgnoreParenCasts();
+  if (std::optional<std::int64_t> value = evalInt(e, ctx))
+    return value;
+  if (const auto *choice = dyn_cast<AbstractConditionalOperator>(e)) {
+    std::optional<std::int64_t> a = largestConstant(choice->getTrueExpr(), ctx, depth + 1);
+    std::optional<std::int64_t> b = largestConstant(choice->getFalseExpr(), ctx, depth + 1);
+    if (a && b)
+      return std::max(*a, *b);
+    return a ? a : b;
+  }
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->hasLocalStorage() && var->getInit())
+      return largestConstant(var->getInit(), ctx, depth + 1);
+  return std::nullopt;
+}
+
+// The value `init` gives the field named `field` (a struct's initialiser, or each element's of an
+// array of structs).
+void initialisedField(const Expr *init, llvm::StringRef field, std::vector<const Expr *> &out) {
+  const auto *list = init ? dyn_cast<InitListExpr>(init->IgnoreParenImpCasts()) : nullptr;
+  if (!list)
+    return;
+  if (list->getType()->isArrayType()) {
+    for (const Expr *element : list->inits())
+      initialisedField(element, field, out);
+    return;
+  }
+  const RecordDecl *record = list->getType()->getAsRecordDecl();
+  if (!record)
+    return;
+  unsigned index = 0;
+  for (const FieldDecl *f : record->fields()) {
+    if (f->getName() == field && index < list->getNumInits())
+      out.push_back(list->getInit(index));
+    ++index;
+  }
+}
+
+void storesToField(const Stmt *s, const VarDecl *var, llvm::StringRef field, std::vector<const Expr *> &out) {
+  if (!s)
+    return;
+  if (const auto *decls = dyn_cast<DeclStmt>(s))
+    for (const Decl *d : decls->decls())
+      if (d == var)
+        initialisedField(var->getInit(), field, out);
+  if (const auto *assign = dyn_cast<BinaryOperator>(s); assign && assign->getOpcode() == BO_Assign)
+    if (const auto *member = dyn_cast<MemberExpr>(assign->getLHS()->IgnoreParenImpCasts());
+        member && member->getMemberDecl()->getName() == field && messageVariable(member->getBase()) == var)
+      out.push_back(assign->getRHS());
+  for (const Stmt *child : s->children())
+    storesToField(child, var, field, out);
+}
+
+} // namespace
+
+std::optional<std::int64_t> Extractor::largestStoredCount(const Expr *message, llvm::StringRef countField) {
+  const VarDecl *var = messageVariable(message);
+  const FunctionDecl *fn = currentFunction();
+  if (!var || !fn || !fn->getBody())
+    return std::nullopt;
+  std::vector<const Expr *> stores;
+  storesToField(fn->getBody(), var, countField, stores);
+  std::optional<std::int64_t> best;
+  for (const Expr *value : stores)
+    if (std::optional<std::int64_t> count = largestConstant(value, Ctx); count && (!best || *count > *best))
+      best = count;
+  return best;
+}
 
 } // namespace afunix::analysis::extraction

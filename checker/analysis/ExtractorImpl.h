@@ -1265,6 +1265,23 @@ private:
     U.limits.push_back({makeSite(node, nullptr, kNone, false), count, where});
   }
   void sizeCandidate(const Expr *size);
+  // A call of a message_queues model: a library function (no body here, declared in a header;
+  // the catalog's entries, as a project's, name a library's API, so where the program defines
+  // one itself it is the program's code and is followed instead).
+  const MessageQueue *queuingCall(const CallExpr *call, const FunctionDecl *callee, llvm::StringRef name) {
+    if (callee->hasBody())
+      return nullptr;
+    for (const MessageQueue &q : Options.messageQueues)
+      if (q.name == name && call->getNumArgs() > q.messageArg)
+        return &q;
+    return nullptr;
+  }
+  // The largest fd count the current function stores in the `countField` of the message `message`
+  // names (m, &m, ans + i, &ans[i]): its initialiser (`.nfds = n`) and assignments
+  // (`ans[i].nfds = UNIXMESSAGE_MAXFDS`), each value the largest constant it can be (through
+  // conditionals: `n > MAX ? MAX : n`, and a local's initialiser). Conservative: a count computed
+  // otherwise (`1 + (n - 1) % MAX`) is not bounded from above, so it adds nothing.
+  std::optional<std::int64_t> largestStoredCount(const Expr *message, llvm::StringRef countField);
 
   void finishUnit();
 

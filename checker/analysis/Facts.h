@@ -290,7 +290,9 @@ struct Write {
   Address address;          // sendto(), or sendmsg() with msg_name: where it goes
 };
 
-enum class LimitWhere : std::uint8_t { CmsgLen, PayloadCopy, BufferSize };
+// QueuedMessage: a message queued with a library the model catalog knows (message_queues), sent
+// later in one sendmsg() with all its fds.
+enum class LimitWhere : std::uint8_t { CmsgLen, PayloadCopy, BufferSize, QueuedMessage };
 
 // An SCM_RIGHTS message sized for more than SCM_MAX_FD fds.
 struct Limit {

@@ -41,7 +41,7 @@ constexpr Names<Option, 3> kOptions{{"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"
 constexpr Names<Tri, 3> kTris{{"false", "true", "maybe"}};
 constexpr Names<Lifecycle, 3> kLifecycles{{"bind", "listen", "connect"}};
 constexpr Names<ReceiveKind, 2> kReceiveKinds{{"recvmsg", "other"}};
-constexpr Names<LimitWhere, 3> kLimitWheres{{"cmsg_len", "payload_copy", "buffer_size"}};
+constexpr Names<LimitWhere, 4> kLimitWheres{{"cmsg_len", "payload_copy", "buffer_size", "queued_message"}};
 constexpr Names<FlowKind, 8> kFlowKinds{
     {"init", "assign", "argument", "return", "element", "callback", "fallback", "resolved"}};
 constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};

@@ -113,6 +113,24 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       w.builtin = builtin;
       options.syscallWrappers.push_back(std::move(w));
     }
+  if (option == "MessageQueues")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 4> fields;
+      item.split(fields, ':');
+      MessageQueue q;
+      bool ok = fields.size() == 4 && !fields[0].trim().empty() && !fields[2].trim().empty() &&
+                !fields[3].trim().empty() && !fields[1].trim().getAsInteger(10, q.messageArg) &&
+                q.messageArg <= 64;
+      if (!ok) {
+        error("MessageQueues: '" + item.str() + "' is not NAME:MESSAGE_ARG:FDS_FIELD:COUNT_FIELD (positions from 0)");
+        continue;
+      }
+      q.name = fields[0].trim().str();
+      q.fds = fields[2].trim().str();
+      q.count = fields[3].trim().str();
+      q.builtin = builtin;
+      options.messageQueues.push_back(std::move(q));
+    }
   if (option == "FdHolders")
     for (llvm::StringRef item : items(value)) {
       llvm::SmallVector<llvm::StringRef, 5> fields;
@@ -146,7 +164,7 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
   options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
                              "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders",
-                             "SyscallWrappers"})
+                             "SyscallWrappers", "MessageQueues"})
     if (std::optional<std::string> value = get(option))
       apply(options, option, *value, false, error);
   if (std::optional<std::string> value = get("Pedantic")) {
@@ -192,6 +210,9 @@ std::string ProjectOptions::extractionFingerprint() const {
         item += ":" + number;
       parts.push_back(item);
     }
+  for (const MessageQueue &q : messageQueues)
+    if (!q.builtin)
+      parts.push_back("q:" + q.name + ":" + std::to_string(q.messageArg) + ":" + q.fds + ":" + q.count);
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());

@@ -48,6 +48,17 @@ struct SyscallWrapper {
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 
+// A library call that queues a message with fds, sent later in one sendmsg() (skalibs'
+// unixmessage_putv()): argument `messageArg` is the message (or its address), its field `count`
+// how many fds it carries.
+struct MessageQueue {
+  std::string name;
+  unsigned messageArg = 0;
+  std::string fds;
+  std::string count;
+  bool builtin = false; // the catalog's: applies to functions declared in system headers only
+};
+
 // Every list starts with the built-in model catalog (models/*.yaml, afunix/ModelCatalog.h) and
 // adds what the project's options say: the catalog and a project's `models:` are one kind of data.
 struct ProjectOptions {
@@ -73,6 +84,8 @@ struct ProjectOptions {
   llvm::StringMap<bool> allocators;
   // SyscallWrappers "syscall:sendmsg:1:SYS_sendmsg|__NR_sendmsg;sys_sendmsg:sendmsg:0".
   std::vector<SyscallWrapper> syscallWrappers;
+  // MessageQueues "unixmessage_putv:1:fds:nfds".
+  std::vector<MessageQueue> messageQueues;
   // How many of registrars and fdHolders come first from the built-in catalog: part of the
   // checker, not of the project's options (extractionFingerprint leaves them out).
   std::size_t builtinRegistrars = 0;
@@ -93,6 +106,6 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "Pedantic", "TargetKernel"};
+    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "Pedantic", "TargetKernel"};
 
 } // namespace afunix::analysis

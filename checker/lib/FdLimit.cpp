@@ -53,8 +53,10 @@ void fdLimit(RuleContext &ctx) {
   for (const facts::Limit *l : limits) {
     const facts::Site &site = P.sites[l->site];
     // Conservative: a count outside a function that names SCM_RIGHTS may size other control data.
-    bool rights = site.function != kNone ? P.functions[site.function].buildsScmRights
-                                         : buildingFiles.count(site.file) != 0;
+    // A message queued with a modelled library is sent with all its fds in SCM_RIGHTS.
+    bool rights = l->where == facts::LimitWhere::QueuedMessage ||
+                  (site.function != kNone ? P.functions[site.function].buildsScmRights
+                                          : buildingFiles.count(site.file) != 0);
     // A control buffer in a function that receives and sends nothing is a recvmsg() buffer: it
     // only has to be big enough, the 253-fd limit is the sender's.
     if (rights && l->where == facts::LimitWhere::BufferSize && site.function != kNone &&
@@ -63,16 +65,23 @@ void fdLimit(RuleContext &ctx) {
     if (!rights || !done.insert({site.function, site.file}).second)
       continue;
     Report &r = ctx.report(l->site, *chosen, {{"count", std::to_string(l->count)}});
+    if (l->where == facts::LimitWhere::QueuedMessage)
+      ctx.note(r, l->site,
+               "queued here for a library that sends each message with all its fds in one sendmsg() "
+               "(the model catalog's message_queues)");
     std::set<std::uint32_t> noted{site.line};
     for (const facts::Limit *other : limits) {
       const facts::Site &o = P.sites[other->site];
       if (o.function != site.function || o.file != site.file || !noted.insert(o.line).second)
         continue;
-      const char *what = other->where == facts::LimitWhere::CmsgLen       ? "cmsg_len is set for "
-                         : other->where == facts::LimitWhere::PayloadCopy ? "the payload of "
-                                                                          : "the control buffer is sized for ";
+      const char *what = other->where == facts::LimitWhere::CmsgLen         ? "cmsg_len is set for "
+                         : other->where == facts::LimitWhere::PayloadCopy   ? "the payload of "
+                         : other->where == facts::LimitWhere::QueuedMessage ? "a message of "
+                                                                            : "the control buffer is sized for ";
       std::string text = std::string(what) + std::to_string(other->count) +
-                         (other->where == facts::LimitWhere::PayloadCopy ? " fds is copied here" : " fds here");
+                         (other->where == facts::LimitWhere::PayloadCopy     ? " fds is copied here"
+                          : other->where == facts::LimitWhere::QueuedMessage ? " fds is queued here, sent in one message"
+                                                                             : " fds here");
       ctx.note(r, other->site, text);
     }
   }

@@ -1108,3 +1108,27 @@ TEST(ProjectOptionsParse, SyscallWrappersAddToTheCatalogAndMalformedOnesAreNamed
   EXPECT_NE(parsed.extractionFingerprint().find("s:qb_sendmsg:sendmsg:0"), std::string::npos);
   EXPECT_EQ(parsed.extractionFingerprint().find("s:syscall"), std::string::npos);
 }
+
+TEST(ProjectOptionsParse, MessageQueuesAddToTheCatalogAndMalformedOnesAreNamed) {
+  std::vector<std::string> errors;
+  ProjectOptions parsed = ProjectOptions::parse(
+      [](llvm::StringRef name) -> std::optional<std::string> {
+        if (name == "MessageQueues")
+          return "msgq_put:1:fd:nfd; msgq_bad:x:fd:nfd; msgq_short:1:fd";
+        return std::nullopt;
+      },
+      [&](const std::string &error) { errors.push_back(error); });
+  std::vector<std::string> names;
+  for (const MessageQueue &q : parsed.messageQueues)
+    names.push_back(q.name + ":" + std::to_string(q.messageArg) + ":" + q.fds + ":" + q.count +
+                    (q.builtin ? ":builtin" : ""));
+  // The catalog's skalibs entries first (models/queues.yaml), then the project's good one.
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names.front(), "unixmessage_put:1:fds:nfds:builtin");
+  EXPECT_EQ(names.back(), "msgq_put:1:fd:nfd");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("'msgq_bad:x:fd:nfd'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("'msgq_short:1:fd'"), std::string::npos) << errors[1];
+  EXPECT_NE(parsed.extractionFingerprint().find("q:msgq_put:1:fd:nfd"), std::string::npos);
+  EXPECT_EQ(parsed.extractionFingerprint().find("q:unixmessage"), std::string::npos);
+}

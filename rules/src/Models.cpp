@@ -105,7 +105,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     return true;
   if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
                               "option_wrappers", "external_sockets", "fd_owner_classes",
-                              "syscall_wrappers"}))
+                              "syscall_wrappers", "message_queues"}))
     return false;
   ModelReader r(v);
   Models read;
@@ -190,6 +190,18 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.syscallWrappers.push_back(std::move(m));
          });
+  r.list(node, "message_queues", {"function", "message", "fds", "count"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           MessageQueueModel m;
+           m.function = r.name(e, "function", field);
+           m.message = r.position(e, "message", field);
+           m.fds = r.name(e, "fds", field);
+           m.count = r.name(e, "count", field);
+           if (clean() && m.fds == m.count)
+             v.error(e, field, "fds and count are the same field");
+           if (clean())
+             read.messageQueues.push_back(std::move(m));
+         });
   auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
   append(out.eventLoops, read.eventLoops);
   append(out.fdHolders, read.fdHolders);
@@ -199,6 +211,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   append(out.externalSockets, read.externalSockets);
   append(out.fdOwnerClasses, read.fdOwnerClasses);
   append(out.syscallWrappers, read.syscallWrappers);
+  append(out.messageQueues, read.messageQueues);
   return v.count() == 0;
 }
 
@@ -284,6 +297,8 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
       item += (i ? "|" : ":") + m.numbers[i];
     add("SyscallWrappers", item);
   }
+  for (const MessageQueueModel &m : models.messageQueues)
+    add("MessageQueues", m.function + ":" + std::to_string(m.message) + ":" + m.fds + ":" + m.count);
   return out;
 }
 

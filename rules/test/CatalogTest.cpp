@@ -383,6 +383,7 @@ TEST(Models, ShippedModelsLoadAndAreCompiledIn) {
   EXPECT_NE(compiled["FdHolders"].find("uv_poll_init:2:uv_fileno:1:uv_handle_t"), std::string::npos);
   EXPECT_NE(compiled["Allocators"].find("g_malloc0"), std::string::npos);
   EXPECT_NE(compiled["SyscallWrappers"].find("syscall:sendmsg:1:SYS_sendmsg|__NR_sendmsg"), std::string::npos);
+  EXPECT_NE(compiled["MessageQueues"].find("unixmessage_putv:1:fds:nfds"), std::string::npos);
 }
 
 TEST(Models, ProjectEntriesUseTheSameSchema) {
@@ -394,7 +395,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "option_wrappers:\n  - {function: set_sec}\n"
       "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n"
       "syscall_wrappers:\n  - {function: qb_sendmsg, as: sendmsg, first_arg: 0}\n"
-      "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n",
+      "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n"
+      "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
@@ -402,6 +404,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
   EXPECT_EQ(options["FdOwnerClasses"], "base::ScopedFD");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
+  EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -432,6 +435,12 @@ TEST(Models, MistakesNameFileLineAndField) {
        "syscall_wrappers[0].first_arg", "1 or more"},
       {"syscall_wrappers:\n  - {function: syscall, as: sendmsg, first_arg: 1, number: SYS_sendmsg}\n", 2,
        "syscall_wrappers[0].number", "must be a list"},
+      {"message_queues:\n  - {function: msgq_put, message: 1, fds: nfd, count: nfd}\n", 2,
+       "message_queues[0]", "same field"},
+      {"message_queues:\n  - {function: msgq_put, fds: fd, count: nfd}\n", 2,
+       "message_queues[0].message", "is required"},
+      {"message_queues:\n  - {function: msgq_put, message: 1, fds: 'a b', count: nfd}\n", 2,
+       "message_queues[0].fds", "not a function or class name"},
   };
   for (const Case &c : cases) {
     afunix::rules::Models models;
@@ -442,7 +451,7 @@ TEST(Models, MistakesNameFileLineAndField) {
     EXPECT_EQ(errors.front().field, c.field) << c.text;
     EXPECT_NE(errors.front().message.find(c.message), std::string::npos) << errors.front().str();
     EXPECT_TRUE(models.eventLoops.empty() && models.socketMakers.empty() && models.allocators.empty() &&
-                models.syscallWrappers.empty())
+                models.syscallWrappers.empty() && models.messageQueues.empty())
         << "nothing of a bad entry is kept: " << c.text;
   }
 }

@@ -44,6 +44,17 @@ struct SyscallWrapperModel {
   std::vector<std::string> numbers;
 };
 
+// A library that queues a message with fds and sends it later, in one sendmsg() with all its fds
+// in SCM_RIGHTS (skalibs' unixmessage_putv(&sender, &m) and its flush): `function(...)` queues the
+// message given as argument `message`, whose field `count` says how many fds (field `fds`) it
+// carries.
+struct MessageQueueModel {
+  std::string function;
+  int message = -1;
+  std::string fds;   // the message's field holding the fds
+  std::string count; // the message's field holding how many
+};
+
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
@@ -53,6 +64,7 @@ struct Models {
   std::vector<std::string> externalSockets;
   std::vector<std::string> fdOwnerClasses;
   std::vector<SyscallWrapperModel> syscallWrappers;
+  std::vector<MessageQueueModel> messageQueues;
 };
 
 // Reads one models mapping (a models/*.yaml file, or the value of `models:`) into `out`,
@@ -66,7 +78,8 @@ bool loadModelsDirectory(const std::string &directory, Models &out,
                          std::vector<CatalogError> &errors);
 
 // The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
-// SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers), each a ';'-separated
+// SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers,
+// MessageQueues), each a ';'-separated
 // list in the form ProjectOptions parses. Options with nothing to say are left out.
 std::map<std::string, std::string> modelOptions(const Models &models);
 
