@@ -93,9 +93,8 @@ ShapeOutcome runGcShape(const afunix_gc_shape &shape, int type, bool receiveFirs
     have += static_cast<std::size_t>(n);
   }
   close(pipefd[0]);
-  int status = 0;
-  while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  if (child > 0)
+    waitForChild(child);
   int freed = 0, consumed = 0;
   if (child < 0 || std::sscanf(line, "%d %d %d %n", &out.left, &freed, &out.afterGc, &consumed) < 3)
     out.error = child < 0 ? "fork: " + errnoName(errno) : std::string("the shape's process ended without a result");

@@ -1,5 +1,7 @@
 #include "afunix/kernel/Experiment.h"
 
+#include "Sockets.h"
+
 #include <cstddef>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -299,9 +301,7 @@ Observation runIsolated(const std::string &name, const std::function<Observation
     kill(-child, SIGKILL);
     kill(child, SIGKILL);
   }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = waitForChild(child);
   // Helpers the child forked are in its process group; none may outlive the experiment.
   kill(-child, SIGKILL);
   result.seconds = monotonicSeconds() - start;

@@ -234,21 +234,10 @@ std::string measureTooManyRefs(int nofile, bool root, uid_t uid, gid_t gid, std:
     finish("stopped %ld %ld", maxSends, 0);
   }
   close(pipefd[1]);
-  char buf[128] = {};
-  std::size_t got = 0;
-  for (;;) {
-    ssize_t n = read(pipefd[0], buf + got, sizeof buf - 1 - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    got += static_cast<std::size_t>(n);
-  }
+  std::string line = readUntilEof(pipefd[0]);
   close(pipefd[0]);
-  int status;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return std::string(buf, got);
+  waitForChild(child);
+  return line;
 }
 } // namespace
 
@@ -705,19 +694,9 @@ GcMeasurement measureGcWaitAsUnusedUser(const GcOptions &options) {
     return m;
   }
   MeasurementWire w;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(pipefd[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    w.bytes.append(buf, static_cast<std::size_t>(n));
-  }
+  w.bytes = readUntilEof(pipefd[0]);
   close(pipefd[0]);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = waitForChild(child);
   wireFields(
       [&w](auto &field) {
         using Field = std::decay_t<decltype(field)>;
@@ -904,9 +883,7 @@ std::uint64_t timedSendsAsOtherUser(int samples) {
   if (child > 0) {
     while (read(pipefd[0], &median, sizeof median) < 0 && errno == EINTR) {
     }
-    int status;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    waitForChild(child);
   }
   close(pipefd[0]);
   return median;

@@ -1,5 +1,7 @@
 #include "afunix/kernel/Hackbench.h"
 
+#include "Sockets.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -210,9 +212,7 @@ double runHackbench(const HackbenchOptions &o, std::string &error, double *cpuSe
     ok = ok && result != nullptr;
   }
   for (pid_t pid : children) {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    int status = waitForChild(pid);
     ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
   double elapsed = now() - start;

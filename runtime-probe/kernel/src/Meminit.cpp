@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "afunix/kernel/Experiments.h"
+#include "Sockets.h"
 
 extern char **environ;
 
@@ -51,19 +52,9 @@ std::string gunzip(const std::string &path, std::string &error) {
     close(pipefd[0]);
     return "";
   }
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(pipefd[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
+  out = readUntilEof(pipefd[0]);
   close(pipefd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  int status = waitForChild(pid);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     error = "gzip -dc " + path + " failed";
   return out;

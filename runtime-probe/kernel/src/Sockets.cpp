@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <vector>
 
 namespace afunix::kernel {
@@ -139,6 +140,27 @@ bool collectGarbage(const std::vector<unsigned long> &inodes, double seconds) {
       return false;
     usleep(2000);
   }
+}
+
+std::string readUntilEof(int fd) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+int waitForChild(pid_t child) {
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 } // namespace afunix::kernel

@@ -69,6 +69,11 @@ ssize_t recvFds(int sock, void *buf, std::size_t len, std::vector<int> &fds, int
 
 std::string pidOfPidfd(int pidfd); // the "Pid:" line of /proc/self/fdinfo/<pidfd>, "" if none
 
+// Everything `fd` gives until end of file (a child's report on a pipe), read through EINTR.
+std::string readUntilEof(int fd);
+// waitpid() for `child` through EINTR: its status (0 if it cannot be waited for).
+int waitForChild(pid_t child);
+
 } // namespace afunix::kernel
 
 namespace afunix::kernel {
