@@ -455,11 +455,26 @@ std::map<Id, std::vector<Id>> seenFrom(const Program &p, Id origin, Id site, Id 
 }
 } // namespace
 
+std::shared_ptr<const CredentialQueries::SeenFrom> CredentialQueries::seen(Id origin, Id site, Id place) const {
+  // Bounded: past this many entries the cache starts again (what callers hold stays valid).
+  constexpr std::size_t kSeenCacheEntries = 100000;
+  auto key = std::make_tuple(origin, site, place);
+  if (auto it = SeenCache.find(key); it != SeenCache.end())
+    return it->second;
+  if (SeenCache.size() >= kSeenCacheEntries)
+    SeenCache.clear();
+  auto made = std::make_shared<const SeenFrom>(seenFrom(P, origin, site, place));
+  SeenCache.emplace(key, made);
+  return made;
+}
+
 bool CredentialQueries::mayPrecede(Id origin, Id a, Id placeA, Id b, Id placeB, bool unknown) const {
   if (P.sites[a].function == P.sites[b].function)
     return P.mayPrecede(a, b, unknown);
-  auto fromA = seenFrom(P, origin, a, placeA);
-  auto fromB = seenFrom(P, origin, b, placeB);
+  std::shared_ptr<const SeenFrom> fromAHeld = seen(origin, a, placeA);
+  const SeenFrom &fromA = *fromAHeld;
+  std::shared_ptr<const SeenFrom> fromBHeld = seen(origin, b, placeB);
+  const SeenFrom &fromB = *fromBHeld;
   bool common = false;
   for (const auto &[function, sitesA] : fromA) {
     auto it = fromB.find(function);
@@ -517,9 +532,12 @@ bool CredentialQueries::inOneRun(Id origin, Id start, Id startPlace, Id a, Id pl
   Id fn = P.sites[start].function;
   if (fn != kNone && P.sites[a].function == fn && P.sites[b].function == fn)
     return known(start, a, b) ? pathAvoiding(P, start, a, start) && pathAvoiding(P, a, b, start) : unknown;
-  auto fromStart = seenFrom(P, origin, start, startPlace);
-  auto fromA = seenFrom(P, origin, a, placeA);
-  auto fromB = seenFrom(P, origin, b, placeB);
+  std::shared_ptr<const SeenFrom> fromStartHeld = seen(origin, start, startPlace);
+  const SeenFrom &fromStart = *fromStartHeld;
+  std::shared_ptr<const SeenFrom> fromAHeld = seen(origin, a, placeA);
+  const SeenFrom &fromA = *fromAHeld;
+  std::shared_ptr<const SeenFrom> fromBHeld = seen(origin, b, placeB);
+  const SeenFrom &fromB = *fromBHeld;
   for (const auto &[function, starts] : fromStart) {
     auto ia = fromA.find(function), ib = fromB.find(function);
     if (function == kNone || ia == fromA.end() || ib == fromB.end())
@@ -547,8 +565,10 @@ bool CredentialQueries::mustFollow(Id origin, Id first, Id placeFirst, Id then, 
       return unknown;
     return following(origin, first, placeFirst, then, placeThen).has_value();
   }
-  auto fromFirst = seenFrom(P, origin, first, placeFirst);
-  auto fromThen = seenFrom(P, origin, then, placeThen);
+  std::shared_ptr<const SeenFrom> fromFirstHeld = seen(origin, first, placeFirst);
+  const SeenFrom &fromFirst = *fromFirstHeld;
+  std::shared_ptr<const SeenFrom> fromThenHeld = seen(origin, then, placeThen);
+  const SeenFrom &fromThen = *fromThenHeld;
   for (const auto &[function, firsts] : fromFirst)
     if (function != kNone && fromThen.count(function))
       return following(origin, first, placeFirst, then, placeThen).has_value();
@@ -562,16 +582,18 @@ std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id firs
   // setsockopt() after it.) A way back from `then` to `first` that makes the socket again (a
   // loop that opens one socket per turn: socket(), bind(), setsockopt()) reaches a new socket.
   const facts::Create &create = P.creates[origin];
-  std::map<Id, std::vector<Id>> fromCreate;
-  if (create.site != kNone && P.sites[create.site].block != kNone)
-    fromCreate = seenFrom(P, origin, create.site, create.place);
+  std::shared_ptr<const SeenFrom> fromCreate; // asked only when there is a way back
   auto after = [&](Id x, Id y) {
     if (!P.mayPrecede(x, y, false))
       return false;
     if (!P.mayPrecede(y, x, true))
       return true;
-    auto made = fromCreate.find(P.sites[x].function);
-    if (made == fromCreate.end() || made->second.empty())
+    if (create.site == kNone || P.sites[create.site].block == kNone)
+      return false;
+    if (!fromCreate)
+      fromCreate = seen(origin, create.site, create.place);
+    auto made = fromCreate->find(P.sites[x].function);
+    if (made == fromCreate->end() || made->second.empty())
       return false;
     for (Id m : made->second) {
       if (m == x)
@@ -586,8 +608,10 @@ std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id firs
       return std::make_pair(first, then);
     return std::nullopt;
   }
-  auto fromFirst = seenFrom(P, origin, first, placeFirst);
-  auto fromThen = seenFrom(P, origin, then, placeThen);
+  std::shared_ptr<const SeenFrom> fromFirstHeld = seen(origin, first, placeFirst);
+  const SeenFrom &fromFirst = *fromFirstHeld;
+  std::shared_ptr<const SeenFrom> fromThenHeld = seen(origin, then, placeThen);
+  const SeenFrom &fromThen = *fromThenHeld;
   // The innermost function that sees both decides: every way `then` is reached from it comes
   // after one `first`.
   for (const auto &[function, firsts] : fromFirst) {

@@ -5,8 +5,11 @@
 
 #include "Program.h"
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace afunix::analysis {
@@ -69,8 +72,15 @@ public:
   std::optional<std::pair<Id, Id>> following(Id origin, Id first, Id placeFirst, Id then,
                                              Id placeThen) const;
 
+  // The sites that stand for `site` (a fact on `place`, reached by `origin`) in each function up
+  // to three calls above it: the fact itself, and the calls that lead to it. Memoised: the
+  // credential rules ask it of every pair of facts that meet on a socket.
+  using SeenFrom = std::map<Id, std::vector<Id>>;
+  std::shared_ptr<const SeenFrom> seen(Id origin, Id site, Id place) const;
+
 private:
   const Program &P;
+  mutable std::map<std::tuple<Id, Id, Id>, std::shared_ptr<const SeenFrom>> SeenCache;
   std::vector<std::vector<Id>> Options;               // by origin
   std::vector<std::vector<Id>> Events;                // by origin
   std::vector<std::vector<Id>> Accepted;              // by listener origin

@@ -65,6 +65,24 @@ public:
                  const std::map<std::string, std::string> &fill);
   void note(Report &report, Id site, std::string text);
 
+  // The bound on a rule's work: each judgement of a fact against one origin, event or other
+  // fact spends one step. A program whose sockets all meet in one place (one global holding
+  // every socket, set in a thousand functions) makes some rules' work grow with the cube of the
+  // sockets; past the bound the rule stops, and the run says its findings may be incomplete.
+  static constexpr std::size_t kWorkBound = 200'000;
+  // Spends `steps`; false once the bound is reached (and from then on).
+  bool spend(std::size_t steps = 1) {
+    if (Spent + steps > kWorkBound) {
+      Spent = kWorkBound;
+      Exhausted = true;
+      return false;
+    }
+    Spent += steps;
+    return true;
+  }
+  std::size_t Spent = 0;
+  bool Exhausted = false;
+
   std::vector<Report> Reports;
 };
 

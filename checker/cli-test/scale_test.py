@@ -589,13 +589,72 @@ int read_peer_{i}(int fd) {{
         self.assertIn(f"{self.ws.units} of {self.ws.units} from the facts cache", warm)
 
 
+def worst_case_source(sockets):
+    """A program where every socket meets every option: one global holds each of `sockets`
+    datagram sockets in turn, each bound through one helper and given SO_PASSCRED in a function
+    of its own. Each option is judged against every socket, and every socket against every other
+    option: the credential rules' work grows with the cube of the sockets."""
+    lines = ["#include <string.h>", "#include <sys/socket.h>", "#include <sys/un.h>",
+             "static int on = 1;", "int g;",
+             "int bind_to(int fd, const char *path) {",
+             "  struct sockaddr_un a;",
+             "  memset(&a, 0, sizeof a);",
+             "  a.sun_family = AF_UNIX;",
+             "  strncpy(a.sun_path, path, sizeof a.sun_path - 1);",
+             "  return bind(fd, (struct sockaddr *)&a, sizeof a);",
+             "}"]
+    for i in range(sockets):
+        lines.append(f'void make{i}(void) {{ g = socket(AF_UNIX, SOCK_DGRAM, 0); bind_to(g, "/run/s{i}"); }}')
+        lines.append(f"void enable{i}(void) {{ make{i}(); "
+                     f"setsockopt(g, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }}")
+    return "\n".join(lines) + "\n"
+
+
+class WorkBoundTest(unittest.TestCase):
+    """Every rule's work is bounded (RuleContext::kWorkBound): on a generated worst case the run
+    ends, says which rules stopped, and a program of ordinary shape never reaches the bound."""
+
+    def check(self, sockets, *extra):
+        root = tempfile.mkdtemp(prefix="afunix-worst-")
+        self.addCleanup(shutil.rmtree, root, True)
+        with open(os.path.join(root, "worst.c"), "w") as f:
+            f.write(worst_case_source(sockets))
+        with open(os.path.join(root, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": root, "file": "worst.c", "arguments": ["cc", "-c", "worst.c"]}], f)
+        json_run = run("-p", root, "--no-cache", "--no-store-facts", "--format=json", *extra, cwd=root)
+        text_run = run("-p", root, "--no-cache", "--no-store-facts", *extra, cwd=root)
+        return json.loads(json_run.stdout), text_run.stderr
+
+    def test_a_generated_worst_case_stops_at_the_bound_and_says_so(self):
+        for extra in ([], ["--pedantic"]):
+            report, stderr = self.check(500, *extra)
+            stopped = report["stopped_at_work_bound"]
+            self.assertIn("afunix-passcred-too-late", stopped, extra)
+            self.assertIn("afunix-passcred-wrong-family", stopped, extra)
+            for rule in stopped:
+                self.assertIn(f"{rule} stopped at its work bound", stderr)
+
+    def test_a_small_program_of_the_same_shape_is_judged_whole(self):
+        report, stderr = self.check(20)
+        self.assertEqual(report["stopped_at_work_bound"], [])
+        self.assertNotIn("work bound", stderr)
+
+
 def main():
     global CHECKER
     args = sys.argv[1:]
     if len(args) >= 2 and args[0] == "--checker":
         CHECKER = os.path.abspath(args[1])
         args = args[2:]
-    unittest.main(argv=[sys.argv[0], *[f"ScaleTest.{a}" if not a.startswith("-") else a for a in args]])
+    # A test method named alone: the class that has it.
+    def qualified(name):
+        if name.startswith("-") or "." in name:
+            return name
+        for cls in (ScaleTest, WorkBoundTest):
+            if hasattr(cls, name):
+                return f"{cls.__name__}.{name}"
+        return name
+    unittest.main(argv=[sys.argv[0], *[qualified(a) for a in args]])
 
 
 if __name__ == "__main__":

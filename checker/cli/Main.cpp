@@ -9,6 +9,7 @@
 #include "Fixes.h"
 #include "Output.h"
 #include "Printable.h"
+#include "Report.h"
 #include "RuntimeEvidence.h"
 #include "SafeFiles.h"
 #include "ServiceDiscovery.h"
@@ -1114,6 +1115,11 @@ int run(int argc, char **argv) {
                  << printable(incomplete.front()) << (incomplete.size() > 1 ? ", ..." : "")
                  << "); the files checked are judged with what could be read of "
                  << (incomplete.size() == 1 ? "it" : "them") << "\n";
+  for (const std::string &rule : result.stoppedAtBound)
+    llvm::errs() << "afunix-check: warning: " << rule << " stopped at its work bound ("
+                 << afunix::analysis::RuleContext::kWorkBound
+                 << " judgements; every socket of the program meets in a few places): its findings may "
+                    "be incomplete\n";
   std::vector<std::string> stale; // missing files were named already
   for (const std::string &file : result.staleFacts)
     if (!llvm::is_contained(missingFiles, file))

@@ -103,6 +103,9 @@ struct RunResult {
   // or left out by --exclude and changed since the stored facts were written): judged without
   // them, and named.
   std::vector<std::string> staleFacts;
+  // Rules that stopped at their work bound (RuleContext::kWorkBound): their findings may be
+  // incomplete.
+  std::vector<std::string> stoppedAtBound;
 };
 
 // Whether a partial run reports findings located in `file`.

@@ -264,6 +264,10 @@ void writeJson(const RunResult &result, llvm::raw_ostream &out) {
         json.attribute("disabled", static_cast<int64_t>(d.disabled));
       });
     });
+    json.attributeArray("stopped_at_work_bound", [&] {
+      for (const std::string &rule : result.stoppedAtBound)
+        json.value(rule);
+    });
     json.attributeArray("unparsed", [&] {
       for (const FileOutcome &file : result.files)
         if (!file.parsed)

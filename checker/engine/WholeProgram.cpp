@@ -329,8 +329,12 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   SourceCache sources;
   for (const auto &[evaluation, index] : groups) {
     const UnitConfig &config = configs[index];
+    std::vector<std::string> stopped;
     std::vector<analysis::Report> reports =
-        ::afunix::rules::evaluate(*program, config.project, config.rules);
+        ::afunix::rules::evaluate(*program, config.project, config.rules, &stopped);
+    for (std::string &rule : stopped)
+      if (!llvm::is_contained(run.stoppedAtBound, rule))
+        run.stoppedAtBound.push_back(std::move(rule));
     for (const analysis::Report &report : reports) {
       const facts::Site &site = program->sites[report.site];
       if (site.file == analysis::kNone)

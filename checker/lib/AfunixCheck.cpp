@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 
 namespace clang::tidy::afunix {
 
@@ -31,6 +32,7 @@ struct TuAnalysis {
   bool evaluated = false;
   std::map<const AfunixCheck *, std::pair<const analysis::Program *, std::vector<analysis::Report>>>
       results;
+  std::set<const AfunixCheck *> stoppedAtBound; // checks that stopped at their work bound
 };
 
 TuAnalysis &cache() {
@@ -149,6 +151,8 @@ void AfunixCheck::evaluateAllChecks() {
     if (rules.applies()) {
       check->Run(rules);
       reports = std::move(rules.Reports);
+      if (rules.Exhausted)
+        tu.stoppedAtBound.insert(check);
     }
   }
   // Reports of checks that judge with other options live in other programs: each program's
@@ -171,6 +175,13 @@ void AfunixCheck::onEndOfTranslationUnit() {
   auto &[program, reports] = tu.results[this];
   for (const analysis::Report &report : reports)
     emit(*program, report);
+  if (tu.stoppedAtBound.count(this)) {
+    SourceManager &sm = Context->getSourceManager();
+    diag(sm.getLocForStartOfFile(sm.getMainFileID()),
+         "%0 stopped at its work bound (%1 judgements): its findings in this program may be incomplete",
+         DiagnosticIDs::Warning)
+        << Name << static_cast<unsigned>(analysis::RuleContext::kWorkBound);
+  }
   Context = nullptr;
 }
 

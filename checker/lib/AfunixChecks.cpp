@@ -24,7 +24,8 @@ llvm::ArrayRef<RuleEntry> allRules() {
 
 std::vector<analysis::Report> evaluate(const analysis::Program &program,
                                        const analysis::ProjectOptions &options,
-                                       llvm::ArrayRef<std::string> enabled) {
+                                       llvm::ArrayRef<std::string> enabled,
+                                       std::vector<std::string> *stoppedAtBound) {
   std::vector<analysis::Report> out;
   for (const RuleEntry &entry : allRules()) {
     if (!enabled.empty() && !llvm::is_contained(enabled, entry.id))
@@ -33,6 +34,8 @@ std::vector<analysis::Report> evaluate(const analysis::Program &program,
     if (!context.applies())
       continue;
     entry.run(context);
+    if (context.Exhausted && stoppedAtBound)
+      stoppedAtBound->push_back(entry.id);
     // One finding per rule and place: the per-call copies of a function (constructor clones)
     // judge the same statement once per context; the gravest verdict stands for all of them.
     auto rank = [&](const analysis::Report &r) {

@@ -23,9 +23,11 @@ struct RuleEntry {
 llvm::ArrayRef<RuleEntry> allRules();
 
 // Runs the rules named in `enabled` (all when empty) over the program; reports in rule order.
+// `stoppedAtBound` gets the rules that stopped at their work bound (RuleContext::kWorkBound).
 std::vector<analysis::Report> evaluate(const analysis::Program &program,
                                        const analysis::ProjectOptions &options,
-                                       llvm::ArrayRef<std::string> enabled = {});
+                                       llvm::ArrayRef<std::string> enabled = {},
+                                       std::vector<std::string> *stoppedAtBound = nullptr);
 
 } // namespace afunix::rules
 

@@ -154,6 +154,8 @@ void credsWithoutPasscred(RuleContext &ctx) {
       continue;
     std::vector<Id> missing; // known sockets that reach the read without SO_PASSCRED
     bool anyKnown = false, anyEnabled = false;
+    if (!ctx.spend(P.originsOf(read.place).size() + 1))
+      return;
     for (Id origin : P.originsOf(read.place)) {
       Passcred state = queries.reaching(origin);
       if (state == Passcred::Enabled)

@@ -84,6 +84,8 @@ void fdCycle(RuleContext &ctx) {
   const Program &P = ctx.P;
   std::set<Id> reported;
   for (const SendSite &site : expandSends(P)) {
+    if (!ctx.spend(site.payload.size() + 1))
+      return;
     const SendLevel &primary = site.levels.back();
     for (const PayloadFd &payload : site.payload) {
       if (payload.many)

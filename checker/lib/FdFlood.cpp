@@ -153,6 +153,8 @@ void fdFlood(RuleContext &ctx) {
     return it->second;
   };
   for (const SendSite &site : expandSends(P)) {
+    if (!ctx.spend(site.payload.size() + site.levels.size() + 1))
+      return;
     const PayloadFd *socketPayload = nullptr, *unknownPayload = nullptr;
     std::vector<Id> origins;
     bool certain = false, manyPerMessage = false;

@@ -51,6 +51,8 @@ void fdLimit(RuleContext &ctx) {
       sending.insert(level.function);
   std::set<std::pair<Id, Id>> done; // (function, file)
   for (const facts::Limit *l : limits) {
+    if (!ctx.spend())
+      return;
     const facts::Site &site = P.sites[l->site];
     // Conservative: a count outside a function that names SCM_RIGHTS may size other control data.
     // A message queued with a modelled library is sent with all its fds in SCM_RIGHTS.

@@ -52,6 +52,8 @@ public:
     for (const facts::OptionSet &option : P.options) {
       if (!enablesPasscred(option))
         continue;
+      if (Ctx.Exhausted)
+        break;
       check(option);
     }
     // A socket that may not be AF_UNIX gets no edit: on another family the inserted call fails.
@@ -64,6 +66,8 @@ private:
   // One enabling SO_PASSCRED: the first origin it may be on that makes a finding decides.
   void check(const facts::OptionSet &option) {
     for (Id origin : P.originsOf(option.place)) {
+      if (!Ctx.spend())
+        return;
       const facts::Create &create = P.creates[origin];
       if (otherFamily(create.family))
         continue;
@@ -102,6 +106,10 @@ private:
       return out;
     out.harmless = true;
     for (const Client &c : clients) {
+      if (!Ctx.spend()) {
+        out.harmless = false;
+        break;
+      }
       ClientVerdict v = clientStart(P, Q, c);
       switch (v.start) {
       case ClientStart::EnablesPasscred:
@@ -313,7 +321,7 @@ private:
       if (Q.enabledBefore(listener, facts::Lifecycle::Listen) != kNone)
         return false;
       for (Id o : Q.optionsOn(listener))
-        if (Q.mayPrecede(listener, P.options[o].site, P.options[o].place, accepted.site, accepted.listener,
+        if (!Ctx.spend() || Q.mayPrecede(listener, P.options[o].site, P.options[o].place, accepted.site, accepted.listener,
                          /*unknown=*/true))
           return false;
     }
@@ -376,6 +384,8 @@ private:
     const facts::LifecycleEvent *before = nullptr;
     std::pair<Id, Id> decided;
     for (Id e : Q.eventsOn(origin, kind)) {
+      if (!Ctx.spend())
+        return false;
       const facts::LifecycleEvent &event = P.lifecycle[e];
       if (auto pair = Q.following(origin, event.site, event.place, option.site, option.place)) {
         before = &event;
@@ -387,6 +397,8 @@ private:
       return false;
     // Another SO_PASSCRED that may come first makes this one redundant, not late.
     for (Id o : Q.optionsOn(origin)) {
+      if (!Ctx.spend())
+        return false;
       const facts::OptionSet &other = P.options[o];
       if (&other != &option &&
           Q.mayPrecede(origin, other.site, other.place, before->site, before->place, /*unknown=*/true))
@@ -500,8 +512,9 @@ private:
     // Another SO_PASSCRED that may come before the request makes this one redundant.
     for (Id o : Q.optionsOn(origin)) {
       const facts::OptionSet &other = P.options[o];
-      if (&other != &option &&
-          Q.mayPrecede(origin, other.site, other.place, request->site, request->place, /*unknown=*/true))
+      if (!Ctx.spend() ||
+          (&other != &option &&
+           Q.mayPrecede(origin, other.site, other.place, request->site, request->place, /*unknown=*/true)))
         return false;
     }
     // Peers that attach credentials to their answers themselves make it harmless.

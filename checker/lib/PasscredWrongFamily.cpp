@@ -86,6 +86,8 @@ void passcredWrongFamily(RuleContext &ctx) {
     // Code that tests the family first (if (family == AF_UNIX) ...) already does the right thing.
     if (option.familyGuarded)
       continue;
+    if (!ctx.spend(P.originsOf(option.place).size() + 1))
+      return;
     std::vector<Id> wrong;
     for (Id origin : P.originsOf(option.place)) {
       const facts::Create &create = P.creates[origin];
