@@ -1533,10 +1533,11 @@ void Program::resolveObjects() {
   // Last, parameters read through that still point nowhere: an address the analysis lost on the
   // way (a pointer to a pointer filled through a macro's statement expression, a cast it does not
   // follow) stands for any object, as the field's place of a per-type analysis does. So does a
-  // local loaded from an object's field (p = s->ports, a list head filled by a macro the model
-  // loses: systemd's LIST_PREPEND()): what the field holds is what any store put there. Other
-  // locals that point nowhere join nothing in: an iterator or reference into a local container
-  // (a range-for over a vector of pollfds) would otherwise read every pollfd's fd.
+  // local loaded from the field of an object the analysis cannot see (p = s->ports with s from
+  // outside, a list head filled by a macro the model loses: systemd's LIST_PREPEND()): what the
+  // field holds is what any store put there. Other locals that point nowhere join nothing in: an
+  // iterator or reference into a local container (a range-for over a vector of pollfds) would
+  // otherwise read every pollfd's fd.
   for (int phase = 0; phase < 3; ++phase) {
     SeedUnknown = phase >= 1;
     if (phase == 2) {
