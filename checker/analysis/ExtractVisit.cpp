@@ -478,9 +478,6 @@ bool Extractor::familyGuarded() {
 }
 
 
-} // namespace afunix::analysis::extraction
-
-namespace afunix::analysis::extraction {
 namespace {
 
 // The variable a message argument names: m, &m, ans + i, &ans[i], *p.
