@@ -10,6 +10,7 @@ packages=(
   cmake ninja-build python3 gcc g++ rt-tests iproute2 util-linux
   clang-tools-19 python3-yaml python3-jsonschema git
   neovim  # integration.clangd_editor runs docs/guide-editors.md's Neovim snippet in it
+  chromium  # integration.html renders the HTML reports headless
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,7 @@
 #include "DocsLocation.h"
 #include "Engine.h"
 #include "FactsCache.h"
+#include "Html.h"
 #include "Filters.h"
 #include "Fixes.h"
 #include "Output.h"
@@ -149,9 +150,15 @@ OPTIONS
         After the run, print on stderr what each phase cost (extraction, reading and storing
         facts, the link, the rules: wall and CPU time), the number of units extracted and taken
         from the cache, the facts' size and the peak memory.
-    --format=text|json|sarif
+    --format=text|json|sarif|html
         Output on stdout. text (default): clang's "file:line:col: severity: message [rule]" with
-        notes; json: {"version":1,"findings":[...],"summary":{...}}; sarif: SARIF 2.1.0.
+        notes; json: {"version":1,"findings":[...],"summary":{...}}; sarif: SARIF 2.1.0; html: one
+        self-contained page (no script, nothing fetched): the summary by rule, severity and file,
+        and each finding's path drawn over the source of every file it crosses, with runtime
+        evidence badges and the fix-it as a diff.
+    --html-dir=DIR
+        Also write the HTML report as a directory (index.html and a page per finding), for large
+        projects. DIR is made when absent; an existing one may hold only an earlier report.
     --show-source, --no-show-source
         With text: print the source line with ^ under the column and ~ under the range, as clang
         does (default: only when stdout is a terminal).
@@ -278,7 +285,7 @@ SEE ALSO
 struct Cli {
   std::string buildPath, checks, configPath, targetKernel, format = "text", sarifRoot;
   std::string baseline, writeBaselinePath, exportFixesPath, docsUrl, lineFilter, diffFrom;
-  std::string runtimeEvidence, cacheDir;
+  std::string runtimeEvidence, cacheDir, htmlDir;
   std::string failOn = "warning", color = "auto";
   std::optional<std::string> headerFilter, excludeHeaderFilter;
   std::vector<std::string> excludes;
@@ -332,6 +339,7 @@ const std::vector<OptionSpec> &optionTable() {
       {"--baseline", true, [](Cli &c, const std::string &v) { c.baseline = v; }},
       {"--write-baseline", true, [](Cli &c, const std::string &v) { c.writeBaselinePath = v; }},
       {"--export-fixes", true, [](Cli &c, const std::string &v) { c.exportFixesPath = v; }},
+      {"--html-dir", true, [](Cli &c, const std::string &v) { c.htmlDir = v; }},
       {"--header-filter", true, [](Cli &c, const std::string &v) { c.headerFilter = v; }},
       {"--exclude-header-filter", true,
        [](Cli &c, const std::string &v) { c.excludeHeaderFilter = v; }},
@@ -484,8 +492,8 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
       return usage("-j expects a number of jobs from 0 to 1024, not '" + *jobsText + "'");
     cli.jobs = n == 0 ? std::max(1u, std::thread::hardware_concurrency()) : unsigned(n);
   }
-  if (cli.format != "text" && cli.format != "json" && cli.format != "sarif")
-    return usage("--format must be text, json or sarif, not '" + cli.format + "'");
+  if (cli.format != "text" && cli.format != "json" && cli.format != "sarif" && cli.format != "html")
+    return usage("--format must be text, json, sarif or html, not '" + cli.format + "'");
   if (cli.color != "auto" && cli.color != "always" && cli.color != "never")
     return usage("--color must be auto, always or never, not '" + cli.color + "'");
   if (!parseSeverity(cli.failOn))
@@ -538,7 +546,7 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
          std::initializer_list<std::pair<bool, const char *>>{
              {cli.singleTu, "--single-tu"}, {cli.parseOnly, "--parse-only"},
              {cli.dumpFacts, "--dump-facts"}, {cli.fix, "--fix"},
-             {!cli.exportFixesPath.empty(), "--export-fixes"},
+             {!cli.exportFixesPath.empty(), "--export-fixes"}, {!cli.htmlDir.empty(), "--html-dir"},
              {!cli.writeBaselinePath.empty(), "--write-baseline"},
              {!cli.baseline.empty(), "--baseline"}, {!cli.diffFrom.empty(), "--diff-from"},
              {!cli.runtimeEvidence.empty(), "--runtime-evidence"}})
@@ -715,6 +723,8 @@ int run(int argc, char **argv) {
       !checkOutputPath(cli.writeBaselinePath, "baseline", error))
     return inputError(error);
   if (!cli.exportFixesPath.empty() && !checkOutputPath(cli.exportFixesPath, "fixes file", error))
+    return inputError(error);
+  if (!cli.htmlDir.empty() && !checkReportDir(cli.htmlDir, error))
     return inputError(error);
   // A cache directory named on the command line must be one the cache may write into: new,
   // empty or its own (CACHEDIR.TAG written by afunix-check), never a directory of the user's.
@@ -1071,15 +1081,26 @@ int run(int argc, char **argv) {
     }
   }
 
+  auto docs = [&] {
+    return findDocs(!cli.docsUrl.empty() ? cli.docsUrl : runConfig->docsUrl,
+                    !cli.docsUrl.empty() ? "--docs-url" : "docs_url");
+  };
+  HtmlOptions html;
+  html.root = root;
+  html.toolVersion = AFUNIX_VERSION;
+  if (cli.format == "html" || !cli.htmlDir.empty())
+    html.docsBaseUrl = docs().baseUrl;
+  if (!cli.htmlDir.empty() && !writeReportDir(cli.htmlDir, renderHtmlPages(result, html), error))
+    return outputError(error);
   if (cli.format == "json") {
     writeJson(result, llvm::outs());
+  } else if (cli.format == "html") {
+    llvm::outs() << renderHtml(result, html);
   } else if (cli.format == "sarif") {
     SarifOptions sarif;
     sarif.root = root;
     sarif.toolVersion = AFUNIX_VERSION;
-    DocsLocation docs = findDocs(!cli.docsUrl.empty() ? cli.docsUrl : runConfig->docsUrl,
-                                 !cli.docsUrl.empty() ? "--docs-url" : "docs_url");
-    sarif.docsBaseUrl = docs.baseUrl;
+    sarif.docsBaseUrl = docs().baseUrl;
     llvm::outs() << renderSarif(result, sarif);
   } else {
     TextOptions text;

@@ -96,32 +96,6 @@ json::Object physicalLocation(const SourcePoint &where, const std::vector<Source
                       {"region", std::move(region)}};
 }
 
-// The catalog's YAML block scalars are wrapped at 100 columns; viewers wrap text themselves, so
-// single line breaks become spaces and only paragraph breaks stay.
-std::string unwrap(llvm::StringRef text) {
-  text = text.trim();
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] != '\n' &&
-        (i == 0 || text[i - 1] != '\n'))
-      out += ' ';
-    else
-      out += text[i];
-  }
-  return out;
-}
-
-// The rule's page as compiled in (docs/rules/<id>.md), or "".
-llvm::StringRef embeddedRulePage(llvm::StringRef id) {
-  static const std::pair<const char *, const char *> kPages[] = {
-#include "afunix/RuleDocs.inc"
-  };
-  for (const auto &[pageId, text] : kPages)
-    if (id == pageId)
-      return text;
-  return "";
-}
-
 // Relative links of a rule page ("../guide-cli.md", "../../rules/x.yaml") made absolute against
 // the page's own URL, or reduced to their text when there is no docs URL: a relative link means
 // nothing inside a SARIF viewer.
@@ -291,6 +265,33 @@ json::Array fixesOf(const Finding &finding, const std::string &root, SourceCache
 }
 
 } // namespace
+
+// The catalog's YAML block scalars are wrapped at 100 columns; viewers wrap text themselves, so
+// single line breaks become spaces and only paragraph breaks stay.
+std::string unwrap(llvm::StringRef text) {
+  text = text.trim();
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] != '\n' &&
+        (i == 0 || text[i - 1] != '\n'))
+      out += ' ';
+    else
+      out += text[i];
+  }
+  return out;
+}
+
+// The rule's page as compiled in (docs/rules/<id>.md), or "".
+llvm::StringRef embeddedRulePage(llvm::StringRef id) {
+  static const std::pair<const char *, const char *> kPages[] = {
+#include "afunix/RuleDocs.inc"
+  };
+  for (const auto &[pageId, text] : kPages)
+    if (id == pageId)
+      return text;
+  return "";
+}
+
 
 std::string normaliseLineText(const std::string &text) {
   std::string out;

@@ -3,6 +3,8 @@
 
 #include "Finding.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,13 @@ std::string fingerprint(const Finding &finding, const std::string &root, unsigne
 // fingerprint() of every finding of `result`, in order, with the occurrence index counted over
 // the findings that share rule, file and normalised line text. Baselines key on the same value.
 std::vector<std::string> fingerprints(const RunResult &result, const std::string &root);
+
+// The catalog's YAML block scalars are wrapped at 100 columns; viewers (SARIF, the HTML report)
+// wrap text themselves, so single line breaks become spaces and only paragraph breaks stay.
+std::string unwrap(llvm::StringRef text);
+
+// The rule's page as compiled in (docs/rules/<id>.md), or "".
+llvm::StringRef embeddedRulePage(llvm::StringRef id);
 
 // `file` relative to `root` ('/'-separated, symlinks resolved when the plain paths differ);
 // `file` itself when it is not under `root` or `root` is empty.

@@ -75,6 +75,16 @@ public:
     return it->second;
   }
 
+  // How many lines the file has: a last line without a newline counts, nothing after a final
+  // newline does. 0 when unreadable.
+  unsigned lineCount(const std::string &path) {
+    const File *file = get(path);
+    if (!file)
+      return 0;
+    bool endsInNewline = !file->text.empty() && file->text.back() == '\n';
+    return static_cast<unsigned>(file->lineStarts.size()) - (endsInNewline ? 1 : 0);
+  }
+
   // Byte offset of the start of `line` (1-based), or -1 when there is no such line.
   long lineStart(const std::string &path, unsigned line) {
     const File *file = get(path);
