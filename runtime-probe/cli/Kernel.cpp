@@ -23,7 +23,7 @@ constexpr const char *kKernelUsage =
     "usage: afunix-probe kernel [--format text|json] [--quick] [--timeout SECONDS]\n"
     "                           [--gc-inflight N] [--no-netns] [--only NAME,...]\n"
     "       afunix-probe kernel --rule-pages DIR [--timeout SECONDS]\n"
-    "       afunix-probe kernel --compare OLD.json NEW.json [--format text|json]\n"
+    "       afunix-probe kernel --compare OLD.json NEW.json [--format text|json] [--html FILE]\n"
     "\n"
     "Runs one experiment per AF_UNIX behaviour on real sockets (credentials truth table,\n"
     "listener flag inheritance, SO_PASSPIDFD/SO_PEERPIDFD/SO_PASSRIGHTS, SO_PASSCRED on inet,\n"
@@ -38,6 +38,8 @@ constexpr const char *kKernelUsage =
     "                   kernel did\n"
     "  --compare OLD NEW  compare two --format json reports: what changed, what it breaks and\n"
     "                   which rule finds the code; exit 1 if a change breaks programs, else 0\n"
+    "  --html FILE      with --compare: also write the comparison as a self-contained HTML page\n"
+    "                   (the changes as tables, the GC measurements as a chart)\n"
     "Keys of the JSON report: docs/kernel-report.md. Reading it: docs/before-you-upgrade.md.\n"
     "Exit status: 0 all experiments ran (skips included), 3 an experiment failed or timed out,\n"
     "4 the probe left fds or child processes behind, 2 usage error or unreadable report;\n"
@@ -58,7 +60,7 @@ int kernelCommand(int argc, char **argv) {
   kernel::KernelReportOptions options;
   bool json = false;
   std::vector<std::string> compare;
-  std::string rulePages;
+  std::string rulePages, htmlPath;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -73,6 +75,13 @@ int kernelCommand(int argc, char **argv) {
       }
       compare = {argv[i + 1], argv[i + 2]};
       i += 2;
+    } else if (arg == "--html") {
+      const char *v = value();
+      if (!v || !v[0]) {
+        std::fprintf(stderr, "afunix-probe kernel: --html takes a file name\n\n%s", kKernelUsage);
+        return 2;
+      }
+      htmlPath = v;
     } else if (arg == "--quick") {
       options.quick = true;
     } else if (arg == "--no-netns") {
@@ -138,7 +147,11 @@ int kernelCommand(int argc, char **argv) {
     }
   }
   if (!compare.empty())
-    return kernelCompare(compare[0], compare[1], json);
+    return kernelCompare(compare[0], compare[1], json, htmlPath);
+  if (!htmlPath.empty()) {
+    std::fprintf(stderr, "afunix-probe kernel: --html goes with --compare\n\n%s", kKernelUsage);
+    return 2;
+  }
   if (!rulePages.empty()) {
     // Every page first, so that a bad directory is found before minutes of experiments.
     for (std::size_t r = 0; r < catalog::kRuleCount; ++r) {

@@ -6,6 +6,7 @@
 // Exit status: 0 nothing that breaks programs changed, 1 something did, 2 unreadable input.
 #include "Commands.h"
 #include "Json.h"
+#include "ProbeHtml.h"
 #include "ProbeReport.h"
 #include "RunMerge.h"
 
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -152,31 +154,40 @@ Meaning meaningOf(const std::string &key, const std::string &from, const std::st
   return {true, "changed; not classified by this afunix-probe: read it in docs/kernel-report.md", ""};
 }
 
-const char *kCompareUsage = "usage: afunix-probe kernel --compare OLD.json NEW.json [--format text|json]\n";
+const char *kCompareUsage =
+    "usage: afunix-probe kernel --compare OLD.json NEW.json [--format text|json] [--html FILE]\n";
 
 } // namespace
 
-int kernelCompare(const std::string &oldPath, const std::string &newPath, bool json) {
+int kernelCompare(const std::string &oldPath, const std::string &newPath, bool json, const std::string &htmlPath) {
   std::string error;
+  if (!htmlPath.empty() && !writeHtmlFile(htmlPath, "", /*checkOnly=*/true, error)) {
+    std::fprintf(stderr, "afunix-probe kernel --compare: --html: %s\n", printable(error).c_str());
+    return 2;
+  }
   std::optional<Report> before = load(oldPath, error);
   std::optional<Report> after = before ? load(newPath, error) : std::nullopt;
   if (!before || !after) {
     std::fprintf(stderr, "afunix-probe kernel --compare: %s\n\n%s", printable(error).c_str(), kCompareUsage);
     return 2;
   }
-  struct Change {
-    std::string key, from, to;
-    Meaning meaning;
-  };
-  std::vector<Change> breaking, harmless, notCompared, measurements;
-  std::vector<std::pair<std::string, std::string>> onlyOld, onlyNew;
-  int unchanged = 0;
+  using Change = KernelChange;
+  KernelComparison comparison{oldPath, newPath, before->release, after->release};
+  auto &[oldFile, newFile, oldRelease, newRelease, breaking, harmless, notCompared, measurements, onlyOld, onlyNew,
+         durationsNs, experimentNotes, unchanged] = comparison;
+  (void)oldFile, (void)newFile, (void)oldRelease, (void)newRelease;
   std::map<std::string, Scalar> all = before->values;
   all.insert(after->values.begin(), after->values.end());
   for (const auto &[key, ignored] : all) {
     if (isRunDetail(key))
       continue;
     auto a = before->values.find(key), b = after->values.find(key);
+    if (key.rfind("gc.", 0) == 0 && key.size() > 3 && key.compare(key.size() - 3, 3, "_ns") == 0) {
+      auto ns = [](const auto &it, const auto &end) {
+        return it == end || it->second.null ? 0.0 : std::strtod(it->second.text.c_str(), nullptr);
+      };
+      durationsNs[key] = {ns(a, before->values.end()), ns(b, after->values.end())};
+    }
     if (a == before->values.end()) {
       onlyNew.emplace_back(key, b->second.text);
       continue;
@@ -189,17 +200,18 @@ int kernelCompare(const std::string &oldPath, const std::string &newPath, bool j
       ++unchanged;
       continue;
     }
-    Change c{key, a->second.text, b->second.text, {}};
+    Change c{key, a->second.text, b->second.text, "", ""};
     if (isMeasurement(key))
       measurements.push_back(c);
     else if (a->second.null || b->second.null)
       notCompared.push_back(c);
     else {
-      c.meaning = meaningOf(key, c.from, c.to);
-      (c.meaning.breaks ? breaking : harmless).push_back(c);
+      Meaning meaning = meaningOf(key, c.from, c.to);
+      c.what = meaning.what;
+      c.rules = meaning.rules;
+      (meaning.breaks ? breaking : harmless).push_back(c);
     }
   }
-  std::vector<std::string> experimentNotes;
   for (const auto &[name, status] : after->experiments) {
     auto old = before->experiments.find(name);
     std::string was = old == before->experiments.end() ? "absent" : old->second.first;
@@ -208,6 +220,10 @@ int kernelCompare(const std::string &oldPath, const std::string &newPath, bool j
                                 (status.second.empty() ? "" : " (" + status.second + ")"));
   }
   int status = breaking.empty() ? 0 : 1;
+  if (!htmlPath.empty() && !writeHtmlFile(htmlPath, kernelCompareHtml(comparison), false, error)) {
+    std::fprintf(stderr, "afunix-probe kernel --compare: --html: %s\n", printable(error).c_str());
+    return 2;
+  }
   if (json) {
     auto changes = [](const std::vector<Change> &list, bool withMeaning) {
       std::string s = "[";
@@ -215,7 +231,7 @@ int kernelCompare(const std::string &oldPath, const std::string &newPath, bool j
         s += (i ? "," : "") + std::string("{\"key\":") + jsonString(list[i].key) + ",\"old\":" + jsonString(list[i].from) +
              ",\"new\":" + jsonString(list[i].to);
         if (withMeaning)
-          s += ",\"what\":" + jsonString(list[i].meaning.what) + ",\"rules\":" + jsonString(list[i].meaning.rules);
+          s += ",\"what\":" + jsonString(list[i].what) + ",\"rules\":" + jsonString(list[i].rules);
         s += "}";
       }
       return s + "]";
@@ -248,15 +264,15 @@ int kernelCompare(const std::string &oldPath, const std::string &newPath, bool j
     std::printf("\nbehaviour changes that break programs (%zu):\n", breaking.size());
   for (const Change &c : breaking) {
     std::printf("  %s: %s -> %s\n    %s\n", c.key.c_str(), printable(c.from).c_str(), printable(c.to).c_str(),
-                c.meaning.what.c_str());
-    if (!c.meaning.rules.empty())
-      std::printf("    afunix-check rules: %s\n", c.meaning.rules.c_str());
+                c.what.c_str());
+    if (!c.rules.empty())
+      std::printf("    afunix-check rules: %s\n", c.rules.c_str());
   }
   if (!harmless.empty()) {
     std::printf("\nother behaviour changes (%zu):\n", harmless.size());
     for (const Change &c : harmless)
       std::printf("  %s: %s -> %s\n    %s\n", c.key.c_str(), printable(c.from).c_str(), printable(c.to).c_str(),
-                  c.meaning.what.c_str());
+                  c.what.c_str());
   }
   if (!onlyOld.empty() || !onlyNew.empty()) {
     std::printf("\nin one report only (%zu): an older or newer afunix-probe wrote the other\n",

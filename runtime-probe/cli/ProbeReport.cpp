@@ -310,6 +310,23 @@ std::optional<ProcessReport> readProcessReport(const std::string &path, std::str
       }
       r.histograms.push_back(std::move(h));
     }
+    // Fds in flight over time (reports since the run HTML report; absent in older ones).
+    if (const YAML::Node timeline = node["in_flight_timeline"]) {
+      if (!timeline.IsMap())
+        throw Invalid{"'in_flight_timeline' is not an object"};
+      InFlightSeries series;
+      series.periodNs = number<uint64_t>(timeline, "period_ns", "in_flight_timeline");
+      const YAML::Node most = list(timeline, "most", "in_flight_timeline");
+      if (series.periodNs == 0 || most.size() > 4096)
+        throw Invalid{"'in_flight_timeline' has a zero period or too many periods"};
+      for (std::size_t i = 0; i < most.size(); ++i) {
+        int64_t v = 0;
+        if (!most[i].IsScalar() || !YAML::convert<int64_t>::decode(most[i], v) || v < -1)
+          throw Invalid{"'in_flight_timeline.most' holds something that is not a count"};
+        series.most.push_back(v);
+      }
+      r.inFlight = std::move(series);
+    }
     toJson(node, r.rawJson);
     return r;
   } catch (const Invalid &invalid) {

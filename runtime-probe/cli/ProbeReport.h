@@ -68,6 +68,12 @@ struct ReportHistogram {
   std::vector<uint64_t> buckets;
 };
 
+// The most fds the process had in flight in each period since its first fd-carrying call.
+struct InFlightSeries {
+  uint64_t periodNs = 0;
+  std::vector<int64_t> most; // -1: no change in that period (the count stayed where it was)
+};
+
 struct ProcessReport {
   std::string file;
   int version = 0;
@@ -83,6 +89,7 @@ struct ProcessReport {
   std::vector<ReportModule> modules;
   std::vector<std::pair<std::string, int64_t>> counters;
   std::vector<ReportHistogram> histograms;
+  std::optional<InFlightSeries> inFlight;
   std::string rawJson; // the report re-emitted as JSON (for `run --format json`)
 
   int64_t counter(const std::string &name) const;

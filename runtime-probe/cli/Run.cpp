@@ -53,6 +53,9 @@ constexpr const char *kRunUsage =
     "                       in DIR (default: a temporary directory, removed afterwards)\n"
     "  --error-exitcode N   exit with N (1-255) when a finding was reported, as valgrind does\n"
     "  --sarif-root DIR     SARIF artifact URIs relative to DIR (default: the current directory)\n"
+    "  --html FILE          also write the run as a self-contained HTML page: the findings at their\n"
+    "                       source lines with stacks and sockets, latency histograms and fds in\n"
+    "                       flight over time as charts, the process tree\n"
     "  --sites              also record where the program made its socket calls, so that\n"
     "                       afunix-check --runtime-unexercised can name the calls never reached\n"
     "  --fix passcred       enable SO_PASSCRED where the program listens on or reads credentials from\n"
@@ -287,7 +290,7 @@ std::string closedToOthers(const std::string &dir, const struct stat &dirStat) {
 } // namespace
 
 int runCommand(int argc, char **argv) {
-  std::string outDir, format = "text", reportPath, sarifRoot;
+  std::string outDir, format = "text", reportPath, sarifRoot, htmlPath;
   bool fixPasscred = false, haveReport = false, sites = false;
   int errorExitCode = 0;
   int i = 1;
@@ -339,6 +342,10 @@ int runCommand(int argc, char **argv) {
         return usage("--report -: the program's stdout is its own; give a file, or leave --report out for stderr");
       reportPath = value;
       haveReport = true;
+    } else if (name == "--html") {
+      if (!takeValue("a file"))
+        return kExitUsage;
+      htmlPath = value;
     } else if (name == "--sarif-root") {
       if (!takeValue("a directory"))
         return kExitUsage;
@@ -377,6 +384,13 @@ int runCommand(int argc, char **argv) {
     return kExitUsage;
   }
 
+  if (!htmlPath.empty()) {
+    std::string error;
+    if (!writeHtmlFile(htmlPath, "", /*checkOnly=*/true, error)) {
+      std::fprintf(stderr, "afunix-probe run: --html: %s\n", printable(error).c_str());
+      return kExitUsage;
+    }
+  }
   // The summary's destination first: a bad --report must not cost a whole run.
   int reportFd = 2;
   if (haveReport) {
@@ -585,6 +599,13 @@ int runCommand(int argc, char **argv) {
       close(fd);
   }
   int result = errorExitCode && !summary.findings.empty() ? errorExitCode : exitStatus;
+  if (!htmlPath.empty()) {
+    std::string html;
+    if (!renderSummaryHtml(summary, html, error) || !writeHtmlFile(htmlPath, html, false, error)) {
+      std::fprintf(stderr, "afunix-probe run: --html: %s\n", printable(error).c_str());
+      result = kExitOutput;
+    }
+  }
   struct stat reportStat;
   if (reportFd != 2 && fstat(reportFd, &reportStat) == 0 && S_ISREG(reportStat.st_mode))
     (void)!ftruncate(reportFd, 0); // a write error below reports any problem with the file

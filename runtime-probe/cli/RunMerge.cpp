@@ -113,65 +113,6 @@ std::optional<SourceLocation> locationOf(const std::vector<StackFrame> &callFram
   return SourceLocation{best->source.file, best->source.line, best->source.column, best->source.function};
 }
 
-std::string displayPath(const std::string &file, const std::string &relativeTo) {
-  if (!relativeTo.empty() && file.size() > relativeTo.size() + 1 && file.compare(0, relativeTo.size(), relativeTo) == 0 &&
-      file[relativeTo.size()] == '/')
-    return file.substr(relativeTo.size() + 1);
-  return file;
-}
-
-std::string frameText(const StackFrame &f, const std::string &relativeTo) {
-  std::string out = f.source.function.empty() ? std::string("??") : f.source.function;
-  if (!f.source.file.empty()) {
-    out += " " + displayPath(f.source.file, relativeTo);
-    if (f.source.line)
-      out += ":" + std::to_string(f.source.line);
-    if (f.source.column)
-      out += ":" + std::to_string(f.source.column);
-  }
-  out += " (" + siteText(f) + ")";
-  if (f.source.inlined)
-    out += " inlined";
-  return out;
-}
-
-std::string addressText(const SocketAddressText &a) {
-  if (a.kind == "abstract")
-    return "@" + a.name;
-  if (a.kind == "path")
-    return a.name;
-  return "unnamed";
-}
-
-std::string socketText(const SocketInfo &s, const std::vector<StackFrame> &origin, const std::string &relativeTo) {
-  std::string out = "fd " + std::to_string(s.fd);
-  if (!s.known)
-    return out + " (closed before it could be described)";
-  out += ", " + s.family + " " + s.type + " " + (s.role == "socketpair" ? "socketpair end" : s.role);
-  if (s.pairFd)
-    out += " (peer fd " + std::to_string(*s.pairFd) + ")";
-  if (s.local)
-    out += ", local " + addressText(*s.local);
-  if (s.peer)
-    out += ", peer " + addressText(*s.peer);
-  if (s.peerPid)
-    out += ", peer pid " + std::to_string(*s.peerPid) + " uid " + std::to_string(s.peerUid.value_or(0));
-  out += s.passcred ? ", SO_PASSCRED on" : ", SO_PASSCRED off";
-  if (!origin.empty()) {
-    const StackFrame *shown = &origin.front();
-    for (const StackFrame &f : origin)
-      if (!f.source.file.empty() && access(f.source.file.c_str(), R_OK) == 0) {
-        shown = &f;
-        break;
-      }
-    out += s.originHow && *s.originHow == "received" ? "; received at " : "; created at ";
-    out += frameText(*shown, relativeTo);
-  } else {
-    out += "; created before the probe loaded, or inherited";
-  }
-  return out;
-}
-
 // The call site as source: the whole inline chain of the call's address, so that two inlined
 // copies of one helper (same innermost line, different callers) stay two call sites, while every
 // process running the same binary agrees.
@@ -274,6 +215,66 @@ std::string groupJson(const FindingGroup &g) {
 }
 
 } // namespace
+
+std::string displayPath(const std::string &file, const std::string &relativeTo) {
+  if (!relativeTo.empty() && file.size() > relativeTo.size() + 1 && file.compare(0, relativeTo.size(), relativeTo) == 0 &&
+      file[relativeTo.size()] == '/')
+    return file.substr(relativeTo.size() + 1);
+  return file;
+}
+
+std::string frameText(const StackFrame &f, const std::string &relativeTo) {
+  std::string out = f.source.function.empty() ? std::string("??") : f.source.function;
+  if (!f.source.file.empty()) {
+    out += " " + displayPath(f.source.file, relativeTo);
+    if (f.source.line)
+      out += ":" + std::to_string(f.source.line);
+    if (f.source.column)
+      out += ":" + std::to_string(f.source.column);
+  }
+  out += " (" + siteText(f) + ")";
+  if (f.source.inlined)
+    out += " inlined";
+  return out;
+}
+
+std::string addressText(const SocketAddressText &a) {
+  if (a.kind == "abstract")
+    return "@" + a.name;
+  if (a.kind == "path")
+    return a.name;
+  return "unnamed";
+}
+
+std::string socketText(const SocketInfo &s, const std::vector<StackFrame> &origin, const std::string &relativeTo) {
+  std::string out = "fd " + std::to_string(s.fd);
+  if (!s.known)
+    return out + " (closed before it could be described)";
+  out += ", " + s.family + " " + s.type + " " + (s.role == "socketpair" ? "socketpair end" : s.role);
+  if (s.pairFd)
+    out += " (peer fd " + std::to_string(*s.pairFd) + ")";
+  if (s.local)
+    out += ", local " + addressText(*s.local);
+  if (s.peer)
+    out += ", peer " + addressText(*s.peer);
+  if (s.peerPid)
+    out += ", peer pid " + std::to_string(*s.peerPid) + " uid " + std::to_string(s.peerUid.value_or(0));
+  out += s.passcred ? ", SO_PASSCRED on" : ", SO_PASSCRED off";
+  if (!origin.empty()) {
+    const StackFrame *shown = &origin.front();
+    for (const StackFrame &f : origin)
+      if (!f.source.file.empty() && access(f.source.file.c_str(), R_OK) == 0) {
+        shown = &f;
+        break;
+      }
+    out += s.originHow && *s.originHow == "received" ? "; received at " : "; created at ";
+    out += frameText(*shown, relativeTo);
+  } else {
+    out += "; created before the probe loaded, or inherited";
+  }
+  return out;
+}
+
 
 std::string printable(const std::string &text) {
   std::string out;

@@ -96,6 +96,22 @@ std::string renderSummaryJson(const RunSummary &summary);
 bool renderSummarySarif(const RunSummary &summary, const std::string &root, std::string &out, std::string &error);
 bool sarifAvailable();
 
+// `file` relative to `relativeTo` when inside it.
+std::string displayPath(const std::string &file, const std::string &relativeTo);
+// "function file:line:col (module+0xoffset)" of one frame.
+std::string frameText(const StackFrame &f, const std::string &relativeTo);
+// One line on a socket: family, type, role, addresses, peer, SO_PASSCRED, where it was made.
+std::string socketText(const SocketInfo &s, const std::vector<StackFrame> &origin, const std::string &relativeTo);
+
+// The run as one self-contained HTML page (ProbeHtml.cpp): the findings at their source lines
+// with stacks and socket identity, the latency histograms and fds in flight over time as inline
+// SVG, the process tree. False (and `error`) when this build has no HTML writer.
+bool renderSummaryHtml(const RunSummary &summary, std::string &out, std::string &error);
+bool htmlAvailable();
+// Writes `html` as `path` the way output files are written (never through a symlink, never over
+// anything but a regular file); `checkOnly`: only whether it could be, before the program runs.
+bool writeHtmlFile(const std::string &path, const std::string &html, bool checkOnly, std::string &error);
+
 // Text for humans: control characters (terminal escapes in paths and names) shown as '?'.
 std::string printable(const std::string &text);
 

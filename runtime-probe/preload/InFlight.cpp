@@ -218,6 +218,21 @@ void addInFlight(int64_t delta) {
   int64_t high = c.inFlightHighWater.load(std::memory_order_relaxed);
   while (high < now && !c.inFlightHighWater.compare_exchange_weak(high, now, std::memory_order_relaxed)) {
   }
+  noteInFlightAt(now, nowNs());
+}
+
+struct Timeline {
+  std::atomic<uint64_t> startNs{0};
+  std::atomic<uint64_t> periodNs{kTimelineFirstPeriodNs};
+  std::atomic<int64_t> mostPlusOne[kTimelineSlots]; // 0: nothing in that period (static zero-init)
+  std::atomic<bool> merging{false};
+};
+Timeline gTimeline;
+
+void raiseTo(std::atomic<int64_t> &slot, int64_t value) {
+  int64_t have = slot.load(std::memory_order_relaxed);
+  while (have < value && !slot.compare_exchange_weak(have, value, std::memory_order_relaxed)) {
+  }
 }
 
 // Takes up to `n` off an atomic count that never goes below 0; returns how many were taken.
@@ -735,6 +750,52 @@ void graphReset() {
   gSendSites.reset();
   gWalking.store(false, std::memory_order_relaxed);
   gWalkRequests.store(0, std::memory_order_relaxed);
+  gTimeline.startNs.store(0, std::memory_order_relaxed);
+  gTimeline.periodNs.store(kTimelineFirstPeriodNs, std::memory_order_relaxed);
+  for (auto &slot : gTimeline.mostPlusOne)
+    slot.store(0, std::memory_order_relaxed);
+  gTimeline.merging.store(false, std::memory_order_relaxed);
+}
+
+void noteInFlightAt(int64_t inFlight, uint64_t now) {
+  uint64_t start = gTimeline.startNs.load(std::memory_order_relaxed);
+  if (start == 0 && gTimeline.startNs.compare_exchange_strong(start, now, std::memory_order_relaxed))
+    start = now;
+  uint64_t since = now > start ? now - start : 0;
+  // Each merge doubles the period: 64 of them cover any uptime.
+  for (int merges = 0; merges < 64; ++merges) {
+    uint64_t period = gTimeline.periodNs.load(std::memory_order_acquire);
+    uint64_t slot = since / period;
+    if (slot < static_cast<uint64_t>(kTimelineSlots)) {
+      raiseTo(gTimeline.mostPlusOne[slot], (inFlight < 0 ? 0 : inFlight) + 1);
+      return;
+    }
+    bool idle = false;
+    if (!gTimeline.merging.compare_exchange_strong(idle, true, std::memory_order_acquire))
+      return; // another thread is merging: this change goes unrecorded
+    if (gTimeline.periodNs.load(std::memory_order_relaxed) == period) {
+      for (int i = 0; i < kTimelineSlots / 2; ++i) {
+        int64_t a = gTimeline.mostPlusOne[2 * i].load(std::memory_order_relaxed);
+        int64_t b = gTimeline.mostPlusOne[2 * i + 1].load(std::memory_order_relaxed);
+        gTimeline.mostPlusOne[i].store(a > b ? a : b, std::memory_order_relaxed);
+      }
+      for (int i = kTimelineSlots / 2; i < kTimelineSlots; ++i)
+        gTimeline.mostPlusOne[i].store(0, std::memory_order_relaxed);
+      gTimeline.periodNs.store(period * 2, std::memory_order_release);
+    }
+    gTimeline.merging.store(false, std::memory_order_release);
+  }
+}
+
+void inFlightTimeline(InFlightTimeline &out) {
+  out.periodNs = gTimeline.periodNs.load(std::memory_order_acquire);
+  out.slots = 0;
+  for (int i = 0; i < kTimelineSlots; ++i) {
+    int64_t v = gTimeline.mostPlusOne[i].load(std::memory_order_relaxed);
+    out.most[i] = v - 1;
+    if (v)
+      out.slots = i + 1;
+  }
 }
 
 } // namespace afunix::probe

@@ -448,4 +448,19 @@ void graphReset();      // forked child: its own graph, from nothing
 // The first stack of each call site that sent AF_UNIX fds: what a cycle finding shows.
 Findings &sendSites();
 
+// Fds in flight over time, for the run's chart: the most this process had in flight during each
+// period since its first fd-carrying call (or fork). Fixed slots and no lock: when time runs past
+// the last slot, the caller that wins a flag halves the resolution (pairs of slots merge, the
+// period doubles); a change that meets a merge in progress is not recorded (the high-water
+// counter still has it), and one timed with the old period during a merge may land a period off.
+constexpr int kTimelineSlots = 256;
+constexpr uint64_t kTimelineFirstPeriodNs = 1000000; // 1 ms
+struct InFlightTimeline {
+  uint64_t periodNs = 0;
+  int slots = 0;                  // periods recorded, up to the last one with a value
+  int64_t most[kTimelineSlots] = {}; // -1: no change in that period
+};
+void inFlightTimeline(InFlightTimeline &out);
+void noteInFlightAt(int64_t inFlight, uint64_t nowNs);
+
 } // namespace afunix::probe

@@ -636,6 +636,7 @@ int counterRows(CounterRow *rows, const StatsSnapshot &snap) {
 }
 
 constinit StatsSnapshot gSnapshot; // too big for a small thread stack
+constinit InFlightTimeline gTimelineSnapshot;
 } // namespace
 
 ProcessInfo &processInfo() { return gProcess; }
@@ -786,7 +787,17 @@ std::size_t renderJson(char *buf, std::size_t size, const char *reason) {
     }
     o.str("]}");
   }
-  o.str("],\"truncated\":");
+  o.str("],\"in_flight_timeline\":{\"period_ns\":");
+  inFlightTimeline(gTimelineSnapshot);
+  o.u64(gTimelineSnapshot.periodNs);
+  o.str(",\"most\":[");
+  for (int i = 0; i < gTimelineSnapshot.slots && o.remaining() > 64; ++i) {
+    if (i)
+      o.put(',');
+    o.i64(gTimelineSnapshot.most[i]);
+  }
+  o.str("]}");
+  o.str(",\"truncated\":");
   o.str(truncated ? "true" : "false");
   o.str("}\n");
   return o.len;

@@ -429,7 +429,8 @@ TEST_F(ProbeCore, AClosedReceiverReleasesWhatWasQueuedOnIt) {
 // A long-running program passes far more sockets than the graph has room for, one at a time:
 // freed sockets give their slots back, and every fd is counted.
 TEST_F(ProbeCore, FreedSocketsGiveTheirSlotsBack) {
-  for (int i = 0; i < 3 * kGraphNodes; ++i) {
+  // Each turn makes four sockets: kGraphNodes turns fill the graph four times over.
+  for (int i = 0; i < kGraphNodes; ++i) {
     int sv[2], passed[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, passed), 0);
@@ -444,7 +445,56 @@ TEST_F(ProbeCore, FreedSocketsGiveTheirSlotsBack) {
   EXPECT_EQ(counters().graphOverflow.load(), 0u);
   EXPECT_EQ(counters().inFlight.load(), 0);
   EXPECT_EQ(counters().inFlightHighWater.load(), 1);
-  EXPECT_EQ(counters().fdsSent.load(), 3u * kGraphNodes);
+  EXPECT_EQ(counters().fdsSent.load(), static_cast<uint64_t>(kGraphNodes));
+}
+
+// Fds in flight over time: the most of each period; when time runs past the last slot the
+// resolution halves and what was recorded is kept (a merged period holds its pair's most).
+TEST_F(ProbeCore, InFlightTimelineKeepsTheMostOfEachPeriodAndHalvesItsResolution) {
+  const uint64_t t0 = 1000000000, period = kTimelineFirstPeriodNs;
+  noteInFlightAt(5, t0);
+  noteInFlightAt(9, t0 + 100);
+  noteInFlightAt(3, t0 + 200);
+  noteInFlightAt(7, t0 + 3 * period + 1);
+  InFlightTimeline t;
+  inFlightTimeline(t);
+  EXPECT_EQ(t.periodNs, period);
+  ASSERT_EQ(t.slots, 4);
+  EXPECT_EQ(t.most[0], 9);
+  EXPECT_EQ(t.most[1], -1);
+  EXPECT_EQ(t.most[2], -1);
+  EXPECT_EQ(t.most[3], 7);
+
+  noteInFlightAt(11, t0 + kTimelineSlots * period); // one period past the last slot
+  inFlightTimeline(t);
+  EXPECT_EQ(t.periodNs, 2 * period);
+  EXPECT_EQ(t.most[0], 9);
+  EXPECT_EQ(t.most[1], 7);
+  EXPECT_EQ(t.slots, kTimelineSlots / 2 + 1);
+  EXPECT_EQ(t.most[kTimelineSlots / 2], 11);
+
+  noteInFlightAt(2, t0 + 1000 * kTimelineSlots * period); // ten merges at once
+  inFlightTimeline(t);
+  EXPECT_EQ(t.periodNs, 1024 * period);
+  EXPECT_EQ(t.most[0], 11);
+  EXPECT_EQ(t.slots, 251);
+  EXPECT_EQ(t.most[250], 2);
+
+  // A forked child starts its own timeline; a real fd-carrying send records on it.
+  graphReset();
+  inFlightTimeline(t);
+  EXPECT_EQ(t.slots, 0);
+  int sv[2], passed[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, passed), 0);
+  onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
+  onSocketPair(passed, AF_UNIX, SOCK_DGRAM);
+  ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
+  inFlightTimeline(t);
+  ASSERT_GE(t.slots, 1);
+  EXPECT_EQ(*std::max_element(t.most, t.most + t.slots), 1);
+  for (int fd : {passed[0], passed[1], sv[0], sv[1]})
+    closeFd(fd);
 }
 
 // Every shape of the kernel's scm_rights selftest: one finding per cycle, the cycle's sockets as
