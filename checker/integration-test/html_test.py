@@ -262,12 +262,31 @@ def screenshot(chromium, page_path, work, artifact):
           f"chromium --screenshot failed ({shot.returncode}): {shot.stderr[-1500:]}")
 
 
+def check_database(checker, database):
+    """One real project: every finding's path at the right lines of the files it crosses."""
+    from fix_frontends import Project
+    root = os.path.dirname(os.path.abspath(database.rstrip("/")))
+    project = Project(os.path.basename(root), root, os.path.relpath(os.path.abspath(database), root))
+    report = json.loads(run(checker, project, "--format=json").stdout)
+    page = Page(run(checker, project, "--format=html").stdout)
+    steps = compare(project.name, report["findings"], page, root)
+    crossing = [f for f in report["findings"]
+                if len({f["file"]} | {x["file"] for x in f["notes"] if x.get("file")}) > 1]
+    print(f"{project.name}: {len(report['findings'])} findings, {steps} steps drawn at their lines, "
+          f"{len(crossing)} paths across files")
+    return 1 if FAILURES else 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--checker", required=True)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "")
     parser.add_argument("--artifacts", default="")
+    parser.add_argument("--database", help="only check the page of this compile database (a real "
+                        "project, outside the test suite) against its JSON report")
     args = parser.parse_args()
+    if args.database:
+        return check_database(args.checker, args.database)
     tmp = tempfile.mkdtemp(prefix="afunix-html-")
     projects_dir = os.path.join(lib.TESTDATA, "projects")
     names = sorted(d for d in os.listdir(projects_dir) if d.startswith("pos_"))

@@ -68,6 +68,10 @@ RUN OPTIONS
         Exit with N (1-255) when a finding was reported, as valgrind does.
     --sarif-root DIR
         SARIF artifact URIs relative to DIR (default: the current directory).
+    --html FILE
+        Also write the run as one self-contained HTML page: findings at their source lines with
+        stacks and sockets, latency histograms and fds in flight over time as charts, the
+        process tree (not in builds without the checker, such as the sanitizer builds).
     --sites
         Also record where the program made its socket calls (AFUNIX_PROBE_SITES=1), so that
         afunix-check --runtime-unexercised can tell a call the run never reached from one it
@@ -98,6 +102,9 @@ KERNEL OPTIONS
         Compare two reports: behaviour changes that break programs (with the afunix-check rule
         that finds the code), harmless ones, keys in one report only, keys measured on one side
         only, and measurements.
+    --html FILE
+        With --compare: also write the comparison as an HTML page (the changes as tables, the
+        GC measurements as a chart).
 
 BENCH OPTIONS
     afunix-probe bench hackbench [-g N] [-l N] [-f N] [-s BYTES] [-T|-P] [--passcred|--plain]
