@@ -24,7 +24,7 @@ set(AFUNIX_INSTALL_COMPONENTS afunix-check afunix-clangd afunix-tidy docs)
 # docs/README.md is the installed index (share/doc/afunix-compat/README.md); the repository's
 # README.md, whose links point into docs/, would collide with it and is not installed.
 install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
-        COMPONENT docs FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE
+        COMPONENT docs FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "man" EXCLUDE
         # The corpus measurements point into bench/: a document of the source tree only.
         PATTERN "accuracy.md" EXCLUDE)
 

@@ -104,7 +104,7 @@ class CliTest(unittest.TestCase):
 
     def test_bad_option_values(self):
         cases = [
-            (["--format=xml"], "--format must be text, json or sarif, not 'xml'"),
+            (["--format=xml"], "--format must be text, json, sarif or html, not 'xml'"),
             (["-j", "many"], "-j expects a number"),
             (["--jobs=-1"], "-j expects a number"),
             (["--target-kernel=6"], "--target-kernel expects a kernel version"),
