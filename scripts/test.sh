@@ -16,6 +16,7 @@ for sanitizer in address thread; do
   dir="build/${sanitizer:0:1}san"
   if [ ! -f "$dir/build.ninja" ]; then
     cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
       -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
       -DAFUNIX_BUILD_CHECKER=OFF -DAFUNIX_SANITIZER="$sanitizer" >/dev/null
   fi

@@ -119,8 +119,10 @@ def main():
         config = os.path.join(tmp, ".clang-tidy")
         with open(config, "w") as f:
             f.write("Checks: '-*,afunix-*'\nWarningsAsErrors: '" + ",".join(errors) + "'\n")
+        # The files with findings: a file without any gives clang-tidy nothing to print, and
+        # tidy_plugin_test.py already runs clang-tidy on every file.
         for sample in lib.implemented_samples(checker):
-            if sample.options:
+            if sample.options or not os.path.basename(sample.path).startswith("pos_"):
                 continue
             _, report = lib.run_check(checker, [sample.path], sample.args, [], ["--single-tu"])
             want = sorted((f["rule"], f["line"], f["column"],

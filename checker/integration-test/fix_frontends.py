@@ -443,7 +443,7 @@ def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print):
     outcomes = {}
     with tempfile.TemporaryDirectory(prefix="afunix-fixverify-") as tmp:
         before_tree = snapshot(project.root)
-        judged = {}
+        judged, judged_after = {}, {}
         compiled_before = {}
         for front_end in front_ends:
             if front_end in PER_TU or front_end == "afunix-clangd":
@@ -505,7 +505,11 @@ def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print):
                     out.compiled.add(i)
             # The finding gone, and nothing new, as afunix-check judges the front end's view.
             before = judged[per_tu].copy()
-            after = findings_of(check_json(tools, copy, per_tu), copy.root)
+            # Front ends that left the same bytes are judged once (findings by relative path).
+            tree = (per_tu, tuple(sorted(out.result.items())))
+            if tree not in judged_after:
+                judged_after[tree] = findings_of(check_json(tools, copy, per_tu), copy.root)
+            after = judged_after[tree].copy()
             left = after.copy()
             for i, offer in enumerate(out.offers):
                 if left[offer.key()] < before[offer.key()]:
