@@ -52,8 +52,12 @@ std::string durationText(double ns) {
   return buf;
 }
 
-// The latency histogram of one call class: a bar per log2 bucket (bcc funclatency's buckets:
-// bucket b holds [2^b, 2^(b+1)) ns), then the same numbers as a table.
+// bcc funclatency's log2 buckets: bucket b holds [2^(b-1), 2^b) ns, bucket 0 the calls under 1 ns.
+double bucketLow(int b) { return b == 0 ? 0.0 : std::ldexp(1.0, b - 1); }
+double bucketHigh(int b) { return std::ldexp(1.0, b); }
+
+// The latency histogram of one call class: a bar per log2 bucket, then the same numbers as a
+// table.
 std::string histogramSvg(const std::string &what, const std::vector<uint64_t> &buckets, uint64_t calls) {
   int first = -1, last = -1;
   uint64_t most = 0;
@@ -72,8 +76,8 @@ std::string histogramSvg(const std::string &what, const std::vector<uint64_t> &b
   const int width = 640, height = 200, left = 50, bottom = 40, top = 10;
   int n = last - first + 1;
   double barWidth = static_cast<double>(width - left - 10) / n;
-  std::string desc = what + ": " + str(calls) + " calls timed; most took " + durationText(std::ldexp(1.0, peak)) +
-                     " to " + durationText(std::ldexp(1.0, peak + 1)) + " (" + str(most) + ")";
+  std::string desc = what + ": " + str(calls) + " calls timed; most took " + durationText(bucketLow(peak)) +
+                     " to " + durationText(bucketHigh(peak)) + " (" + str(most) + ")";
   std::string out = "<figure>\n<svg viewBox=\"0 0 " + str(width) + " " + str(height) +
                     "\" role=\"img\" aria-labelledby=\"h-" + escapeHtml(what) + "\">"
                     "<title id=\"h-" + escapeHtml(what) + "\">" + escapeHtml(desc) + "</title>\n";
@@ -87,13 +91,13 @@ std::string histogramSvg(const std::string &what, const std::vector<uint64_t> &b
     std::snprintf(rect, sizeof rect, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
                   x + 1, height - bottom - h, std::max(1.0, barWidth - 2), h);
     out += rect;
-    out += "<title>" + escapeHtml(durationText(std::ldexp(1.0, b)) + " to " + durationText(std::ldexp(1.0, b + 1)) +
+    out += "<title>" + escapeHtml(durationText(bucketLow(b)) + " to " + durationText(bucketHigh(b)) +
                                   ": " + str(buckets[b])) +
            "</title></rect>\n";
     if ((b - first) % std::max(1, n / 8) == 0) {
       char label[128];
       std::snprintf(label, sizeof label, "<text x=\"%.1f\" y=\"%d\">", x + 1, height - bottom + 14);
-      out += label + escapeHtml(durationText(std::ldexp(1.0, b))) + "</text>\n";
+      out += label + escapeHtml(durationText(bucketLow(b))) + "</text>\n";
     }
   }
   out += "<text x=\"" + str(left) + "\" y=\"" + str(height - 6) + "\">latency (log2 buckets)</text>\n</svg>\n";
@@ -101,8 +105,8 @@ std::string histogramSvg(const std::string &what, const std::vector<uint64_t> &b
   out += "<details><summary>The numbers</summary><table><thead><tr><th scope=\"col\">from</th>"
          "<th scope=\"col\">to</th><th scope=\"col\">calls</th></tr></thead><tbody>\n";
   for (int b = first; b <= last; ++b)
-    out += "<tr><td class=\"num\">" + escapeHtml(durationText(std::ldexp(1.0, b))) + "</td><td class=\"num\">" +
-           escapeHtml(durationText(std::ldexp(1.0, b + 1))) + "</td><td class=\"num\">" + str(buckets[b]) +
+    out += "<tr><td class=\"num\">" + escapeHtml(durationText(bucketLow(b))) + "</td><td class=\"num\">" +
+           escapeHtml(durationText(bucketHigh(b))) + "</td><td class=\"num\">" + str(buckets[b]) +
            "</td></tr>\n";
   out += "</tbody></table></details>\n";
   return out;
