@@ -360,6 +360,13 @@ def main():
     refused = run(args.checker, project, f"--html-dir={users}", *project.options, expect=(2,))
     check("notes.txt" in refused.stderr, f"--html-dir into a user's directory: {refused.stderr}")
     check(open(os.path.join(users, "notes.txt")).read() == "mine\n", "the user's file was touched")
+    # Checked before anything is parsed: a file, a symlink (never followed), a missing parent.
+    os.symlink(out_dir, os.path.join(tmp, "link-to-report"))
+    for target, why in [(os.path.join(users, "notes.txt"), "it is not a directory"),
+                        (os.path.join(tmp, "link-to-report"), "a symlink is never followed"),
+                        (os.path.join(tmp, "no", "such"), "its parent directory does not exist")]:
+        refused = run(args.checker, project, f"--html-dir={target}", expect=(2,))
+        check(why in refused.stderr and not refused.stdout, f"--html-dir={target}: {refused.stderr}")
 
     # Headless Chromium renders the reports; nothing but the page itself is fetched.
     if not args.chromium:
