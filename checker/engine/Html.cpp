@@ -318,8 +318,8 @@ public:
     }
   }
 
-  // The fix-it as a unified diff of each file it edits: the lines each edit touches, before and
-  // after, with two lines of context.
+  // The fix-it as a unified diff of each file it edits. Edits whose lines (with two of context)
+  // touch form one hunk, so a hunk's sides are the file before and after all of the fix-it there.
   void fixDiff(std::string &out, const Finding &f) {
     out += "<h4>Fix-it" + (f.fixTitle.empty() ? std::string() : ": " + escapeHtml(f.fixTitle)) + "</h4>\n";
     std::map<std::string, std::vector<const Edit *>> byFile;
@@ -329,6 +329,7 @@ public:
         order.push_back(e.file);
       byFile[e.file].push_back(&e);
     }
+    constexpr unsigned kContext = 2;
     for (const std::string &file : order) {
       std::vector<const Edit *> &edits = byFile[file];
       std::sort(edits.begin(), edits.end(), [](const Edit *a, const Edit *b) { return a->offset < b->offset; });
@@ -339,43 +340,62 @@ public:
         out += "(the source is not readable here)</pre>\n";
         continue;
       }
-      long delta = 0; // lines the earlier edits added
+      unsigned lines = sources_.lineCount(file);
+      auto lineOf = [&](std::size_t offset) {
+        return sources_.locate(file, static_cast<unsigned>(std::min(offset, text->size()))).line;
+      };
+      // Hunks: [first line, last line] with context, and the edits in them.
+      struct Hunk {
+        unsigned from, to;
+        std::vector<const Edit *> edits;
+      };
+      std::vector<Hunk> hunks;
       for (const Edit *e : edits) {
-        std::size_t begin = std::min<std::size_t>(e->offset, text->size());
-        std::size_t end = std::min<std::size_t>(begin + e->length, text->size());
-        std::size_t lineBegin = text->rfind('\n', begin == 0 ? 0 : begin - 1);
-        lineBegin = begin == 0 || lineBegin == std::string::npos ? 0 : lineBegin + 1;
-        std::size_t lineEnd = text->find('\n', end > begin ? end - 1 : end);
-        if (lineEnd == std::string::npos)
-          lineEnd = text->size();
-        std::string before = text->substr(lineBegin, lineEnd - lineBegin);
-        std::string after = text->substr(lineBegin, begin - lineBegin) + e->text +
-                            text->substr(end, lineEnd - end);
-        unsigned firstLine = sources_.locate(file, static_cast<unsigned>(lineBegin)).line;
-        auto lines = [](llvm::StringRef s) {
+        unsigned first = lineOf(e->offset), last = lineOf(e->offset + e->length);
+        unsigned from = first > kContext ? first - kContext : 1, to = std::min(std::max(lines, 1u), last + kContext);
+        if (!hunks.empty() && from <= hunks.back().to + 1) {
+          hunks.back().to = std::max(hunks.back().to, to);
+          hunks.back().edits.push_back(e);
+        } else {
+          hunks.push_back({from, to, {e}});
+        }
+      }
+      long delta = 0; // lines the earlier hunks added
+      for (const Hunk &h : hunks) {
+        std::size_t begin = static_cast<std::size_t>(sources_.lineStart(file, h.from));
+        long next = sources_.lineStart(file, h.to + 1);
+        std::size_t end = next < 0 ? text->size() : static_cast<std::size_t>(next);
+        std::string before = text->substr(begin, end - begin), after = before;
+        for (auto it = h.edits.rbegin(); it != h.edits.rend(); ++it) {
+          std::size_t at = std::min<std::size_t>((*it)->offset, end) - begin;
+          after.replace(at, std::min<std::size_t>((*it)->length, after.size() - at), (*it)->text);
+        }
+        auto split = [](llvm::StringRef s) {
           llvm::SmallVector<llvm::StringRef> parts;
+          if (s.ends_with("\n"))
+            s = s.drop_back();
           s.split(parts, '\n');
           return parts;
         };
-        auto oldLines = lines(before), newLines = lines(after);
-        unsigned ctxFrom = firstLine > 2 ? firstLine - 2 : 1;
-        unsigned oldLast = firstLine + oldLines.size() - 1;
-        unsigned ctxTo = oldLast + 2;
-        std::string hunk;
-        for (unsigned l = ctxFrom; l < firstLine; ++l)
-          hunk += " " + escapeHtml(sources_.line(file, l)) + "\n";
-        for (llvm::StringRef l : oldLines)
-          hunk += "<span class=\"del\">-" + escapeHtml(l) + "</span>\n";
-        for (llvm::StringRef l : newLines)
-          hunk += "<span class=\"add\">+" + escapeHtml(l) + "</span>\n";
-        unsigned trailing = 0;
-        for (unsigned l = oldLast + 1; l <= ctxTo && sources_.lineStart(file, l) >= 0; ++l, ++trailing)
-          hunk += " " + escapeHtml(sources_.line(file, l)) + "\n";
-        unsigned oldCount = (firstLine - ctxFrom) + oldLines.size() + trailing;
-        unsigned newCount = (firstLine - ctxFrom) + newLines.size() + trailing;
+        auto oldLines = split(before), newLines = split(after);
+        // The lines both sides share at the ends are context; the rest changed.
+        std::size_t head = 0, tail = 0;
+        while (head < oldLines.size() && head < newLines.size() && oldLines[head] == newLines[head])
+          ++head;
+        while (tail + head < oldLines.size() && tail + head < newLines.size() &&
+               oldLines[oldLines.size() - 1 - tail] == newLines[newLines.size() - 1 - tail])
+          ++tail;
         out += "<span class=\"hunk\">" +
-               llvm::formatv("@@ -{0},{1} +{2},{3} @@", ctxFrom, oldCount, ctxFrom + delta, newCount).str() +
-               "</span>\n" + hunk;
+               llvm::formatv("@@ -{0},{1} +{2},{3} @@", h.from, oldLines.size(), h.from + delta, newLines.size()).str() +
+               "</span>\n";
+        for (std::size_t i = 0; i < head; ++i)
+          out += " " + escapeHtml(oldLines[i]) + "\n";
+        for (std::size_t i = head; i + tail < oldLines.size(); ++i)
+          out += "<span class=\"del\">-" + escapeHtml(oldLines[i]) + "</span>\n";
+        for (std::size_t i = head; i + tail < newLines.size(); ++i)
+          out += "<span class=\"add\">+" + escapeHtml(newLines[i]) + "</span>\n";
+        for (std::size_t i = oldLines.size() - tail; i < oldLines.size(); ++i)
+          out += " " + escapeHtml(oldLines[i]) + "\n";
         delta += static_cast<long>(newLines.size()) - static_cast<long>(oldLines.size());
       }
       out += "</pre>\n";

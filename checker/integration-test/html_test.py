@@ -46,6 +46,7 @@ class Page(html.parser.HTMLParser):
         self.path_items = {}        # finding id -> [text of each path <li>]
         self.steps = {}             # "finding-N-step-K" -> (file caption, line, source text)
         self.diff_lines = {}        # finding id -> [text of each line of its diffs]
+        self.diffs = {}             # finding id -> [text of each file's diff]
         self.badges = {}            # finding id -> [badge texts]
         self._stack = []
         self._section = None
@@ -109,6 +110,7 @@ class Page(html.parser.HTMLParser):
             self._row, self._row_id = None, None
         elif tag == "pre" and self._pre_diff is not None:
             self.diff_lines[self._section] += self._pre_diff.split("\n")
+            self.diffs.setdefault(self._section, []).append(self._pre_diff)
             self._pre_diff = None
         elif tag == "span" and self._badge is not None:
             self.badges[self._section].append(self._badge)
@@ -181,11 +183,36 @@ def compare(name, findings, page, root, first=1):
             added = [l[1:] for l in page.diff_lines[section] if l.startswith("+") and not l.startswith("+++")]
             before = "\n".join(open(p, encoding="utf-8").read() for p in by_file).split("\n")
             after = "\n".join(apply_edits(p, es) for p, es in by_file.items()).split("\n")
-            check(removed and all(l in before for l in removed),
+            check(all(l in before for l in removed),
                   f"{name} #{n}: the diff removes lines the source does not have: {removed}")
-            check(added and all(l in after for l in added),
+            check(all(l in after for l in added),
                   f"{name} #{n}: the diff adds lines the fixed source does not have: {added}")
             check(removed != added, f"{name} #{n}: the diff changes nothing: {added}")
+            # Each hunk, replayed: its old side is the source at its line numbers, its new side
+            # the fixed source at its own.
+            for diff in page.diffs.get(section, []):
+                lines = diff.rstrip("\n").split("\n")
+                shown_file = lines[0][4:]
+                path = os.path.join(root, shown_file)
+                if path not in by_file:
+                    continue
+                old_text = open(path, encoding="utf-8").read().split("\n")
+                new_text = apply_edits(path, by_file[path]).split("\n")
+                hunk = None
+                for line in lines[2:] + ["@@ end"]:
+                    if line.startswith("@@"):
+                        if hunk:
+                            (a, old_n, c, new_n), body = hunk
+                            old_side = [l[1:] for l in body if l[:1] in (" ", "-")]
+                            new_side = [l[1:] for l in body if l[:1] in (" ", "+")]
+                            check(len(old_side) == old_n and old_text[a - 1:a - 1 + old_n] == old_side,
+                                  f"{name} #{n}: hunk -{a},{old_n} is not the source there: {old_side}")
+                            check(len(new_side) == new_n and new_text[c - 1:c - 1 + new_n] == new_side,
+                                  f"{name} #{n}: hunk +{c},{new_n} is not the fixed source there: {new_side}")
+                        head = re.match(r"@@ -(\d+),(\d+) \+(\d+),(\d+) @@", line)
+                        hunk = (tuple(int(x) for x in head.groups()), []) if head else None
+                    elif hunk:
+                        hunk[1].append(line)
     return steps_checked
 
 
