@@ -248,6 +248,14 @@ TEST_F(ProbeCore, FullFindingsTableDropsAndCounts) {
 
 // ---- detectors on real kernel answers ---------------------------------------------------------------
 
+// A datagram socketpair, recorded as the socketpair() interceptor records one.
+bool trackedDgramPair(int fds[2]) {
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, fds) != 0)
+    return false;
+  onSocketPair(fds, AF_UNIX, SOCK_DGRAM);
+  return true;
+}
+
 ssize_t sendFd(int over, int fd) {
   char byte = 'x';
   iovec iov{&byte, 1};
@@ -432,10 +440,7 @@ TEST_F(ProbeCore, FreedSocketsGiveTheirSlotsBack) {
   // Each turn makes four sockets: kGraphNodes turns fill the graph four times over.
   for (int i = 0; i < kGraphNodes; ++i) {
     int sv[2], passed[2];
-    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
-    ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, passed), 0);
-    onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
-    onSocketPair(passed, AF_UNIX, SOCK_DGRAM);
+    ASSERT_TRUE(trackedDgramPair(sv) && trackedDgramPair(passed));
     ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
     if (i % 2)
       ASSERT_EQ(recvFds(sv[1]), 1);
@@ -485,10 +490,7 @@ TEST_F(ProbeCore, InFlightTimelineKeepsTheMostOfEachPeriodAndHalvesItsResolution
   inFlightTimeline(t);
   EXPECT_EQ(t.slots, 0);
   int sv[2], passed[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, passed), 0);
-  onSocketPair(sv, AF_UNIX, SOCK_DGRAM);
-  onSocketPair(passed, AF_UNIX, SOCK_DGRAM);
+  ASSERT_TRUE(trackedDgramPair(sv) && trackedDgramPair(passed));
   ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
   inFlightTimeline(t);
   ASSERT_GE(t.slots, 1);

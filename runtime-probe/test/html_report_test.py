@@ -25,14 +25,10 @@ import subprocess
 import sys
 import tempfile
 
-FAILURES = []
-
-
-def check(condition, message):
-    if not condition:
-        FAILURES.append(message)
-        print(f"FAIL: {message}", file=sys.stderr)
-    return condition
+# The checker's report test holds the browser harness and the failure list both tests use.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "checker",
+                                "integration-test"))
+from html_test import FAILURES, check, chromium_render, screenshot  # noqa: E402
 
 
 class Page(html.parser.HTMLParser):
@@ -166,8 +162,6 @@ def main():
     parser.add_argument("--chromium", default=shutil.which("chromium") or "")
     parser.add_argument("--artifacts", default="")
     args = parser.parse_args()
-    sys.path.insert(0, os.path.join(args.source, "checker", "integration-test"))
-    from html_test import chromium_render, screenshot  # the checker's report test: one browser harness
     work = tempfile.mkdtemp(prefix="afunix-probe-html-")
     programs = os.path.join(args.build, "testdata", "probe")
     source_root = os.path.join(args.source, "testdata", "probe")
