@@ -131,7 +131,8 @@ public:
     return url;
   }
 
-  void summary(std::string &out, const std::string &findingPage) {
+  // `findingsOnOwnPages`: the list links finding-N.html (--html-dir), else #finding-N.
+  void summary(std::string &out, bool findingsOnOwnPages) {
     out += "<h1>afunix-check report</h1>\n<p>";
     out += llvm::formatv("{0} finding{1}", result_.findings.size(), result_.findings.size() == 1 ? "" : "s").str();
     std::string severities = describeSeverities(result_);
@@ -181,7 +182,7 @@ public:
     out += "<h2 id=\"findings-list\">Findings</h2>\n<ol class=\"findings-list\">\n";
     for (std::size_t i = 0; i < result_.findings.size(); ++i) {
       const Finding &f = result_.findings[i];
-      std::string target = findingPage.empty() ? "#finding-" + std::to_string(i + 1)
+      std::string target = !findingsOnOwnPages ? "#finding-" + std::to_string(i + 1)
                                                : llvm::formatv("finding-{0}.html", i + 1).str();
       out += "<li>" + severityBadge(f.severity) + " <a href=\"" + attribute(target) + "\"><code>" +
              shown(f.where.file) + ":" + std::to_string(f.where.line) + "</code></a> " +
@@ -466,7 +467,7 @@ std::string htmlPageEnd() { return "</main>\n</body>\n</html>\n"; }
 std::string renderHtml(const RunResult &result, const HtmlOptions &options) {
   Writer writer(result, options);
   std::string out = htmlPageStart("afunix-check report");
-  writer.summary(out, "");
+  writer.summary(out, /*findingsOnOwnPages=*/false);
   if (!result.findings.empty())
     out += "<h2 id=\"details\">Each finding</h2>\n";
   for (std::size_t i = 0; i < result.findings.size(); ++i)
@@ -481,7 +482,7 @@ std::vector<HtmlPage> renderHtmlPages(const RunResult &result, const HtmlOptions
   writer.rulesPage_ = "index.html";
   std::vector<HtmlPage> pages;
   std::string index = htmlPageStart("afunix-check report");
-  writer.summary(index, "finding-N.html");
+  writer.summary(index, /*findingsOnOwnPages=*/true);
   writer.rules(index);
   index += htmlPageEnd();
   pages.push_back({"index.html", std::move(index)});

@@ -218,7 +218,9 @@ void addInFlight(int64_t delta) {
   int64_t high = c.inFlightHighWater.load(std::memory_order_relaxed);
   while (high < now && !c.inFlightHighWater.compare_exchange_weak(high, now, std::memory_order_relaxed)) {
   }
-  noteInFlightAt(now, nowNs());
+  // AFUNIX_PROBE_TIMING=0 promises no clock reads: no timeline then (the high-water counter stays).
+  if (config().timing)
+    noteInFlightAt(now, nowNs());
 }
 
 struct Timeline {

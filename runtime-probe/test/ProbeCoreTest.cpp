@@ -497,6 +497,18 @@ TEST_F(ProbeCore, InFlightTimelineKeepsTheMostOfEachPeriodAndHalvesItsResolution
   EXPECT_EQ(*std::max_element(t.most, t.most + t.slots), 1);
   for (int fd : {passed[0], passed[1], sv[0], sv[1]})
     closeFd(fd);
+
+  // AFUNIX_PROBE_TIMING=0 reads no clock: no timeline, the high-water counter still counts.
+  graphReset();
+  counters().reset();
+  config().timing = false;
+  ASSERT_TRUE(trackedDgramPair(sv) && trackedDgramPair(passed));
+  ASSERT_EQ(sendFd(sv[0], passed[0]), 1);
+  inFlightTimeline(t);
+  EXPECT_EQ(t.slots, 0);
+  EXPECT_EQ(counters().inFlightHighWater.load(), 1);
+  for (int fd : {passed[0], passed[1], sv[0], sv[1]})
+    closeFd(fd);
 }
 
 // Every shape of the kernel's scm_rights selftest: one finding per cycle, the cycle's sockets as
