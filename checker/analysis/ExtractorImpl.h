@@ -451,7 +451,7 @@ private:
     llvm::SmallString<256> path(name);
     SM.getFileManager().makeAbsolutePath(path);
     llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-    return std::string(path);
+    return Options.recordedPath(path);
   }
 
   Id fileId(FileID fid) {

@@ -2,6 +2,8 @@
 
 #include "afunix/KernelConstants.h"
 
+#include "llvm/Support/Path.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -47,19 +49,22 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
     if (unit)
       program->mergeUnit(*unit);
   // What the compiled sources say about the project: where they live, what they are built into.
+  bool sawSource = false;
   for (const facts::Unit *unit : units) {
     if (!unit || !unit->services.empty() || unit->mainFile.empty())
       continue;
     if (!unit->target.empty())
       program->targets.insert(unit->target);
-    llvm::StringRef dir = llvm::StringRef(unit->mainFile).rsplit('/').first;
+    // Relative paths too (--relative-paths): "main.c" lies in "".
+    llvm::StringRef dir = llvm::sys::path::parent_path(unit->mainFile);
     std::string &common = program->sourceDirectory;
-    if (common.empty()) {
+    if (!sawSource) {
       common = dir.str();
+      sawSource = true;
       continue;
     }
     while (!common.empty() && !(dir == common || dir.starts_with(common + "/")))
-      common = llvm::StringRef(common).rsplit('/').first.str();
+      common = llvm::sys::path::parent_path(common).str();
   }
   program->deriveFlows();
   program->dropFallbacks();

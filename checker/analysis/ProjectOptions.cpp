@@ -7,6 +7,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 
@@ -216,11 +218,32 @@ std::string ProjectOptions::extractionFingerprint() const {
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());
+  if (relativePaths)
+    parts.push_back("relative-paths");
   std::sort(parts.begin(), parts.end());
   std::string out;
   for (const std::string &part : parts)
     out += part + ";";
   return out;
+}
+
+std::string recordedPath(llvm::StringRef absolute, bool relativePaths) {
+  if (!relativePaths)
+    return absolute.str();
+  // Read once: the process never changes its working directory while it extracts.
+  static const std::string workingDirectory = [] {
+    llvm::SmallString<256> cwd;
+    if (llvm::sys::fs::current_path(cwd))
+      return std::string();
+    llvm::sys::path::remove_dots(cwd, /*remove_dot_dot=*/true);
+    return std::string(cwd);
+  }();
+  if (workingDirectory.empty() || workingDirectory == "/")
+    return absolute.str();
+  llvm::StringRef rest = absolute;
+  if (rest.consume_front(workingDirectory) && rest.consume_front("/") && !rest.empty())
+    return rest.str();
+  return absolute.str();
 }
 
 } // namespace afunix::analysis

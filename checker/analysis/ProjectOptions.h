@@ -59,6 +59,10 @@ struct MessageQueue {
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 
+// How the facts name the file at `absolute` (absolute and dot-free): itself, or with
+// `relativePaths` its path from the working directory when it lies below it.
+std::string recordedPath(llvm::StringRef absolute, bool relativePaths);
+
 // Every list starts with the built-in model catalog (models/*.yaml, afunix/ModelCatalog.h) and
 // adds what the project's options say: the catalog and a project's `models:` are one kind of data.
 struct ProjectOptions {
@@ -90,6 +94,11 @@ struct ProjectOptions {
   // checker, not of the project's options (extractionFingerprint leaves them out).
   std::size_t builtinRegistrars = 0;
   std::size_t builtinFdHolders = 0;
+  // Paths under the working directory are written into the facts relative to it (the front end's
+  // --relative-paths; not a config option): facts extracted in one checkout or sandbox and judged
+  // in another, as Bazel's remote actions and CI runners are. Other paths (system headers) stay
+  // absolute.
+  bool relativePaths = false;
   // Rule evaluation.
   bool pedantic = false;
   std::optional<KernelVersion> targetKernel;
@@ -101,6 +110,9 @@ struct ProjectOptions {
   // Everything that changes what the extractor writes (not pedantic/targetKernel): part of the
   // key under which facts may be reused.
   std::string extractionFingerprint() const;
+  std::string recordedPath(llvm::StringRef absolute) const {
+    return analysis::recordedPath(absolute, relativePaths);
+  }
 };
 
 // The option names, for front ends that list or store them.

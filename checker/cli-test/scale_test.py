@@ -8,6 +8,7 @@ made in a scratch directory, so files can be edited and caches damaged freely.
 
 Run one test: scale_test.py --checker PATH TestName.
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -502,6 +503,62 @@ int read_peer_{i}(int fd) {{
                     shutil.copy(os.path.join(d, f), merged)
             self.assertEqual(one["json"], run("link", "--format=json", merged, cwd=self.ws.root).stdout)
             self.assertEqual(one["json"], run("link", "--format=json", *reversed(dirs), cwd=self.ws.root).stdout)
+
+    def extract_each_file_alone(self, root, *extra):
+        """Each file of the database extracted on its own, as a Bazel action does: a one-entry
+        database, --shard=1/1, run in `root`. Returns the shard directories."""
+        with open(os.path.join(self.ws.build, "compile_commands.json")) as f:
+            entries = json.load(f)
+        dirs = []
+        for i, entry in enumerate(entries):
+            database = os.path.join(root, "pieces", f"db{i}")
+            os.makedirs(database)
+            with open(os.path.join(database, "compile_commands.json"), "w") as f:
+                json.dump([entry], f)
+            dirs.append(os.path.join(root, "pieces", f"facts{i}"))
+        def extract(i):
+            run("-p", os.path.dirname(dirs[i]) + f"/db{i}", "--shard=1/1", f"--shard-dir={dirs[i]}",
+                *extra, cwd=root, check_status=(0,))
+        with concurrent.futures.ThreadPoolExecutor(max(2, os.cpu_count() or 2)) as pool:
+            list(pool.map(extract, range(len(entries))))
+        return dirs
+
+    def test_files_extracted_alone_link_as_one_run_in_another_checkout(self):
+        # Bazel's shape: one action per file (--relative-paths, in the execroot), the link in
+        # another directory that holds the same sources (another sandbox, runner or checkout).
+        one = self.ws.cold()
+        dirs = self.extract_each_file_alone(self.ws.root, "--relative-paths")
+        with open(os.path.join(dirs[0], "shard-1-of-1.afxs"), "rb") as f:
+            self.assertNotIn(self.ws.root.encode(), f.read(), "a relative shard names its checkout")
+        elsewhere = tempfile.mkdtemp(dir=self.ws.root, prefix="checkout-")
+        shutil.copytree(self.ws.src, os.path.join(elsewhere, "src"))
+        moved = [os.path.join(elsewhere, os.path.relpath(d, self.ws.root)) for d in dirs]
+        for d, m in zip(dirs, moved):
+            shutil.copytree(d, m)
+        shutil.rmtree(self.ws.src)  # nothing may be read from the first checkout
+        linked = run("link", "--several-databases", "--format=json", *reversed(moved), cwd=elsewhere)
+        # The one run names files absolutely; the relative facts name them from the checkout.
+        expected = json.loads(one["json"].replace(self.ws.root + "/", ""))
+        self.assertGreater(len(expected["findings"]), 5)
+        self.assertEqual(expected["findings"], json.loads(linked.stdout)["findings"])
+        text = run("link", "--several-databases", *moved, cwd=elsewhere)
+        self.assertEqual(one["text"], text.stdout)
+
+    def test_link_of_several_databases_is_asked_for_and_consistent(self):
+        dirs = self.extract_each_file_alone(self.ws.root, "--relative-paths")
+        mixed = run("link", dirs[0], dirs[1], cwd=self.ws.root, check_status=(2,))
+        self.assertIn("give --several-databases", mixed.stderr)
+        # The same facts twice (two targets compile one file alike) are one unit; other facts of
+        # the same database's slice are refused.
+        again = os.path.join(self.ws.root, "pieces", "again")
+        shutil.copytree(dirs[0], again)
+        self.assertEqual(run("link", "--several-databases", "--format=json", *dirs, cwd=self.ws.root).stdout,
+                         run("link", "--several-databases", "--format=json", again, *dirs, cwd=self.ws.root).stdout)
+        absolute = self.extract_each_file_alone(tempfile.mkdtemp(dir=self.ws.root))
+        both = run("link", "--several-databases", dirs[0], absolute[1], cwd=self.ws.root, check_status=(2,))
+        self.assertIn("--relative-paths", both.stderr)
+        usage = run("-p", self.ws.build, "--relative-paths", cwd=self.ws.root, check_status=(2,))
+        self.assertIn("--relative-paths goes with --shard", usage.stderr)
 
     def test_link_reports_as_a_run_does(self):
         # Exit status, the summary and the filters work on linked shards as on one run.

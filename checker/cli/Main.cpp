@@ -224,10 +224,21 @@ OPTIONS
         With -p: extract only slice K of N of the database (1 <= K <= N) and write its facts to
         the shard directory; no rule runs and nothing is reported but parse errors. Exit 0 when
         the facts were written (a file that did not parse is reported by the link), 4 when not.
+        With FILE -- COMMAND: that one file's facts (--shard=1/1), as a Bazel action extracts
+        them.
     --shard-dir=DIR
         Where --shard writes the slice's facts (default: afunix-shard-K-of-N in the current
         directory). `afunix-check link` takes such directories, or one directory holding the files
         of several slices.
+    --relative-paths
+        With --shard: the facts name the files below the current directory relative to it
+        (system headers stay absolute), so shards extracted in one checkout or sandbox link in
+        another. No facts cache. The link then reads the sources relative to its own current
+        directory.
+    --several-databases
+        With link: the shards may come from several compile databases (each with all its
+        slices), judged as one program: a Bazel target's sources, each extracted on its own, or a
+        program whose library is built by another project.
     --progress
         Print "[i/N] file" on stderr as each file is done (default: only when stderr is a
         terminal, where the line is rewritten in place).
@@ -296,7 +307,7 @@ struct Cli {
        noCache = false, fullParse = false, noServiceFiles = false;
   std::vector<std::string> serviceFiles;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  bool link = false;
+  bool link = false, relativePaths = false, severalDatabases = false;
   std::optional<bool> progress;
   std::string shard, shardDir;
   std::vector<std::string> files, compilerArgs;
@@ -373,6 +384,8 @@ const std::vector<OptionSpec> &optionTable() {
       {"--full-parse", false, [](Cli &c, const std::string &) { c.fullParse = true; }},
       {"--shard", true, [](Cli &c, const std::string &v) { c.shard = v; }},
       {"--shard-dir", true, [](Cli &c, const std::string &v) { c.shardDir = v; }},
+      {"--relative-paths", false, [](Cli &c, const std::string &) { c.relativePaths = true; }},
+      {"--several-databases", false, [](Cli &c, const std::string &) { c.severalDatabases = true; }},
       {"--progress", false, [](Cli &c, const std::string &) { c.progress = true; }},
       {"--version", false, [](Cli &c, const std::string &) { c.version = true; }},
       {"--help", false, [](Cli &c, const std::string &) { c.help = true; }},
@@ -540,8 +553,11 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
     (void)end;
     if (!ok)
       return usage("--shard expects K/N with 1 <= K <= N (slice K of N), not '" + cli.shard + "'");
-    if (cli.buildPath.empty() || !cli.files.empty())
-      return usage("--shard slices a compile database: give -p BUILD_DIR and no FILE");
+    // A database, or one file with its command (the one-file database a Bazel action has).
+    bool oneCommand = cli.haveDashDash && cli.buildPath.empty() && cli.files.size() == 1;
+    if (!oneCommand && (cli.buildPath.empty() || !cli.files.empty()))
+      return usage("--shard slices a compile database: give -p BUILD_DIR and no FILE, or one FILE "
+                   "-- COMMAND");
     for (const auto &[given, what] :
          std::initializer_list<std::pair<bool, const char *>>{
              {cli.singleTu, "--single-tu"}, {cli.parseOnly, "--parse-only"},
@@ -555,7 +571,13 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
                      " goes with the link (afunix-check link)");
   } else if (!cli.shardDir.empty()) {
     return usage("--shard-dir goes with --shard=K/N");
+  } else if (cli.relativePaths) {
+    return usage("--relative-paths goes with --shard=K/N (the link reads it from the shards)");
   }
+  if (cli.severalDatabases && !cli.link)
+    return usage("--several-databases goes with link");
+  if (cli.relativePaths && !cli.cacheDir.empty())
+    return usage("--relative-paths uses no facts cache; --cache-dir contradicts it");
   return std::nullopt;
 }
 
@@ -643,7 +665,8 @@ UnitSettings settingsFrom(const Config &config, const Cli &cli, const std::strin
 
 // The facts cache's directory for this run, "" for none.
 std::string factsCacheDir(const Cli &cli) {
-  if (cli.singleTu || cli.parseOnly || cli.noCache || cli.link)
+  // Relative facts are relative to a directory the cache does not key on.
+  if (cli.singleTu || cli.parseOnly || cli.noCache || cli.link || cli.relativePaths)
     return "";
   if (!cli.cacheDir.empty())
     return absolutePath(cli.cacheDir);
@@ -876,6 +899,8 @@ int run(int argc, char **argv) {
 
   EngineOptions options;
   options.jobs = cli.jobs;
+  options.relativePaths = cli.relativePaths;
+  options.linkSeveralDatabases = cli.severalDatabases;
   std::mutex settingsMutex;
   options.settingsFor = [&](const std::string &file) {
     std::lock_guard<std::mutex> lock(settingsMutex);

@@ -55,6 +55,12 @@ struct EngineOptions {
   std::string cacheDir;             // the facts cache (FactsCache.h); "" = none
   bool fullParse = false;           // parse everything, none of the skips (Extraction.h)
   ShardSpec shard;                  // extract one slice and write its facts, judge nothing
+  // Facts name the files below the working directory relative to it (ProjectOptions::relativePaths):
+  // shards extracted in one checkout or sandbox, linked in another.
+  bool relativePaths = false;
+  // The link: shards may come from several databases (each whole), judged as one program (a Bazel
+  // target's closure: one database per source file). Otherwise they must be one database's.
+  bool linkSeveralDatabases = false;
   bool disableFree = false;         // the process exits after the run: leave the program unfreed
   // Called as each unit is done (under a lock): units done, total, its main file, from the cache.
   std::function<void(std::size_t, std::size_t, const std::string &, bool)> progress;

@@ -78,7 +78,11 @@ bool hasWildcard(llvm::StringRef text) { return text.find_first_of("*?[") != llv
 
 } // namespace
 
-std::string sourceTreeOf(const std::vector<std::string> &files) {
+std::string sourceTreeOf(const std::vector<std::string> &names) {
+  // Facts may name files relative to the working directory (--relative-paths).
+  std::vector<std::string> files;
+  for (const std::string &name : names)
+    files.push_back(absolutePath(name));
   std::string common = commonDirectory(files);
   auto parentOf = [](const std::string &dir) {
     llvm::SmallString<256> up(dir);

@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace afunix::check {
@@ -26,7 +27,7 @@ using facts::putVarint;
 
 constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
 // The layout of a shard file; bumped when it changes (the facts inside have their own versions).
-constexpr int kShardVersion = 1;
+constexpr int kShardVersion = 2; // 2: whether the facts' paths are relative
 constexpr std::size_t kChecksumHex = 32;
 
 // Which database a slice was cut from: each file in database order with its command as the run
@@ -61,8 +62,9 @@ struct ShardUnit {
 };
 
 struct Shard {
-  std::string path, identity, fingerprint, database;
+  std::string path, identity, fingerprint, database, checksum;
   std::uint64_t index = 0, count = 0, total = 0;
+  bool relativePaths = false;
   std::vector<ShardUnit> units;
 };
 
@@ -92,14 +94,16 @@ bool readShard(const std::string &path, Shard &shard, std::string &error) {
     return damaged("truncated");
   if (fileDigest(all.drop_back(kChecksumHex)) != all.take_back(kChecksumHex))
     return damaged("its checksum does not match");
+  shard.checksum = all.take_back(kChecksumHex).str();
   in = in.drop_back(kChecksumHex);
   llvm::StringRef identity, fingerprint, database;
-  std::uint64_t units = 0;
+  std::uint64_t units = 0, relative = 0;
   shard.path = path;
   if (!getString(in, identity) || !getString(in, fingerprint) || !getVarint(in, shard.index) ||
       !getVarint(in, shard.count) || !getVarint(in, shard.total) || !getString(in, database) ||
-      !getVarint(in, units) || units > in.size())
+      !getVarint(in, relative) || relative > 1 || !getVarint(in, units) || units > in.size())
     return damaged("truncated header");
+  shard.relativePaths = relative == 1;
   shard.identity = identity.str();
   shard.fingerprint = fingerprint.str();
   shard.database = database.str();
@@ -155,7 +159,7 @@ std::vector<ShardJob> sliceOf(const std::vector<CompileJob> &jobs, const ShardSp
 
 bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
                 const std::vector<ShardJob> &slice, const std::vector<ExtractedUnit> &units,
-                const std::string &fingerprint, std::string &error) {
+                const std::string &fingerprint, bool relativePaths, std::string &error) {
   std::string out(kShardMagic, sizeof kShardMagic);
   putVarint(out, kShardVersion);
   putString(out, checkerIdentity());
@@ -164,11 +168,12 @@ bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
   putVarint(out, spec.count);
   putVarint(out, allJobs.size());
   putString(out, databaseDigest(allJobs));
+  putVarint(out, relativePaths ? 1 : 0);
   putVarint(out, units.size());
   std::string facts;
   for (std::size_t i = 0; i < units.size(); ++i) {
     putVarint(out, slice[i].job);
-    putString(out, allJobs[slice[i].job].file);
+    putString(out, analysis::recordedPath(allJobs[slice[i].job].file, relativePaths));
     putVarint(out, units[i].outcome.parsed ? 1 : 0);
     putVarint(out, units[i].outcome.errors.size());
     for (const std::string &e : units[i].outcome.errors)
@@ -223,58 +228,100 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
     error = "no shard directories given";
     return false;
   }
-  // The slices must be the N slices of one database, cut by one checker with one configuration.
+  // The slices must be the N slices of one database (or, linking several, of each database), cut
+  // by one checker with one configuration.
+  struct Database {
+    const Shard *first = nullptr;
+    std::vector<const Shard *> byIndex;
+    std::vector<ShardUnit *> units;
+  };
+  std::map<std::string, Database> databases;
   const Shard &first = shards.front();
-  std::vector<const Shard *> byIndex(first.count + 1, nullptr);
-  for (const Shard &shard : shards) {
+  for (Shard &shard : shards) {
     if (shard.identity != checkerIdentity()) {
       error = shard.path + ": written by another afunix-check build (" + shard.identity +
               "); run the shards and the link with one build";
       return false;
     }
-    if (shard.count != first.count || shard.total != first.total ||
-        shard.database != first.database) {
+    if (shard.relativePaths != first.relativePaths) {
+      error = shard.path + (shard.relativePaths ? " names files relative to its working directory, "
+                                                : " names files by absolute paths, ") +
+              first.path + " does not: extract every shard with or every shard without --relative-paths";
+      return false;
+    }
+    Database &database = databases[shard.database];
+    if (!database.first && databases.size() > 1 && !options.linkSeveralDatabases) {
+      error = shard.path + ": cut from another database than " + first.path +
+              " (give --several-databases to link the shards of several databases as one program)";
+      return false;
+    }
+    if (!database.first) {
+      database.first = &shard;
+      database.byIndex.assign(shard.count + 1, nullptr);
+    }
+    if (shard.count != database.first->count || shard.total != database.first->total) {
       error = shard.path + ": cut from another database or into another number of slices than " +
-              first.path;
+              database.first->path;
       return false;
     }
-    if (shard.fingerprint != first.fingerprint) {
-      error = shard.path + ": extracted with other project options than " + first.path;
+    if (shard.fingerprint != database.first->fingerprint) {
+      error = shard.path + ": extracted with other project options than " + database.first->path;
       return false;
     }
-    if (byIndex[shard.index]) {
+    if (const Shard *other = database.byIndex[shard.index]) {
+      // The same facts twice (two Bazel targets compile one file alike): one program holds them once.
+      if (options.linkSeveralDatabases && other->checksum == shard.checksum)
+        continue;
       error = shard.path + ": slice " + std::to_string(shard.index) + " of " +
-              std::to_string(shard.count) + " given twice (also " + byIndex[shard.index]->path + ")";
+              std::to_string(shard.count) + " given twice (also " + other->path + ")";
       return false;
     }
-    byIndex[shard.index] = &shard;
-  }
-  std::string missing;
-  for (std::uint64_t k = 1; k <= first.count; ++k)
-    if (!byIndex[k])
-      missing += (missing.empty() ? "" : ", ") + std::to_string(k);
-  if (!missing.empty()) {
-    error = "slice" + std::string(missing.find(',') == std::string::npos ? " " : "s ") + missing +
-            " of " + std::to_string(first.count) + " missing: link every shard of the run";
-    return false;
-  }
-
-  // The units in database order, as one run has them.
-  std::vector<ShardUnit *> units;
-  for (Shard &shard : shards)
+    database.byIndex[shard.index] = &shard;
     for (ShardUnit &unit : shard.units)
-      units.push_back(&unit);
-  std::sort(units.begin(), units.end(),
-            [](const ShardUnit *a, const ShardUnit *b) { return a->job < b->job; });
-  for (std::size_t i = 0; i < units.size(); ++i)
-    if (units[i]->job != i) {
+      database.units.push_back(&unit);
+  }
+  std::vector<Database *> ordered;
+  for (auto &[digest, database] : databases) {
+    std::string missing;
+    for (std::uint64_t k = 1; k <= database.first->count; ++k)
+      if (!database.byIndex[k])
+        missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+    if (!missing.empty()) {
+      error = "slice" + std::string(missing.find(',') == std::string::npos ? " " : "s ") + missing +
+              " of " + std::to_string(database.first->count) + " missing" +
+              (databases.size() > 1 ? " (of the database of " + database.first->path + ")" : "") +
+              ": link every shard of the run";
+      return false;
+    }
+    // The units in database order, as one run has them.
+    std::sort(database.units.begin(), database.units.end(),
+              [](const ShardUnit *a, const ShardUnit *b) { return a->job < b->job; });
+    for (std::size_t i = 0; i < database.units.size(); ++i)
+      if (database.units[i]->job != i) {
+        error = "the shards do not hold every file of their database exactly once";
+        return false;
+      }
+    if (database.units.size() != database.first->total) {
       error = "the shards do not hold every file of their database exactly once";
       return false;
     }
-  if (units.size() != first.total) {
-    error = "the shards do not hold every file of their database exactly once";
-    return false;
+    ordered.push_back(&database);
   }
+  // Several databases: in the order of their first file (then their digest), whatever order the
+  // shards were given in.
+  auto firstFile = [](const Database *d) {
+    std::string least;
+    for (const ShardUnit *unit : d->units)
+      if (least.empty() || unit->mainFile < least)
+        least = unit->mainFile;
+    return least;
+  };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const Database *a, const Database *b) {
+    return firstFile(a) < firstFile(b);
+  });
+  std::vector<ShardUnit *> units;
+  for (const Database *database : ordered)
+    units.insert(units.end(), database->units.begin(), database->units.end());
   std::vector<ExtractedUnit> extracted(units.size());
   std::vector<std::string> mainFiles;
   for (std::size_t i = 0; i < units.size(); ++i) {
@@ -286,18 +333,27 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
   if (options.stats)
     options.stats->stored += units.size();
 
+  // The facts say how they name files; the configuration here is read the same way.
+  EngineOptions linkOptions = options;
+  linkOptions.relativePaths = first.relativePaths;
   std::vector<UnitConfig> configs;
   bool anyRule = false;
-  for (const std::string &file : mainFiles) {
-    configs.push_back(unitConfig(options, file));
-    anyRule |= !configs.back().rules.empty();
+  std::size_t next = 0;
+  for (const Database *database : ordered) {
+    std::vector<UnitConfig> own;
+    for (std::size_t i = 0; i < database->units.size(); ++i, ++next) {
+      own.push_back(unitConfig(linkOptions, mainFiles[next]));
+      anyRule |= !own.back().rules.empty();
+    }
+    if (std::string here = extractionFingerprintOf(own); here != database->first->fingerprint) {
+      error = "the shards were extracted with other project options (" +
+              database->first->fingerprint + ") than the configuration here gives (" + here + ")";
+      return false;
+    }
+    for (UnitConfig &config : own)
+      configs.push_back(std::move(config));
   }
-  if (std::string here = extractionFingerprintOf(configs); here != first.fingerprint) {
-    error = "the shards were extracted with other project options (" + first.fingerprint +
-            ") than the configuration here gives (" + here + ")";
-    return false;
-  }
-  result = judgeUnits(extracted, mainFiles, configs, anyRule, options);
+  result = judgeUnits(extracted, mainFiles, configs, anyRule, linkOptions);
   if (options.disableFree)
     new std::vector<Shard>(std::move(shards)); // see EngineOptions::disableFree
   return true;

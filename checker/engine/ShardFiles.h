@@ -8,7 +8,9 @@
 // the slice, the checker build and the project options (extraction fingerprint), and each unit's
 // place in the database: the link refuses slices that do not belong together (another database,
 // checker or options, a slice missing or given twice) and orders the units as the database does,
-// so its findings are byte-identical to one run's. A shard file carries a checksum and its facts
+// so its findings are byte-identical to one run's. With EngineOptions::linkSeveralDatabases the
+// link takes several databases' slices (each database whole) as one program, the databases in the
+// order of their first file's path. A shard file carries a checksum and its facts
 // are validated as they are decoded (FactsBinary.h): a damaged one is refused, never half-used.
 #pragma once
 
@@ -32,7 +34,7 @@ std::vector<ShardJob> sliceOf(const std::vector<CompileJob> &jobs, const ShardSp
 // atomically). False and `error` on failure.
 bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
                 const std::vector<ShardJob> &slice, const std::vector<ExtractedUnit> &units,
-                const std::string &fingerprint, std::string &error);
+                const std::string &fingerprint, bool relativePaths, std::string &error);
 
 // The shard files a path names: the file itself, or every shard file in a directory.
 std::vector<std::string> shardFilesIn(const std::string &path);

@@ -81,6 +81,7 @@ UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
       [&](const std::string &error) {
         llvm::errs() << "afunix-check: warning: " << file << ": " << error << "\n";
       });
+  config.project.relativePaths = options.relativePaths;
   config.rules = enabledChecks(settings.checks);
   config.evaluation = settings.checks + "|" + (config.project.pedantic ? "pedantic" : "") + "|";
   if (config.project.targetKernel)
@@ -170,7 +171,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     for (const CompileJob &job : allJobs)
       everyConfig.push_back(unitConfig(options, job.file));
     if (!writeShard(options.shard, allJobs, shardJobs, extracted, extractionFingerprintOf(everyConfig),
-                    error) &&
+                    options.relativePaths, error) &&
         options.shard.error)
       *options.shard.error = error;
     for (ExtractedUnit &unit : extracted)
@@ -223,6 +224,9 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   std::vector<std::string> servicePaths;
   if (options.serviceFiles)
     servicePaths = options.serviceFiles(mainFiles);
+  // Named as the units name their files (a relative path reads from the working directory).
+  for (std::string &path : servicePaths)
+    path = analysis::recordedPath(path, options.relativePaths);
   std::vector<facts::Unit> services;
   services.reserve(servicePaths.size());
   for (const std::string &path : servicePaths) {
