@@ -241,7 +241,11 @@ std::string recordedPath(llvm::StringRef absolute, bool relativePaths) {
   if (workingDirectory.empty() || workingDirectory == "/")
     return absolute.str();
   llvm::StringRef rest = absolute;
-  if (rest.consume_front(workingDirectory) && rest.consume_front("/") && !rest.empty())
+  if (!rest.consume_front(workingDirectory))
+    return absolute.str();
+  if (rest.empty() || rest == "/")
+    return "."; // the working directory itself (a compile command's directory)
+  if (rest.consume_front("/"))
     return rest.str();
   return absolute.str();
 }

@@ -504,18 +504,19 @@ int read_peer_{i}(int fd) {{
             self.assertEqual(one["json"], run("link", "--format=json", merged, cwd=self.ws.root).stdout)
             self.assertEqual(one["json"], run("link", "--format=json", *reversed(dirs), cwd=self.ws.root).stdout)
 
-    def extract_each_file_alone(self, root, *extra):
+    def extract_each_file_alone(self, root, *extra, entries=None, pieces="pieces"):
         """Each file of the database extracted on its own, as a Bazel action does: a one-entry
         database, --shard=1/1, run in `root`. Returns the shard directories."""
-        with open(os.path.join(self.ws.build, "compile_commands.json")) as f:
-            entries = json.load(f)
+        if entries is None:
+            with open(os.path.join(self.ws.build, "compile_commands.json")) as f:
+                entries = json.load(f)
         dirs = []
         for i, entry in enumerate(entries):
-            database = os.path.join(root, "pieces", f"db{i}")
+            database = os.path.join(root, pieces, f"db{i}")
             os.makedirs(database)
             with open(os.path.join(database, "compile_commands.json"), "w") as f:
                 json.dump([entry], f)
-            dirs.append(os.path.join(root, "pieces", f"facts{i}"))
+            dirs.append(os.path.join(root, pieces, f"facts{i}"))
         def extract(i):
             run("-p", os.path.dirname(dirs[i]) + f"/db{i}", "--shard=1/1", f"--shard-dir={dirs[i]}",
                 *extra, cwd=root, check_status=(0,))
@@ -535,6 +536,17 @@ int read_peer_{i}(int fd) {{
         moved = [os.path.join(elsewhere, os.path.relpath(d, self.ws.root)) for d in dirs]
         for d, m in zip(dirs, moved):
             shutil.copytree(d, m)
+        # The same file extracted in the other checkout: the same bytes (no path of either).
+        with open(os.path.join(self.ws.build, "compile_commands.json")) as f:
+            some = [dict(e, directory=e["directory"].replace(self.ws.root, elsewhere),
+                         file=e["file"].replace(self.ws.root, elsewhere),
+                         arguments=[a.replace(self.ws.root, elsewhere) for a in e["arguments"]])
+                    for e in json.load(f)[:4]]
+        again = self.extract_each_file_alone(elsewhere, "--relative-paths", entries=some, pieces="again")
+        for first, second in zip(dirs, again):
+            with open(os.path.join(first, "shard-1-of-1.afxs"), "rb") as a, \
+                 open(os.path.join(second, "shard-1-of-1.afxs"), "rb") as b:
+                self.assertEqual(a.read(), b.read(), f"{first} and {second} differ")
         shutil.rmtree(self.ws.src)  # nothing may be read from the first checkout
         linked = run("link", "--several-databases", "--format=json", *reversed(moved), cwd=elsewhere)
         # The one run names files absolutely; the relative facts name them from the checkout.
@@ -545,7 +557,9 @@ int read_peer_{i}(int fd) {{
         self.assertEqual(one["text"], text.stdout)
 
     def test_link_of_several_databases_is_asked_for_and_consistent(self):
-        dirs = self.extract_each_file_alone(self.ws.root, "--relative-paths")
+        with open(os.path.join(self.ws.build, "compile_commands.json")) as f:
+            some = json.load(f)[:6]  # a few databases are enough to link, and cost little
+        dirs = self.extract_each_file_alone(self.ws.root, "--relative-paths", entries=some)
         mixed = run("link", dirs[0], dirs[1], cwd=self.ws.root, check_status=(2,))
         self.assertIn("give --several-databases", mixed.stderr)
         # The same facts twice (two targets compile one file alike) are one unit; other facts of
@@ -554,7 +568,7 @@ int read_peer_{i}(int fd) {{
         shutil.copytree(dirs[0], again)
         self.assertEqual(run("link", "--several-databases", "--format=json", *dirs, cwd=self.ws.root).stdout,
                          run("link", "--several-databases", "--format=json", again, *dirs, cwd=self.ws.root).stdout)
-        absolute = self.extract_each_file_alone(tempfile.mkdtemp(dir=self.ws.root))
+        absolute = self.extract_each_file_alone(tempfile.mkdtemp(dir=self.ws.root), entries=some[:2])
         both = run("link", "--several-databases", dirs[0], absolute[1], cwd=self.ws.root, check_status=(2,))
         self.assertIn("--relative-paths", both.stderr)
         usage = run("-p", self.ws.build, "--relative-paths", cwd=self.ws.root, check_status=(2,))

@@ -188,7 +188,8 @@ OPTIONS
         diff touches are reported on (judged in the whole program), or all of them when the diff
         touches a header.
     --sarif-root=DIR
-        Make SARIF artifact URIs and baseline paths relative to DIR (default: current directory).
+        Make SARIF artifact URIs and baseline paths relative to DIR (default: current directory;
+        a link of --relative-paths shards names no directory as %SRCROOT% unless DIR is given).
     --docs-url=URL
         Where the rule pages are published (the docs/ directory), for SARIF helpUri and
         informationUri. Default: docs_url from the configuration, AFUNIX_DOCS_URL, else the URL
@@ -1124,6 +1125,7 @@ int run(int argc, char **argv) {
   } else if (cli.format == "sarif") {
     SarifOptions sarif;
     sarif.root = root;
+    sarif.rootUnnamed = result.relativePaths && cli.sarifRoot.empty();
     sarif.toolVersion = AFUNIX_VERSION;
     sarif.docsBaseUrl = docs().baseUrl;
     llvm::outs() << renderSarif(result, sarif);

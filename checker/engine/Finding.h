@@ -106,6 +106,9 @@ struct RunResult {
   // Rules that stopped at their work bound (RuleContext::kWorkBound): their findings may be
   // incomplete.
   std::vector<std::string> stoppedAtBound;
+  // A link of facts that name files relative to the working directory (--relative-paths): where
+  // the sources lay when they were extracted (a sandbox, a worker) is no part of the report.
+  bool relativePaths = false;
 };
 
 // Whether a partial run reports findings located in `file`.

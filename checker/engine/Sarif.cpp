@@ -439,7 +439,11 @@ std::string renderSarif(const RunResult &result, const SarifOptions &options) {
       J.object([&] {
         J.attribute("columnKind", "utf16CodeUnits");
         J.attribute("invocations", json::Array{std::move(invocation)});
-        if (!options.root.empty()) {
+        if (options.rootUnnamed) {
+          J.attribute("originalUriBaseIds",
+                      json::Object{{kSrcRoot, json::Object{{"description",
+                                                            json::Object{{"text", "the directory afunix-check ran in"}}}}}});
+        } else if (!options.root.empty()) {
           std::string rootUri = "file://" + uriEscapePath(cleanAbsolute(options.root));
           if (!llvm::StringRef(rootUri).ends_with("/"))
             rootUri += '/';

@@ -19,6 +19,9 @@ struct SarifOptions {
   // help.markdown carries the rule's whole page (compiled in), so a viewer shows it offline.
   bool embedRulePages = true;
   std::string toolName;     // tool.driver.name; empty: "afunix-check"
+  // %SRCROOT% without a uri: the consumer places the relative locations (a Bazel action's
+  // report, whose sandbox path means nothing and would make its bytes differ run to run).
+  bool rootUnnamed = false;
 };
 
 // SARIF 2.1.0 as GitHub code scanning reads it: rules from the catalog (friendly name, help with

@@ -1,6 +1,7 @@
 #include "ShardFiles.h"
 
 #include "FactsCache.h"
+#include "Paths.h"
 #include "SafeFiles.h"
 #include "WholeProgram.h"
 
@@ -33,18 +34,32 @@ constexpr std::size_t kChecksumHex = 32;
 // Which database a slice was cut from: each file in database order with its command as the run
 // adjusted it (arguments after `--` included) and its directory. Two databases that list the same
 // files with other flags make other facts: their slices do not belong together.
-std::string databaseDigest(const std::vector<CompileJob> &jobs) {
+// `arg` with every path below the working directory relative to it ("-I/src/x/include" ->
+// "-Iinclude" when run in /src/x): a command's bytes as the same command in another checkout.
+std::string withoutWorkingDirectory(const std::string &arg) {
+  static const std::string workingDirectory = absolutePath(".");
+  if (llvm::sys::path::is_absolute(arg))
+    return analysis::recordedPath(arg, true);
+  std::string out = arg;
+  for (std::size_t at; (at = out.find(workingDirectory + "/")) != std::string::npos;)
+    out.erase(at, workingDirectory.size() + 1);
+  return out;
+}
+
+// With relative paths, the file and directory as the facts name them: one file's database is
+// the same in every sandbox (its shard's bytes too, so two copies count once at the link).
+std::string databaseDigest(const std::vector<CompileJob> &jobs, bool relativePaths) {
   std::string text;
   auto add = [&](llvm::StringRef part) {
     text += part;
     text += '\0';
   };
   for (const CompileJob &job : jobs) {
-    add(job.file);
-    add(job.directory);
+    add(analysis::recordedPath(job.file, relativePaths));
+    add(analysis::recordedPath(job.directory, relativePaths));
     add(std::to_string(job.argv.size()));
     for (const std::string &arg : job.argv)
-      add(arg);
+      add(relativePaths ? withoutWorkingDirectory(arg) : arg);
   }
   return fileDigest(text);
 }
@@ -167,7 +182,7 @@ bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
   putVarint(out, spec.index);
   putVarint(out, spec.count);
   putVarint(out, allJobs.size());
-  putString(out, databaseDigest(allJobs));
+  putString(out, databaseDigest(allJobs, relativePaths));
   putVarint(out, relativePaths ? 1 : 0);
   putVarint(out, units.size());
   std::string facts;
@@ -354,6 +369,7 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
       configs.push_back(std::move(config));
   }
   result = judgeUnits(extracted, mainFiles, configs, anyRule, linkOptions);
+  result.relativePaths = first.relativePaths;
   if (options.disableFree)
     new std::vector<Shard>(std::move(shards)); // see EngineOptions::disableFree
   return true;

@@ -172,6 +172,33 @@ def main():
             "artifactLocation"]["uri"] == os.path.basename(copy)
         print(f"{os.path.basename(copy)}: {len(before)} fingerprint(s) unchanged after moving lines")
 
+        # A link of --relative-paths shards (a Bazel action's report): %SRCROOT% names no
+        # directory (the link's sandbox), the locations stay relative; still valid for GitHub.
+        project = os.path.join(tmp, "relative")
+        shutil.copytree(os.path.join(lib.TESTDATA, "projects", "pos_wrong_family_helper_other_file"),
+                        project)
+        pieces = []
+        for source in ("main.c", "net.c", "options.c"):
+            pieces.append(os.path.join(project, "facts", source))
+            subprocess.run([args.checker, "-q", "--shard=1/1", f"--shard-dir={pieces[-1]}",
+                            "--relative-paths", source, "--", "-I."], cwd=project, check=True)
+        out = os.path.join(tmp, "relative.sarif")
+        with open(out, "w") as f:
+            proc = subprocess.run([args.checker, "link", "--several-databases", "--format=sarif",
+                                   f"--docs-url={DOCS}", *pieces], cwd=project, stdout=f)
+        assert proc.returncode == 1, proc.returncode
+        log = json.load(open(out))
+        root = log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]
+        assert "uri" not in root and project not in open(out).read(), root
+        assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for r in log["runs"][0]["results"]] == ["options.c"], log["runs"][0]["results"]
+        subprocess.run([sys.executable, os.path.join(HERE, "validate_sarif.py"), args.schema, out],
+                       check=True)
+        if multitool:
+            problems = multitool_validate(multitool, out, tmp)
+            assert not problems, f"{out}: Microsoft's validator:\n" + "\n".join(problems)
+        print("a link of relative shards: %SRCROOT% without a uri, relative locations, valid")
+
 
 if __name__ == "__main__":
     try:

@@ -1,0 +1,4 @@
+#pragma once
+
+int net_open_unix(const char *path);
+int net_open_tcp(unsigned short port);
