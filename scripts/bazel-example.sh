@@ -7,7 +7,8 @@
 #      its execution log say every one was a disk cache hit);
 #   3. after an edit of one library's source: only that file's extraction and the links of the
 #      programs that depend on it run;
-#   4. with --@afunix_compat//:fail_on=error the build fails on the error finding.
+#   4. with --@afunix_compat//:fail_on=error the build fails on the error finding;
+#   5. with --@afunix_compat//:config=FILE every action reads the project's configuration.
 # Installs Debian's bazel-bootstrap when Bazel is missing, builds afunix-check when it is not
 # built (or uses `--checker PATH`). Exit 0 when every check holds. Works in a scratch copy; the
 # tree is not touched.
@@ -175,6 +176,16 @@ elif what == "edited":
     if len(links) != 1 or "//manager:manager" not in links[0]:
         fail(f"after editing net/net.c the links run were {links}")
     print(f"bazel-example: after editing net/net.c: ran {ran + links}")
+elif what == "config":
+    report = json.load(open(os.path.join(example, "bazel-bin", "manager/manager.afunix.json")))
+    severities = [f["severity"] for f in report["findings"]]
+    if severities != ["note"]:
+        fail(f"with the configuration's severity: note, the manager's findings are {severities}")
+    ran = executed("config", "AfunixExtract")
+    if len(ran) != len(SOURCES):
+        fail(f"a new configuration file re-ran {len(ran)} extractions, not {len(SOURCES)}")
+    print(f"bazel-example: --@afunix_compat//:config: every extraction ran again with it, the "
+          f"link reports the finding as a note")
 elif what == "gate":
     log = open(os.path.join(work, "gate.log")).read()
     if "afunix-passcred-wrong-family" not in log:
@@ -197,6 +208,11 @@ if bazel_build gate --@afunix_compat//:fail_on=error; then
 else
   check gate
 fi
+# The project's configuration, an input of every action: here it lowers the rule's severity.
+echo 'exports_files(["afunix-check.yaml"])' >"$example/BUILD"
+printf 'severity:\n  afunix-passcred-wrong-family: note\n' >"$example/afunix-check.yaml"
+bazel_build config --@afunix_compat//:config=//:afunix-check.yaml || { cat "$work/config.log"; exit 1; }
+check config
 if [ "$failures" -ne 0 ]; then
   echo "bazel-example: $failures check(s) failed"
   exit 1

@@ -184,7 +184,7 @@ afunix_aspect = aspect(
             cfg = "exec",
             allow_single_file = True,
         ),
-        "_config": attr.label(default = Label("//:config")),
+        "_config": attr.label(default = Label("//:config"), allow_files = True),
         "_fail_on": attr.label(default = Label("//:fail_on")),
         "_cc_toolchain": attr.label(default = Label("@bazel_tools//tools/cpp:current_cc_toolchain")),
     },
