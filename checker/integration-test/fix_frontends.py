@@ -438,12 +438,16 @@ class Outcome:
         self.seconds = 0.0
 
 
-def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print):
-    """Runs every front end on its own copy of `project`; returns {front end: Outcome}."""
+def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print, whole_report=None):
+    """Runs every front end on its own copy of `project`; returns {front end: Outcome}.
+    `whole_report`: afunix-check's JSON report of the project as it is (whole program), when the
+    caller has it: the findings before any fix are not judged again."""
     outcomes = {}
     with tempfile.TemporaryDirectory(prefix="afunix-fixverify-") as tmp:
         before_tree = snapshot(project.root)
         judged, judged_after = {}, {}
+        if whole_report is not None:
+            judged[False] = findings_of(whole_report, project.root)
         compiled_before = {}
         for front_end in front_ends:
             if front_end in PER_TU or front_end == "afunix-clangd":

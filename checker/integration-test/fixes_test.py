@@ -71,9 +71,10 @@ def testdata_project(directory, tmp):
                       lib.check_options(options))
 
 
-def has_fixes(tools, project):
+def report_with_fixes(tools, project):
+    """afunix-check's report of the project when a finding carries a fix-it, else None."""
     report = fx.check_json(tools, project, per_tu=False)
-    return any(f["fixes"] for f in report["findings"])
+    return report if any(f["fixes"] for f in report["findings"]) else None
 
 
 def main():
@@ -105,10 +106,11 @@ def main():
             # on a fix-it without them), so only the files with those lines need the front ends.
             if single and "EXPECT-FIXED:" not in open(os.path.join(lib.TESTDATA, project.name)).read():
                 return None
-            if not has_fixes(tools, project):
+            report = report_with_fixes(tools, project)
+            if report is None:
                 return None
             lines = [f"{project.name}:"]
-            return project, single, fx.verify(project, tools, log=lines.append), lines
+            return project, single, fx.verify(project, tools, log=lines.append, whole_report=report), lines
 
         # Two projects at a time: most of a front end's time is waiting for its tools.
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
