@@ -54,6 +54,7 @@ SYNOPSIS
     afunix-check [OPTIONS] -p BUILD_DIR [FILE...] [-- EXTRA-COMPILER-ARGS]
     afunix-check [OPTIONS] FILE... [-- COMPILER-ARGS]
     afunix-check [OPTIONS] -p BUILD_DIR --shard=K/N [--shard-dir=DIR]
+    afunix-check [OPTIONS] --shard=1/1 [--shard-dir=DIR] FILE -- COMPILER-ARGS
     afunix-check link [OPTIONS] SHARD_DIR...
     afunix-check --list-rules | --version | --help
 
@@ -225,7 +226,7 @@ OPTIONS
         With -p: extract only slice K of N of the database (1 <= K <= N) and write its facts to
         the shard directory; no rule runs and nothing is reported but parse errors. Exit 0 when
         the facts were written (a file that did not parse is reported by the link), 4 when not.
-        With FILE -- COMMAND: that one file's facts (--shard=1/1), as a Bazel action extracts
+        With FILE -- COMPILER-ARGS: that one file's facts (--shard=1/1), as a Bazel action extracts
         them.
     --shard-dir=DIR
         Where --shard writes the slice's facts (default: afunix-shard-K-of-N in the current
@@ -558,7 +559,7 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
     bool oneCommand = cli.haveDashDash && cli.buildPath.empty() && cli.files.size() == 1;
     if (!oneCommand && (cli.buildPath.empty() || !cli.files.empty()))
       return usage("--shard slices a compile database: give -p BUILD_DIR and no FILE, or one FILE "
-                   "-- COMMAND");
+                   "-- COMPILER-ARGS");
     for (const auto &[given, what] :
          std::initializer_list<std::pair<bool, const char *>>{
              {cli.singleTu, "--single-tu"}, {cli.parseOnly, "--parse-only"},

@@ -31,9 +31,6 @@ constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
 constexpr int kShardVersion = 2; // 2: whether the facts' paths are relative
 constexpr std::size_t kChecksumHex = 32;
 
-// Which database a slice was cut from: each file in database order with its command as the run
-// adjusted it (arguments after `--` included) and its directory. Two databases that list the same
-// files with other flags make other facts: their slices do not belong together.
 // `arg` with every path below the working directory relative to it ("-I/src/x/include" ->
 // "-Iinclude" when run in /src/x): a command's bytes as the same command in another checkout.
 std::string withoutWorkingDirectory(const std::string &arg) {
@@ -46,8 +43,11 @@ std::string withoutWorkingDirectory(const std::string &arg) {
   return out;
 }
 
-// With relative paths, the file and directory as the facts name them: one file's database is
-// the same in every sandbox (its shard's bytes too, so two copies count once at the link).
+// Which database a slice was cut from: each file in database order with its command as the run
+// adjusted it (arguments after `--` included) and its directory. Two databases that list the same
+// files with other flags make other facts: their slices do not belong together. With relative
+// paths, the file, directory and arguments as the facts name them: one file's database is the
+// same in every checkout or sandbox (its shard's bytes too, so two copies count once at the link).
 std::string databaseDigest(const std::vector<CompileJob> &jobs, bool relativePaths) {
   std::string text;
   auto add = [&](llvm::StringRef part) {
