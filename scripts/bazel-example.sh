@@ -8,7 +8,8 @@
 #   3. after an edit of one library's source: only that file's extraction and the links of the
 #      programs that depend on it run;
 #   4. with --@afunix_compat//:fail_on=error the build fails on the error finding;
-#   5. with --@afunix_compat//:config=FILE every action reads the project's configuration.
+#   5. `bazel test`: afunix_test fails on the manager's program, passes on the channel's;
+#   6. with --@afunix_compat//:config=FILE every action reads the project's configuration.
 # Installs Debian's bazel-bootstrap when Bazel is missing, builds afunix-check when it is not
 # built (or uses `--checker PATH`). Exit 0 when every check holds. Works in a scratch copy; the
 # tree is not touched.
@@ -208,8 +209,27 @@ if bazel_build gate --@afunix_compat//:fail_on=error; then
 else
   check gate
 fi
+# `bazel test` as the gate (afunix_test in the example's BUILD): the manager's test fails on its
+# error finding and logs it, the channel's passes.
+bazel_test() { # TARGET: exit status of `bazel test TARGET`, its log in $work/test.log
+  (cd "$example" && bazel --output_base="$work/output-base" test "${flags[@]}" "$1") \
+    >"$work/test.log" 2>&1
+}
+if ! bazel_test //:channel_afunix_test; then
+  echo "bazel-example: FAILED: //:channel_afunix_test failed"; cat "$work/test.log"
+  failures=$((failures + 1))
+elif bazel_test //:manager_afunix_test; then
+  echo "bazel-example: FAILED: //:manager_afunix_test passed with an error finding"
+  failures=$((failures + 1))
+elif ! grep -q "afunix-passcred-wrong-family" "$example/bazel-testlogs/manager_afunix_test/test.log"; then
+  echo "bazel-example: FAILED: //:manager_afunix_test's log has no finding"
+  failures=$((failures + 1))
+else
+  echo "bazel-example: bazel test: //:channel_afunix_test passes, //:manager_afunix_test fails and logs the finding"
+fi
+
 # The project's configuration, an input of every action: here it lowers the rule's severity.
-echo 'exports_files(["afunix-check.yaml"])' >"$example/BUILD"
+echo 'exports_files(["afunix-check.yaml"])' >>"$example/BUILD"
 printf 'severity:\n  afunix-passcred-wrong-family: note\n' >"$example/afunix-check.yaml"
 bazel_build config --@afunix_compat//:config=//:afunix-check.yaml || { cat "$work/config.log"; exit 1; }
 check config

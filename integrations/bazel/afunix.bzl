@@ -191,3 +191,50 @@ afunix_aspect = aspect(
     fragments = ["cpp"],
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
 )
+
+def _afunix_test_impl(ctx):
+    infos = [dep[AfunixFactsInfo] for dep in ctx.attr.deps if AfunixFactsInfo in dep]
+    shards = depset(transitive = [i.shards for i in infos])
+    config = ctx.files._config  # the one the aspect's extractions read
+    checker = ctx.executable._checker
+    # Runs in the runfiles tree of the workspace: the sources and facts at their short paths, as
+    # in the execroot (files of other repositories under ../<repository>/).
+    command = [checker.short_path, "link", "--several-databases", "--no-service-files",
+               "--color=never", "--no-show-source", "--fail-on=" + ctx.attr.fail_on]
+    command += ["--config=" + f.short_path for f in config]
+    command += [f.short_path for f in shards.to_list()]
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(
+        output = script,
+        is_executable = True,
+        content = "#!/bin/sh\n# afunix_test %s: exits 1 on findings at or above %s.\nexec %s\n" % (
+            ctx.label,
+            ctx.attr.fail_on,
+            " ".join(["'%s'" % part.replace("'", "'\\''") for part in command]),
+        ),
+    )
+    runfiles = ctx.runfiles(
+        files = [checker] + config,
+        transitive_files = depset(transitive = [shards] + [i.sources for i in infos]),
+    )
+    return [DefaultInfo(executable = script, runfiles = runfiles)]
+
+# `bazel test` as the gate: fails when the program of `deps` (their closures, linked as one
+# program) has a finding at or above `fail_on`; its log is the text report. Runs in the runfiles
+# tree, where a generated header (under bazel-out/) is not at the path its facts name: its line
+# text and NOLINT comments are not read there.
+afunix_test = rule(
+    implementation = _afunix_test_impl,
+    test = True,
+    attrs = {
+        "deps": attr.label_list(aspects = [afunix_aspect], mandatory = True),
+        "fail_on": attr.string(default = "error", values = ["error", "warning", "note"]),
+        "_config": attr.label(default = Label("//:config"), allow_files = True),
+        "_checker": attr.label(
+            default = Label("@afunix_check//:afunix-check"),
+            executable = True,
+            cfg = "target",
+            allow_single_file = True,
+        ),
+    },
+)
