@@ -118,6 +118,10 @@ PROGRAMS = {  # each cc_binary/cc_test: its sources, as the BUILD files list the
     "ipc/channel_test": ["ipc/channel.cc", "ipc/channel_test.cc"],
 }
 SOURCES = sorted({s for sources in PROGRAMS.values() for s in sources})
+# The flags the BUILD files give each file beyond the toolchain's: //net's `defines` reach the
+# targets that depend on it, //manager's `copts` its own file.
+FLAGS = {"net/net.c": ["-DMANAGER_HAS_TCP=1"], "manager/main.c": ["-DMANAGER_HAS_TCP=1",
+                                                                   "-DMANAGER_WEB_PORT=8080"]}
 
 what = sys.argv[1]
 if what == "cold":
@@ -134,7 +138,8 @@ if what == "cold":
         with open(os.path.join(database, "compile_commands.json"), "w") as f:
             json.dump([{"directory": example, "file": os.path.join(example, s),
                         "arguments": ["clang++-19" if s.endswith(".cc") else "clang-19",
-                                      "-I" + example, "-c", os.path.join(example, s)]}
+                                      "-I" + example, *FLAGS.get(s, []), "-c",
+                                      os.path.join(example, s)]}
                        for s in sources], f)
         run = subprocess.run([checker, "-p", database, "--format=json", "--no-cache",
                               "--no-store-facts", "--no-service-files", "-q"],

@@ -5,10 +5,12 @@
 
 int main(void) {
   int control = net_open_unix("/run/manager/control");
-  int web = net_open_tcp(8080);
   options_pass_credentials(control);
-  options_pass_credentials(web);
   listen(control, 8);
+#if MANAGER_HAS_TCP  // //net's `defines`: reaches every target that depends on it
+  int web = net_open_tcp(MANAGER_WEB_PORT);  // //manager's `copts`
+  options_pass_credentials(web);
   listen(web, 8);
+#endif
   return 0;
 }
