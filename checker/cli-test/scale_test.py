@@ -528,6 +528,11 @@ int read_peer_{i}(int fd) {{
         # Bazel's shape: one action per file (--relative-paths, in the execroot), the link in
         # another directory that holds the same sources (another sandbox, runner or checkout).
         one = self.ws.cold()
+        # Filters match paths the same way, however the facts name the files. (The counts differ:
+        # -p leaves excluded files out of the program, a link has their facts already.)
+        filters = ("--exclude=src/synthetic", "--header-filter=^/.*/projects/pos_")
+        one_filtered = run("-p", self.ws.build, "--no-cache", "--no-store-facts", "--format=json",
+                           *filters, cwd=self.ws.root).stdout
         dirs = self.extract_each_file_alone(self.ws.root, "--relative-paths")
         with open(os.path.join(dirs[0], "shard-1-of-1.afxs"), "rb") as f:
             self.assertNotIn(self.ws.root.encode(), f.read(), "a relative shard names its checkout")
@@ -555,6 +560,10 @@ int read_peer_{i}(int fd) {{
         self.assertEqual(expected["findings"], json.loads(linked.stdout)["findings"])
         text = run("link", "--several-databases", *moved, cwd=elsewhere)
         self.assertEqual(one["text"], text.stdout)
+        filtered = run("link", "--several-databases", "--format=json", *filters, *moved, cwd=elsewhere)
+        expected = json.loads(one_filtered.replace(self.ws.root + "/", ""))
+        self.assertLess(len(expected["findings"]), len(json.loads(one["json"])["findings"]))
+        self.assertEqual(expected["findings"], json.loads(filtered.stdout)["findings"])
 
     def test_link_of_several_databases_is_asked_for_and_consistent(self):
         with open(os.path.join(self.ws.build, "compile_commands.json")) as f:

@@ -127,8 +127,10 @@ void applyHeaderFilter(RunResult &result, const HeaderFilter &filter) {
     exclude.emplace(*filter.exclude);
   std::vector<Finding> kept;
   for (Finding &f : result.findings) {
-    bool drop = isHeaderFinding(f) && ((include && !include->match(f.where.file)) ||
-                                       (exclude && exclude->match(f.where.file)));
+    // Matched against the absolute path, however the facts name the file (--relative-paths).
+    std::string path = absolutePath(f.where.file);
+    bool drop = isHeaderFinding(f) && ((include && !include->match(path)) ||
+                                       (exclude && exclude->match(path)));
     if (drop) {
       ++result.dropped.headerFilter;
       continue;
@@ -155,7 +157,8 @@ bool validateGlobs(const ExcludeGlobs &globs, std::string &error) {
   return true;
 }
 
-bool matchesExclude(const ExcludeGlobs &globs, const std::string &path) {
+bool matchesExclude(const ExcludeGlobs &globs, const std::string &named) {
+  std::string path = absolutePath(named); // facts may name files relative (--relative-paths)
   std::string relative = relativeTo(path, globs.base);
   llvm::StringRef name = llvm::sys::path::filename(path);
   for (const std::string &pattern : globs.patterns) {
