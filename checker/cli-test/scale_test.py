@@ -530,7 +530,9 @@ int read_peer_{i}(int fd) {{
         one = self.ws.cold()
         # Filters match paths the same way, however the facts name the files. (The counts differ:
         # -p leaves excluded files out of the program, a link has their facts already.)
-        filters = ("--exclude=src/synthetic", "--header-filter=^/.*/projects/pos_")
+        filters = ("--exclude=src/synthetic", "--header-filter=^/.*/projects/pos_",
+                   '--line-filter=[{"name": "src/projects/pos_fd_limit_header_helper/batch.h"}, '
+                   '{"name": "src/projects/pos_wrong_family_helper_other_file/options.c"}]')
         one_filtered = run("-p", self.ws.build, "--no-cache", "--no-store-facts", "--format=json",
                            *filters, cwd=self.ws.root).stdout
         dirs = self.extract_each_file_alone(self.ws.root, "--relative-paths")
@@ -563,6 +565,8 @@ int read_peer_{i}(int fd) {{
         filtered = run("link", "--several-databases", "--format=json", *filters, *moved, cwd=elsewhere)
         expected = json.loads(one_filtered.replace(self.ws.root + "/", ""))
         self.assertLess(len(expected["findings"]), len(json.loads(one["json"])["findings"]))
+        self.assertEqual(sorted({os.path.basename(f["file"]) for f in expected["findings"]}),
+                         ["batch.h", "options.c"])
         self.assertEqual(expected["findings"], json.loads(filtered.stdout)["findings"])
 
     def test_link_of_several_databases_is_asked_for_and_consistent(self):

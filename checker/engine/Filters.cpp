@@ -400,7 +400,8 @@ bool gitDiffSince(const std::string &rev, const std::string &directory, LineFilt
 
 namespace {
 
-const LineFilter::Entry *entryFor(const LineFilter &filter, const std::string &file) {
+const LineFilter::Entry *entryFor(const LineFilter &filter, const std::string &named) {
+  std::string file = absolutePath(named); // facts may name files relative (--relative-paths)
   for (const LineFilter::Entry &e : filter.files) {
     llvm::StringRef name(e.name);
     if (absolutePath(e.name, filter.base) == file)
