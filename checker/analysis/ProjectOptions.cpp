@@ -227,21 +227,24 @@ std::string ProjectOptions::extractionFingerprint() const {
   return out;
 }
 
-std::string recordedPath(llvm::StringRef absolute, bool relativePaths) {
-  if (!relativePaths)
-    return absolute.str();
+const std::string &workingDirectory() {
   // Read once: the process never changes its working directory while it extracts.
-  static const std::string workingDirectory = [] {
+  static const std::string directory = [] {
     llvm::SmallString<256> cwd;
     if (llvm::sys::fs::current_path(cwd))
       return std::string();
     llvm::sys::path::remove_dots(cwd, /*remove_dot_dot=*/true);
     return std::string(cwd);
   }();
-  if (workingDirectory.empty() || workingDirectory == "/")
+  return directory;
+}
+
+std::string recordedPath(llvm::StringRef absolute, bool relativePaths) {
+  const std::string &cwd = workingDirectory();
+  if (!relativePaths || cwd.empty() || cwd == "/")
     return absolute.str();
   llvm::StringRef rest = absolute;
-  if (!rest.consume_front(workingDirectory))
+  if (!rest.consume_front(cwd))
     return absolute.str();
   if (rest.empty() || rest == "/")
     return "."; // the working directory itself (a compile command's directory)

@@ -62,6 +62,9 @@ struct MessageQueue {
 // How the facts name the file at `absolute` (absolute and dot-free): itself, or with
 // `relativePaths` its path from the working directory when it lies below it.
 std::string recordedPath(llvm::StringRef absolute, bool relativePaths);
+// The process's working directory, absolute and dot-free, read once ("" when unreadable): what
+// relative facts are relative to.
+const std::string &workingDirectory();
 
 // Every list starts with the built-in model catalog (models/*.yaml, afunix/ModelCatalog.h) and
 // adds what the project's options say: the catalog and a project's `models:` are one kind of data.

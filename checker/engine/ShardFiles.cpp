@@ -1,7 +1,6 @@
 #include "ShardFiles.h"
 
 #include "FactsCache.h"
-#include "Paths.h"
 #include "SafeFiles.h"
 #include "WholeProgram.h"
 
@@ -34,12 +33,12 @@ constexpr std::size_t kChecksumHex = 32;
 // `arg` with every path below the working directory relative to it ("-I/src/x/include" ->
 // "-Iinclude" when run in /src/x): a command's bytes as the same command in another checkout.
 std::string withoutWorkingDirectory(const std::string &arg) {
-  static const std::string workingDirectory = absolutePath(".");
   if (llvm::sys::path::is_absolute(arg))
     return analysis::recordedPath(arg, true);
+  const std::string &cwd = analysis::workingDirectory();
   std::string out = arg;
-  for (std::size_t at; (at = out.find(workingDirectory + "/")) != std::string::npos;)
-    out.erase(at, workingDirectory.size() + 1);
+  for (std::size_t at; !cwd.empty() && (at = out.find(cwd + "/")) != std::string::npos;)
+    out.erase(at, cwd.size() + 1);
   return out;
 }
 
