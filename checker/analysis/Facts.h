@@ -426,6 +426,9 @@ struct Unit {
   // The program or library the unit is compiled into, from its compile command's output path
   // ("foo" for meson's foo.p/ and CMake's foo.dir/); "" when the command does not say.
   std::string target;
+  // Never parsed: the prefilter found that the file names nothing that can change the findings
+  // (engine/Prefilter.h). Its unit holds no facts; a shard or stored facts file says so.
+  bool skipped = false;
 };
 
 // Keys both the extractor and the link make: the out side of a pointer parameter's element (what

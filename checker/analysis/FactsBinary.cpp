@@ -348,6 +348,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.u32(v.removeLength);
   });
   io.text(u.target);
+  io.flag(u.skipped);
 }
 
 } // namespace

@@ -399,6 +399,8 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
         w.integer("remove_length", v.removeLength, 0);
       });
     w.text("target", u.target);
+    if (u.skipped)
+      j.attribute("skipped", true);
   });
 }
 
@@ -886,6 +888,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     u.services.push_back(std::move(v));
   });
   u.target = r.text(*root, "target");
+  u.skipped = root->getBoolean("skipped").value_or(false);
   // Cross-table consistency the indices alone do not show.
   for (const Site &s : u.sites)
     if (s.block != kNone && s.function != kNone && s.block >= u.functions[s.function].successors.size())

@@ -144,6 +144,12 @@ OPTIONS
         Parse every file as clang -fsyntax-only would, without the shortcuts a scan takes
         (function bodies in system headers are skipped, compiler driver results and file reads
         are shared between files): for diagnosing afunix-check itself; the facts are the same.
+    --no-prefilter
+        Parse every file of the database. By default a run parses first the files whose text (with
+        the project headers they include) names the socket calls, constants and models, then, round
+        by round, the files that name a function, field or global the parsed files' facts say
+        sockets go through; the others cannot change the findings and are not parsed
+        (share/doc/afunix-compat/prefilter.md says what can escape it). --timings counts them.
     --dump-facts
         Print the linked program's facts (origins, options, calls, flows), one per line, instead
         of findings: to see why a rule did or did not fire.
@@ -306,7 +312,7 @@ struct Cli {
   bool pedantic = false, fix = false, fixErrors = false, quiet = false, listRules = false,
        version = false, help = false, printCommands = false, parseOnly = false, singleTu = false,
        noStoreFacts = false, dumpFacts = false, runtimeUnexercised = false, timings = false,
-       noCache = false, fullParse = false, noServiceFiles = false;
+       noCache = false, fullParse = false, noPrefilter = false, noServiceFiles = false;
   std::vector<std::string> serviceFiles;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool link = false, relativePaths = false, severalDatabases = false;
@@ -384,6 +390,7 @@ const std::vector<OptionSpec> &optionTable() {
       {"--cache-dir", true, [](Cli &c, const std::string &v) { c.cacheDir = v; }},
       {"--no-cache", false, [](Cli &c, const std::string &) { c.noCache = true; }},
       {"--full-parse", false, [](Cli &c, const std::string &) { c.fullParse = true; }},
+      {"--no-prefilter", false, [](Cli &c, const std::string &) { c.noPrefilter = true; }},
       {"--shard", true, [](Cli &c, const std::string &v) { c.shard = v; }},
       {"--shard-dir", true, [](Cli &c, const std::string &v) { c.shardDir = v; }},
       {"--relative-paths", false, [](Cli &c, const std::string &) { c.relativePaths = true; }},
@@ -529,7 +536,7 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
     if (cli.files.empty())
       return usage("link needs the shard directories to link (afunix-check link DIR...)");
     for (const char *what : {"-p", "--shard", "--single-tu", "--parse-only", "--print-commands",
-                             "--", "--cache-dir", "--no-cache", "--full-parse"}) {
+                             "--", "--cache-dir", "--no-cache", "--full-parse", "--no-prefilter"}) {
       bool given = (what == std::string("-p") && !cli.buildPath.empty()) ||
                    (what == std::string("--shard") && !cli.shard.empty()) ||
                    (what == std::string("--single-tu") && cli.singleTu) ||
@@ -538,7 +545,8 @@ std::optional<int> parseArgs(int argc, char **argv, Cli &cli) {
                    (what == std::string("--") && cli.haveDashDash) ||
                    (what == std::string("--cache-dir") && !cli.cacheDir.empty()) ||
                    (what == std::string("--no-cache") && cli.noCache) ||
-                   (what == std::string("--full-parse") && cli.fullParse);
+                   (what == std::string("--full-parse") && cli.fullParse) ||
+                   (what == std::string("--no-prefilter") && cli.noPrefilter);
       if (given)
         return usage(std::string("link judges the facts its shards hold; ") + what +
                      " belongs to the runs that extract them");
@@ -918,6 +926,7 @@ int run(int argc, char **argv) {
   options.wholeProgram = !cli.singleTu;
   options.checkedFiles = checkedFiles;
   options.fullParse = cli.fullParse;
+  options.prefilter = !cli.noPrefilter;
   options.disableFree = true; // afunix-check exits right after the run
   options.cacheDir = factsCacheDir(cli);
   std::string shardError;
@@ -1206,6 +1215,8 @@ int run(int argc, char **argv) {
       llvm::errs() << "; " << dropped;
     if (unparsed)
       llvm::errs() << "; " << unparsed << " not parsed";
+    if (stats.prefilterSkipped)
+      llvm::errs() << "; " << stats.prefilterSkipped << " skipped (name nothing that matters)";
     if (!cli.runtimeEvidence.empty())
       llvm::errs() << "; run time: " << merged.confirmed << " confirmed, " << merged.runtimeOnly
                    << " found only at run time";

@@ -54,6 +54,8 @@ struct EngineOptions {
   // Whole program only:
   std::string cacheDir;             // the facts cache (FactsCache.h); "" = none
   bool fullParse = false;           // parse everything, none of the skips (Extraction.h)
+  // Parse only the files that can change the findings (Prefilter.h); off with --full-parse.
+  bool prefilter = true;
   ShardSpec shard;                  // extract one slice and write its facts, judge nothing
   // Facts name the files below the working directory relative to it (ProjectOptions::relativePaths):
   // shards extracted in one checkout or sandbox, linked in another.

@@ -69,6 +69,8 @@ struct Finding {
 struct FileOutcome {
   std::string file;
   bool parsed = true;               // false: clang reported errors; findings may be partial
+  bool skipped = false;             // never parsed: the prefilter found it names nothing that
+                                    // matters (Prefilter.h)
   std::vector<std::string> errors;  // clang's error diagnostics, "file:line:col: error: ..."
 };
 

@@ -253,6 +253,8 @@ void writeJson(const RunResult &result, llvm::raw_ostream &out) {
       json.attribute("files", static_cast<int64_t>(result.files.size()));
       json.attribute("findings", static_cast<int64_t>(result.findings.size()));
       json.attribute("parse_errors", static_cast<int64_t>(countParseErrors(result)));
+      json.attribute("skipped", static_cast<int64_t>(llvm::count_if(
+                                    result.files, [](const FileOutcome &f) { return f.skipped; })));
       const DroppedCounts &d = result.dropped;
       json.attributeObject("not_shown", [&] {
         json.attribute("nolint", static_cast<int64_t>(d.nolint));
@@ -267,6 +269,11 @@ void writeJson(const RunResult &result, llvm::raw_ostream &out) {
     json.attributeArray("stopped_at_work_bound", [&] {
       for (const std::string &rule : result.stoppedAtBound)
         json.value(rule);
+    });
+    json.attributeArray("skipped", [&] {
+      for (const FileOutcome &file : result.files)
+        if (file.skipped)
+          json.value(utf8ForJson(file.file));
     });
     json.attributeArray("unparsed", [&] {
       for (const FileOutcome &file : result.files)

@@ -62,6 +62,13 @@ std::string RunStats::describe() const {
                   inputsByStamp, inputsRead);
     out += buffer;
   }
+  if (prefilterFilesRead) {
+    std::snprintf(buffer, sizeof buffer,
+                  "; prefilter: %zu files name the socket vocabulary, %zu rounds, %zu skipped "
+                  "(name nothing that matters), %zu files read",
+                  prefilterSeeds, prefilterRounds, prefilterSkipped, prefilterFilesRead);
+    out += buffer;
+  }
   if (preambles) {
     std::snprintf(buffer, sizeof buffer, "; %zu shared preambles, %zu units parsed from one",
                   preambles, fromPreamble);

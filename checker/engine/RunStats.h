@@ -28,6 +28,12 @@ struct RunStats {
   std::size_t inputsRead = 0;    // facts cache inputs read and hashed
   std::size_t factsBytes = 0;    // facts of the units of this run, as written (JSON)
   std::size_t peakRssKiB = 0;    // the process's peak resident memory at the end of the run
+  // The prefilter (Prefilter.h): jobs whose text names the socket vocabulary, rounds of parsing,
+  // jobs never parsed, files whose text was read (main files, project headers).
+  std::size_t prefilterSeeds = 0;
+  std::size_t prefilterRounds = 0;
+  std::size_t prefilterSkipped = 0;
+  std::size_t prefilterFilesRead = 0;
 
   // "extract 1.234 s (CPU 2.345 s), link 0.012 s (CPU 0.012 s), ..."
   std::string describe() const;

@@ -9,6 +9,7 @@
 #include "FactsCache.h"
 #include "ShardFiles.h"
 #include "Nolint.h"
+#include "Prefilter.h"
 #include "SourceCache.h"
 
 #include "AfunixChecks.h"
@@ -146,7 +147,11 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
       checked.push_back(named.count(job.file) > 0);
     settings.wantInputs = checked;
   }
-  std::vector<ExtractedUnit> extracted = extractUnits(jobs, project, settings);
+  PrefilterSettings filter;
+  // A slice sees only its own files' facts, not the names the others' make matter.
+  filter.enabled = options.prefilter && !options.fullParse && !options.shard.count;
+  filter.always = checked; // what a checked file includes decides the run's scope
+  std::vector<ExtractedUnit> extracted = extractRelevantUnits(jobs, project, settings, filter);
   // What each file is built into comes from its command, not its source: never cached with it.
   for (std::size_t i = 0; i < extracted.size(); ++i)
     extracted[i].unit.target = jobs[i].target;

@@ -1,0 +1,1 @@
+int usage(const char *program);
