@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A synthetic C project with a compile database, made at bench time (never committed).
 
-    bench/synthetic_db.py DIR [--tus N] [--socket-every K] [--functions F]
+    bench/synthetic_db.py DIR [--tus N] [--socket-every K] [--functions F] [--sockets-apart]
+                          [--own-include-order]
 
 Writes DIR/src/unit_<i>.c and its header DIR/include/unit_<i>.h for i in 0..N-1,
 DIR/include/project.h (what every unit shares, as a real project's internal header), and
@@ -17,6 +18,12 @@ fd in a struct field and hands it to a handler defined in the next socket unit, 
 credentials from it. Odd-numbered socket units enable SO_PASSCRED on their listener before
 listen() (clean); even-numbered ones never do, so the handler they reach is reported by
 afunix-creds-without-passcred: the findings depend on the link, as on real code.
+
+--sockets-apart: the socket units are a subsystem of their own, as in a large general codebase:
+the other units keep their output fd in `struct record` (field `out`), not in the socket units'
+`struct connection`, so no name joins them to the sockets (what the prefilter can skip).
+--own-include-order: each unit includes the libc headers in an order of its own (no two units
+share a header prefix, as in a codebase whose files grew apart).
 """
 import argparse
 import json
@@ -37,16 +44,15 @@ struct connection {
 ssize_t write_all(int fd, const void *buf, size_t len);
 """
 
+LIBC = ["errno.h", "stdio.h", "stdlib.h", "string.h", "unistd.h", "fcntl.h", "limits.h",
+        "stdint.h", "time.h", "ctype.h"]
+
 PLAIN = """\
 #include "project.h"
 #include "unit_{i}.h"
 #include "unit_{next}.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+{libc}
 
 static int counter_{i};
 
@@ -157,18 +163,22 @@ PASSCRED = """\
 """
 
 
-def generate(root, tus, socket_every, functions):
+def generate(root, tus, socket_every, functions, sockets_apart=False, own_include_order=False):
     os.makedirs(os.path.join(root, "src"), exist_ok=True)
     os.makedirs(os.path.join(root, "include"), exist_ok=True)
     sockets = [i for i in range(tus) if i % socket_every == 0]
     next_socket = {s: sockets[(n + 1) % len(sockets)] for n, s in enumerate(sockets)}
+    header = HEADER
+    if sockets_apart:
+        header += "\nstruct record {\n  int out;\n  int flags;\n  char name[64];\n  size_t pending;\n};\n"
     with open(os.path.join(root, "include", "project.h"), "w") as f:
-        f.write(HEADER)
+        f.write(header)
     for i in range(tus):
         if i in next_socket:
             decls = f"int serve_{i}(const char *path);\nint handle_client_{i}(int fd);\n"
         else:
-            decls = f"int entry_{i}(struct connection *c, const char *text);\n" + "".join(
+            record = "struct record *c" if sockets_apart else "struct connection *c"
+            decls = f"int entry_{i}({record}, const char *text);\n" + "".join(
                 f"int step_{i}_{k}(int fd, const char *buf, size_t len);\n" for k in range(functions))
         with open(os.path.join(root, "include", f"unit_{i}.h"), "w") as f:
             f.write(f"#pragma once\n#include \"project.h\"\n\n{decls}")
@@ -186,7 +196,16 @@ def generate(root, tus, socket_every, functions):
             for k in range(functions):
                 call = f"step_{i}_{k + 1}(fd, buf + 1, len - 1)" if k + 1 < functions else "0"
                 steps.append(STEP.format(i=i, k=k, call=call))
-            text = PLAIN.format(i=i, next=next_plain[i], functions="\n".join(steps))
+            libc = LIBC[:5]
+            if own_include_order:
+                # A permutation of its own per unit, and more or fewer of the headers.
+                libc = LIBC[:5 + i % 6]
+                libc = [libc[(k * 7 + i) % len(libc)] for k in range(len(libc))]
+                libc = list(dict.fromkeys(libc)) + [h for h in LIBC[:5] if h not in libc]
+            text = PLAIN.format(i=i, next=next_plain[i], functions="\n".join(steps),
+                                libc="\n".join(f"#include <{h}>" for h in libc))
+            if sockets_apart:
+                text = text.replace("struct connection *c", "struct record *c").replace("c->fd", "c->out")
             if i == plain[0]:
                 text += "\n" + WRITE_ALL
         with open(path, "w") as f:
@@ -209,9 +228,12 @@ def main():
     parser.add_argument("--tus", type=int, default=1000)
     parser.add_argument("--socket-every", type=int, default=20)
     parser.add_argument("--functions", type=int, default=4)
+    parser.add_argument("--sockets-apart", action="store_true")
+    parser.add_argument("--own-include-order", action="store_true")
     args = parser.parse_args()
     root = os.path.abspath(args.dir)
-    socket_units = generate(root, args.tus, args.socket_every, args.functions)
+    socket_units = generate(root, args.tus, args.socket_every, args.functions, args.sockets_apart,
+                            args.own_include_order)
     print(f"{root}: {args.tus} units, {socket_units} using sockets")
 
 

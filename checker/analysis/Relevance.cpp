@@ -98,6 +98,20 @@ std::set<std::string> socketVocabulary(const ProjectOptions &options) {
   return words;
 }
 
+std::set<std::string> namesInFacts(const std::vector<const facts::Unit *> &units) {
+  std::set<std::string> names;
+  for (const facts::Unit *unit : units) {
+    for (const facts::Function &f : unit->functions)
+      if (!f.system && nameableElsewhere(f))
+        names.insert(writtenName(f.name));
+    for (const facts::Place &p : unit->places)
+      if (p.kind == facts::PlaceKind::Field || p.kind == facts::PlaceKind::Global)
+        names.insert(writtenName(p.name));
+  }
+  names.erase("");
+  return names;
+}
+
 NamesThatMatter namesThatMatter(const Program &program) {
   const std::size_t places = program.places.size();
   // Places a socket may be in: reached by a socket's origin, or flowing into a place a fact is

@@ -40,6 +40,10 @@ struct NamesThatMatter {
 };
 NamesThatMatter namesThatMatter(const Program &program);
 
+// Every name the units' facts hold (functions, fields, globals), without asking which matter: a
+// superset of namesThatMatter() of their link (used, defined and fields), found without linking.
+std::set<std::string> namesInFacts(const std::vector<const facts::Unit *> &units);
+
 // The identifier a function, field or global is written as: "Server::send" -> "send",
 // "~UnixSocket" -> "UnixSocket", "f:conn::fd" -> "fd"; "" for an operator.
 std::string writtenName(llvm::StringRef qualified);

@@ -10,6 +10,7 @@
 #include "Isolation.h"
 #include "Nolint.h"
 #include "Output.h"
+#include "Prefilter.h"
 #include "ServiceDiscovery.h"
 
 #include "ClangTidyCheck.h"
@@ -750,4 +751,82 @@ TEST(FactsCacheStamps, OnlyStampsOlderThanTheRacyMarginAreReliable) {
   stamp.ctime = start - 10'000'000'000;
   stamp.mtime = start + 5'000'000'000;
   EXPECT_FALSE(FactsCache::reliable(stamp, start));
+}
+
+namespace {
+struct Scanned {
+  std::vector<std::string> identifiers, members, declared, includes;
+  std::vector<afunix::check::MacroText> macros;
+  bool computedInclude = false;
+  bool has(const std::vector<std::string> &list, const std::string &word) const {
+    return std::find(list.begin(), list.end(), word) != list.end();
+  }
+};
+Scanned scan(const std::string &text, bool header) {
+  Scanned s;
+  afunix::check::scanSource(text, header, s.identifiers, s.members, s.declared, s.macros,
+                            s.includes, s.computedInclude);
+  return s;
+}
+} // namespace
+
+TEST(PrefilterScan, MainFileCountsEveryIdentifierOutsideCommentsAndLiterals) {
+  Scanned s = scan(R"(#include "net.h"
+#include <sys/socket.h>
+// socketpair in a comment
+/* SCM_RIGHTS in a block comment */
+static const char *name = "sendmsg in a string";
+static const char c = 'x';
+const char *raw = R"x(SO_PASSCRED in a raw string)x";
+int start(struct conn *c) {
+  return c->fd + helper(0x1fULL, 1e+10);
+}
+)",
+                   /*header=*/false);
+  for (const char *word : {"socketpair", "SCM_RIGHTS", "sendmsg", "SO_PASSCRED", "x", "ULL", "e"})
+    EXPECT_FALSE(s.has(s.identifiers, word)) << word;
+  for (const char *word : {"name", "start", "conn", "fd", "helper", "raw"})
+    EXPECT_TRUE(s.has(s.identifiers, word)) << word;
+  EXPECT_TRUE(s.has(s.members, "fd"));
+  EXPECT_FALSE(s.has(s.members, "helper"));
+  // Outside function bodies (where a definition is): start, not helper.
+  EXPECT_TRUE(s.has(s.declared, "start"));
+  EXPECT_FALSE(s.has(s.declared, "helper"));
+  EXPECT_EQ(s.includes, (std::vector<std::string>{"\"net.h\"", "<sys/socket.h>"}));
+  EXPECT_FALSE(s.computedInclude);
+  EXPECT_TRUE(scan("#include CONFIG_HEADER\n", false).computedInclude);
+}
+
+TEST(PrefilterScan, HeaderCountsWhatItRunsNotWhatItDeclares) {
+  Scanned s = scan(R"(struct conn { int fd; };
+extern int declared_only(int sock, struct msghdr *msg);
+static inline int inline_body(int fd) { return sendmsg(fd, 0, 0); }
+static int table_init = SOCK_STREAM;
+int defaulted(int family = AF_UNIX);
+class Channel {
+ public:
+  explicit Channel(int fd) : fd_(socketpair_end(fd)) {}
+  int declared_member(int x);
+  int Fd() const { return fd_; }
+ private:
+  int fd_;
+};
+namespace ipc {
+int in_namespace(int);
+inline int body_in_namespace(int fd) { return accept(fd, 0, 0); }
+}
+#define SEND_ONE(ch, f) send_fd((ch)->fd, f)
+)",
+                   /*header=*/true);
+  for (const char *word : {"declared_only", "msghdr", "sock", "conn", "declared_member", "in_namespace",
+                           "Channel", "inline_body"})
+    EXPECT_FALSE(s.has(s.identifiers, word)) << word;
+  for (const char *word : {"sendmsg", "SOCK_STREAM", "AF_UNIX", "socketpair_end", "fd_", "accept"})
+    EXPECT_TRUE(s.has(s.identifiers, word)) << word;
+  // A macro's body is counted where the macro is used, its parameters left out.
+  ASSERT_EQ(s.macros.size(), 1u);
+  EXPECT_EQ(s.macros[0].name, "SEND_ONE");
+  EXPECT_EQ(s.macros[0].identifiers, (std::vector<std::string>{"send_fd", "fd"}));
+  EXPECT_EQ(s.macros[0].members, (std::vector<std::string>{"fd"}));
+  EXPECT_FALSE(s.has(s.identifiers, "send_fd"));
 }

@@ -700,6 +700,15 @@ Parsed parseJob(std::size_t index, const CompileJob &job,
 
 } // namespace
 
+struct ExtractionSession {
+  RunFiles files;
+  DriverCache drivers;
+};
+
+std::shared_ptr<ExtractionSession> newExtractionSession() {
+  return std::make_shared<ExtractionSession>();
+}
+
 std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
                                         const std::vector<const analysis::ProjectOptions *> &project,
                                         const ExtractionSettings &settings) {
@@ -752,12 +761,16 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
       misses.push_back(i);
 
   // Then the parses, with what a cold scan shares between files.
-  std::optional<RunFiles> shared;
-  std::optional<DriverCache> drivers;
+  // What the file system and the driver said, for this call or (ExtractionSettings::session) for
+  // every call of the run.
+  std::optional<ExtractionSession> own;
+  RunFiles *shared = nullptr;
+  DriverCache *drivers = nullptr;
   std::optional<Preambles> preambles;
   if (!settings.fullParse && !misses.empty()) {
-    shared.emplace();
-    drivers.emplace();
+    ExtractionSession &session = settings.session ? *settings.session : own.emplace();
+    shared = &session.files;
+    drivers = &session.drivers;
     if (settings.extract && !settings.noPreambles)
       preambles.emplace(jobs, misses, *shared);
   }
@@ -773,8 +786,7 @@ std::vector<ExtractedUnit> extractUnits(const std::vector<CompileJob> &jobs,
         CacheInputs inputs;
         bool wantInputs = i < settings.wantInputs.size() && settings.wantInputs[i];
         Preambles::Group *group = preambles ? preambles->groupOf(i) : nullptr;
-        Parsed parsed = parseJob(i, jobs[i], *project[i], settings, shared ? &*shared : nullptr,
-                                 drivers ? &*drivers : nullptr, group,
+        Parsed parsed = parseJob(i, jobs[i], *project[i], settings, shared, drivers, group,
                                  cache || wantInputs ? &inputs : nullptr, isolate);
         if (wantInputs)
           for (const auto &[path, digest] : inputs)

@@ -18,6 +18,7 @@
 #include "ProjectOptions.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct ExtractedUnit {
   std::vector<std::string> inputs;
 };
 
+// What the extractions of one run share (the file system's answers, the compiler driver's), kept
+// across several extractUnits() calls (the prefilter's rounds) when given to each.
+struct ExtractionSession;
+std::shared_ptr<ExtractionSession> newExtractionSession();
+
 struct ExtractionSettings {
   bool extract = true;    // false: parse only (--parse-only), nothing extracted, nothing cached
   bool fullParse = false; // parse everything as clang -fsyntax-only would: none of the skips
@@ -47,6 +53,7 @@ struct ExtractionSettings {
   std::function<void(std::size_t done, std::size_t total, const std::string &file, bool cached)>
       progress;
   RunStats *stats = nullptr;
+  std::shared_ptr<ExtractionSession> session; // null: this call's own
 };
 
 // Extracts every job's facts; `project[i]` is job i's project options. The result is in job order

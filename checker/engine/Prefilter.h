@@ -13,6 +13,10 @@
 #include "CompileDb.h"
 #include "Extraction.h"
 
+#include "Program.h"
+
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,12 @@ struct PrefilterSettings {
   // Jobs parsed whatever their text says (the files a partial run checks: what they include
   // decides its scope).
   std::vector<bool> always;
+  // Links the units as the run judges them (with what it adds: service files, stored facts),
+  // given every job's unit (skipped ones included); unset: the units alone. Each round reads the
+  // names that matter from it.
+  std::function<std::unique_ptr<analysis::Program>(const std::vector<ExtractedUnit> &)> link;
+  // Receives the last round's program, which holds the final units: the run judges it as it is.
+  std::unique_ptr<analysis::Program> *program = nullptr;
 };
 
 // extractUnits() over the jobs the prefilter keeps; the others come back as skipped units. The

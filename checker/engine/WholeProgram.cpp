@@ -151,6 +151,20 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
   // A slice sees only its own files' facts, not the names the others' make matter.
   filter.enabled = options.prefilter && !options.fullParse && !options.shard.count;
   filter.always = checked; // what a checked file includes decides the run's scope
+  std::vector<std::string> mainFiles;
+  for (const CompileJob &job : jobs)
+    mainFiles.push_back(job.file);
+  // What the link adds to the units, gathered first: each prefilter round links the program as
+  // it will be judged, and the last round's link is the run's.
+  std::optional<LinkInputs> inputs;
+  std::unique_ptr<analysis::Program> prelinked;
+  if (filter.enabled && anyRule) {
+    inputs = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), options);
+    filter.link = [&](const std::vector<ExtractedUnit> &units) {
+      return analysis::Program::link(linkedUnits(units, *inputs));
+    };
+    filter.program = &prelinked;
+  }
   std::vector<ExtractedUnit> extracted = extractRelevantUnits(jobs, project, settings, filter);
   // What each file is built into comes from its command, not its source: never cached with it.
   for (std::size_t i = 0; i < extracted.size(); ++i)
@@ -183,9 +197,6 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
       run.files.push_back(std::move(unit.outcome));
     return run;
   }
-  std::vector<std::string> mainFiles;
-  for (const CompileJob &job : jobs)
-    mainFiles.push_back(job.file);
   std::optional<std::set<std::string>> scope;
   if (!checked.empty()) {
     // What a partial run reports on: the checked files and every file their parses read (the
@@ -204,13 +215,72 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
       }
     }
   }
-  return judgeUnits(extracted, mainFiles, configs, anyRule, options, checked, std::move(scope));
+  return judgeUnits(extracted, mainFiles, configs, anyRule, options, checked, std::move(scope),
+                    inputs ? &*inputs : nullptr, std::move(prelinked));
+}
+
+LinkInputs gatherLinkInputs(const std::vector<std::string> &mainFiles, const std::string &fingerprint,
+                            const EngineOptions &options) {
+  LinkInputs in;
+  // Service files (ServiceFiles.h): read fresh each run, they are few and small; stored with the
+  // units for the editor.
+  std::vector<std::string> servicePaths;
+  if (options.serviceFiles)
+    servicePaths = options.serviceFiles(mainFiles);
+  // Named as the units name their files (a relative path reads from the working directory).
+  for (std::string &path : servicePaths)
+    path = analysis::recordedPath(path, options.relativePaths);
+  in.services.reserve(servicePaths.size());
+  for (const std::string &path : servicePaths) {
+    facts::Unit unit;
+    std::string error;
+    if (!analysis::readServiceFile(path, unit, error)) {
+      llvm::errs() << "afunix-check: warning: " << error << "\n";
+      continue;
+    }
+    in.services.push_back(std::move(unit));
+  }
+  std::set<std::string> serviceFiles(servicePaths.begin(), servicePaths.end());
+  std::set<std::string> own(mainFiles.begin(), mainFiles.end());
+  // The units not checked now, from an earlier run over the whole database.
+  if (!options.readFacts.empty()) {
+    PhaseTimer timer(options.stats, "read stored facts");
+    std::string error;
+    in.stored = analysis::StoredFacts::read(options.readFacts, error);
+    if (!in.stored)
+      llvm::errs() << "afunix-check: warning: " << error << "; the files not checked now are unknown\n";
+    else if (in.stored->fingerprint() != fingerprint)
+      llvm::errs() << "afunix-check: warning: " << options.readFacts
+                   << " was written with other project options; not used\n";
+    else {
+      for (const facts::Unit *unit : in.stored->unitsExcept(""))
+        if (!own.count(unit->mainFile) && !serviceFiles.count(unit->mainFile))
+          in.storedUnits.push_back(unit);
+      // A stored unit whose files changed since is not used: said by name, never silently.
+      for (const std::string &file : in.stored->staleFiles())
+        if (!own.count(file) && !serviceFiles.count(file))
+          in.staleFacts.push_back(file);
+    }
+  }
+  return in;
+}
+
+std::vector<const facts::Unit *> linkedUnits(const std::vector<ExtractedUnit> &extracted,
+                                             const LinkInputs &inputs) {
+  std::vector<const facts::Unit *> units;
+  for (const ExtractedUnit &unit : extracted)
+    units.push_back(&unit.unit);
+  units.insert(units.end(), inputs.storedUnits.begin(), inputs.storedUnits.end());
+  for (const facts::Unit &unit : inputs.services)
+    units.push_back(&unit);
+  return units;
 }
 
 RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
                      const std::vector<UnitConfig> &configs, bool anyRule,
                      const EngineOptions &options, const std::vector<bool> &checked,
-                     std::optional<std::set<std::string>> scope) {
+                     std::optional<std::set<std::string>> scope, const LinkInputs *inputs,
+                     std::unique_ptr<analysis::Program> prelinked) {
   RunResult run;
   run.scope = std::move(scope);
   std::vector<const facts::Unit *> units;
@@ -224,48 +294,15 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
     bool isChecked = checked.empty() || checked[i];
     (isChecked ? run.files : run.context).push_back(std::move(extracted[i].outcome));
   }
-  // Service files (ServiceFiles.h): read fresh each run, they are few and small; stored with the
-  // units for the editor.
-  std::vector<std::string> servicePaths;
-  if (options.serviceFiles)
-    servicePaths = options.serviceFiles(mainFiles);
-  // Named as the units name their files (a relative path reads from the working directory).
-  for (std::string &path : servicePaths)
-    path = analysis::recordedPath(path, options.relativePaths);
-  std::vector<facts::Unit> services;
-  services.reserve(servicePaths.size());
-  for (const std::string &path : servicePaths) {
-    facts::Unit unit;
-    std::string error;
-    if (!analysis::readServiceFile(path, unit, error)) {
-      llvm::errs() << "afunix-check: warning: " << error << "\n";
-      continue;
-    }
-    services.push_back(std::move(unit));
+  LinkInputs gathered;
+  if (!inputs) {
+    gathered = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), options);
+    inputs = &gathered;
   }
-  std::set<std::string> serviceFiles(servicePaths.begin(), servicePaths.end());
+  const std::vector<facts::Unit> &services = inputs->services;
   std::string fingerprint = extractionFingerprintOf(configs);
-  // The units not checked now, from an earlier run over the whole database.
-  std::shared_ptr<const analysis::StoredFacts> stored;
-  if (!options.readFacts.empty()) {
-    PhaseTimer timer(options.stats, "read stored facts");
-    std::string error;
-    stored = analysis::StoredFacts::read(options.readFacts, error);
-    if (!stored)
-      llvm::errs() << "afunix-check: warning: " << error << "; the files not checked now are unknown\n";
-    else if (stored->fingerprint() != fingerprint)
-      llvm::errs() << "afunix-check: warning: " << options.readFacts
-                   << " was written with other project options; not used\n";
-    else {
-      for (const facts::Unit *unit : stored->unitsExcept(""))
-        if (!unitOfFile.count(unit->mainFile) && !serviceFiles.count(unit->mainFile))
-          units.push_back(unit);
-      // A stored unit whose files changed since is not used: said by name, never silently.
-      for (const std::string &file : stored->staleFiles())
-        if (!unitOfFile.count(file) && !serviceFiles.count(file))
-          run.staleFacts.push_back(file);
-    }
-  }
+  run.staleFacts = inputs->staleFacts;
+  units.insert(units.end(), inputs->storedUnits.begin(), inputs->storedUnits.end());
   if (options.stats)
     options.stats->stored += units.size() - extracted.size();
   if (!options.storeFacts.empty() && anyRule) {
@@ -312,7 +349,9 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   PhaseTimer linkTimer(options.stats, "link");
   for (const facts::Unit &unit : services)
     units.push_back(&unit);
-  std::unique_ptr<analysis::Program> program = analysis::Program::link(units);
+  // The prefilter's last round linked these very units (linkedUnits()).
+  std::unique_ptr<analysis::Program> program =
+      prelinked ? std::move(prelinked) : analysis::Program::link(units);
   linkTimer.stop();
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();

@@ -5,8 +5,11 @@
 #include "Engine.h"
 #include "Extraction.h"
 
+#include "Program.h"
 #include "ProjectOptions.h"
+#include "StoredFacts.h"
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,9 +33,27 @@ std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs);
 // `extracted[i]` is the unit of `mainFiles[i]` with configuration `configs[i]`, in database order.
 // `checked` (when not empty) says which of them a partial run checks: RunResult::files holds
 // their outcomes and RunResult::context the others'; findings are reported only in `scope`.
+// What the link adds to the extracted units: the units of service files and, in a run with
+// EngineOptions::readFacts, the stored facts of the files not extracted now.
+struct LinkInputs {
+  std::vector<facts::Unit> services;
+  std::shared_ptr<const analysis::StoredFacts> stored;
+  std::vector<const facts::Unit *> storedUnits;
+  std::vector<std::string> staleFacts; // stored units left out because their files changed
+};
+LinkInputs gatherLinkInputs(const std::vector<std::string> &mainFiles, const std::string &fingerprint,
+                            const EngineOptions &options);
+// The units the link merges, in its order: the extracted ones, the stored ones, the services.
+std::vector<const facts::Unit *> linkedUnits(const std::vector<ExtractedUnit> &extracted,
+                                             const LinkInputs &inputs);
+
+// `inputs`: gathered already (else here); `prelinked`: the link of linkedUnits(extracted, inputs)
+// made already (the prefilter's last round), judged as it is.
 RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
                      const std::vector<UnitConfig> &configs, bool anyRule,
                      const EngineOptions &options, const std::vector<bool> &checked = {},
-                     std::optional<std::set<std::string>> scope = std::nullopt);
+                     std::optional<std::set<std::string>> scope = std::nullopt,
+                     const LinkInputs *inputs = nullptr,
+                     std::unique_ptr<analysis::Program> prelinked = nullptr);
 
 } // namespace afunix::check

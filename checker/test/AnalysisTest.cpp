@@ -5,6 +5,7 @@
 #include "FactsIO.h"
 #include "Program.h"
 #include "Queries.h"
+#include "Relevance.h"
 #include "ServiceFiles.h"
 
 #include "clang/Frontend/ASTUnit.h"
@@ -1131,4 +1132,53 @@ TEST(ProjectOptionsParse, MessageQueuesAddToTheCatalogAndMalformedOnesAreNamed) 
   EXPECT_NE(errors[1].find("'msgq_short:1:fd'"), std::string::npos) << errors[1];
   EXPECT_NE(parsed.extractionFingerprint().find("q:msgq_put:1:fd:nfd"), std::string::npos);
   EXPECT_EQ(parsed.extractionFingerprint().find("q:unixmessage"), std::string::npos);
+}
+
+// The prefilter's names (Relevance.h): what another file must name to be able to matter.
+TEST(NamesThatMatter, FunctionsFieldsAndGlobalsTheSocketsGoThrough) {
+  Linked l = one(R"(
+struct conn { int fd; int len; };
+struct conn *current;
+int shared_sock;
+int log_line(const char *text, int value);
+int consume(int fd);
+int make_listener(void) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  listen(fd, 5);
+  return fd;
+}
+void store(struct conn *c) { c->fd = make_listener(); c->len = 0; }
+void keep(void) { shared_sock = make_listener(); }
+void hand_on(struct conn *c) { consume(c->fd); log_line("len", c->len); }
+static int helper(void) { return make_listener(); }
+int main(void) { return helper(); }
+)");
+  NamesThatMatter names = namesThatMatter(l.p());
+  // Callers of what makes and listens on a socket matter; a file-local helper and main() cannot
+  // be named elsewhere.
+  EXPECT_TRUE(names.used.count("make_listener"));
+  EXPECT_TRUE(names.used.count("store"));
+  EXPECT_FALSE(names.used.count("helper"));
+  EXPECT_FALSE(names.used.count("main"));
+  // The field and the global the socket is stored in; not the field that only holds a length.
+  EXPECT_TRUE(names.fields.count("fd"));
+  EXPECT_FALSE(names.fields.count("len"));
+  EXPECT_TRUE(names.used.count("shared_sock"));
+  // A callee handed the socket, defined in no file parsed yet: its definition matters; one
+  // handed only a length does not.
+  EXPECT_TRUE(names.defined.count("consume"));
+  EXPECT_FALSE(names.defined.count("log_line"));
+  EXPECT_FALSE(names.used.count("log_line"));
+}
+
+TEST(SocketVocabulary, HoldsTheExtractorsWordsAndTheModels) {
+  ProjectOptions o = options({{"SocketProducers", "open_listener"},
+                              {"CallbackRegistrars", "watch_fd:0:1:0"},
+                              {"FdOwnerClasses", "base::ScopedFD"}});
+  std::set<std::string> words = socketVocabulary(o);
+  for (const char *word : {"socket", "sendmsg", "SCM_RIGHTS", "SO_PASSCRED", "SD_LISTEN_FDS_START",
+                           "open_listener", "watch_fd", "ScopedFD", "sd_event_add_io", "SYS_sendmsg",
+                           "unixmessage_putv"})
+    EXPECT_TRUE(words.count(word)) << word;
+  EXPECT_FALSE(words.count("write")); // only where the program's sockets are: reached by name
 }
