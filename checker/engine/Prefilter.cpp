@@ -723,8 +723,9 @@ std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &j
     }
     // The files the facts could pull in at most, without a link: those naming any function,
     // field or global of the parsed units. None: the run's link follows. Few (at most half as
-    // many as are parsed): parsed in the next round without asking the link, which costs about
-    // what parsing the units it links does (eudev: 2.1 s of CPU for 64 units, their parse 1.7 s).
+    // many as are parsed, of at least kLinkWorthIt): parsed in the next round without asking the
+    // link, which costs about what parsing the units it links does (eudev: 2.1 s of CPU for 64
+    // units, their parse 1.7 s); a link of fewer units is cheap.
     std::vector<const facts::Unit *> parsedUnits;
     for (std::size_t j = 0; j < jobs.size(); ++j)
       if (done[j])
@@ -736,7 +737,9 @@ std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &j
     std::size_t candidateCount = 0;
     for (std::size_t j = 0; j < jobs.size(); ++j)
       candidateCount += candidates[j] && !done[j] && !wanted[j];
-    if (candidateCount > 0 && candidateCount * 2 <= parsedUnits.size()) {
+    constexpr std::size_t kLinkWorthIt = 32;
+    if (candidateCount > 0 && candidateCount * 2 <= parsedUnits.size() &&
+        parsedUnits.size() >= kLinkWorthIt) {
       for (std::size_t j = 0; j < jobs.size(); ++j)
         if (candidates[j] && !done[j] && !wanted[j]) {
           if (explain)
