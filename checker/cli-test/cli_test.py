@@ -24,8 +24,9 @@ def fixture(name):
 
 
 def counts(report):
-    """The summary's totals, without the per-reason counts of what was not shown."""
-    return {k: v for k, v in report["summary"].items() if k != "not_shown"}
+    """The summary's totals, without the per-reason counts of what was not shown and the count of
+    files the prefilter skipped (test_prefilter_* test it)."""
+    return {k: v for k, v in report["summary"].items() if k not in ("not_shown", "skipped")}
 
 
 def run(*args, cwd=REPO):
@@ -282,6 +283,45 @@ class CliTest(unittest.TestCase):
             code, _, err = run_json("-p", build, "--", "-DAFUNIX_TEST_DEFINE")
             self.assertEqual(code, 0, err)
 
+    def test_prefilter_skips_what_names_nothing_and_says_so(self):
+        # A database run parses the files that can change the findings (docs/prefilter.md): a
+        # file without a socket word that nothing names is skipped, its parse errors unseen; a
+        # file whose quoted #include is found nowhere, or that is named on the command line, is
+        # parsed. --no-prefilter parses every file.
+        with tempfile.TemporaryDirectory() as build:
+            shutil.copy(fixture("clean.c"), os.path.join(build, "clean.c"))
+            shutil.copy(fixture("unparseable.c"), os.path.join(build, "plain.c"))
+            with open(os.path.join(build, "generated.c"), "w") as f:
+                f.write('#include "not-generated-yet.h"\nint from_generated(void) { return GENERATED; }\n')
+            with open(os.path.join(build, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": build, "file": os.path.join(build, name),
+                            "arguments": ["cc", "-std=gnu11", "-c", name]}
+                           for name in ("clean.c", "plain.c", "generated.c")], f)
+            code, report, err = run_json("-p", build, "--no-cache", "--timings")
+            self.assertEqual(code, 3, err)
+            self.assertEqual(report["skipped"], [os.path.join(build, "plain.c")])
+            self.assertEqual(report["summary"]["skipped"], 1)
+            self.assertEqual([u["file"] for u in report["unparsed"]], [os.path.join(build, "generated.c")])
+            self.assertIn("1 skipped (name nothing that matters)", err)
+            self.assertRegex(err, r"prefilter: 2 seeds \(name the socket vocabulary, or their text cannot tell\), 1 rounds, 1 skipped")
+            code, report, err = run_json("-p", build, "--no-cache", "--no-prefilter")
+            self.assertEqual(code, 3, err)
+            self.assertEqual(report["skipped"], [])
+            self.assertEqual(sorted(u["file"] for u in report["unparsed"]),
+                             [os.path.join(build, f) for f in ("generated.c", "plain.c")])
+            # Why each file was parsed, on request.
+            env = dict(os.environ, AFUNIX_PREFILTER_EXPLAIN="1")
+            proc = subprocess.run([CHECKER, "-p", build, "--no-cache", "--quiet"], capture_output=True,
+                                  text=True, env=env, timeout=120)
+            self.assertIn("clean.c: names AF_UNIX", proc.stderr)
+            self.assertIn('generated.c: a computed #include, an unreadable file or a "header" not found',
+                          proc.stderr)
+            self.assertIn("plain.c: not yet", proc.stderr)
+        # Named on the command line without a database: parsed, its errors reported.
+        code, report, err = run_json(fixture("unparseable.c"))
+        self.assertEqual(code, 3, err)
+        self.assertEqual(report["skipped"], [])
+
     # --- output -------------------------------------------------------------------------------
 
     def test_json_schema(self):
@@ -290,7 +330,9 @@ class CliTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertEqual(report["version"], 1)
         self.assertTrue({"version", "findings", "summary"} <= set(report))
-        self.assertEqual(set(report["summary"]), {"files", "findings", "parse_errors", "not_shown"})
+        self.assertEqual(set(report["summary"]),
+                         {"files", "findings", "parse_errors", "skipped", "not_shown"})
+        self.assertEqual(report["skipped"], [])
         self.assertEqual(set(report["summary"]["not_shown"]),
                          {"nolint", "system_headers", "header_filter", "excluded", "line_filter",
                           "baseline", "disabled"})

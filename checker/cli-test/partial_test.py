@@ -213,7 +213,7 @@ class PartialRunTest(unittest.TestCase):
         # Another file that does not parse: judged with what could be read, said, and the exit
         # status stays the checked file's.
         with open(self.daemon.path("page.c"), "a") as f:
-            f.write("int broken( {\n")
+            f.write("int broken(int type = SOCK_STREAM {\n")  # a socket word: it is parsed
         code, report, err = run_json("-p", ".", "conn.c", cwd=self.dir)
         self.assertEqual(code, 1, err)
         self.assertEqual(found(report, self.dir), [("conn.c", CONN_LINE, "afunix-creds-without-passcred")])

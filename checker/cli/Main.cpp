@@ -926,7 +926,8 @@ int run(int argc, char **argv) {
   options.wholeProgram = !cli.singleTu;
   options.checkedFiles = checkedFiles;
   options.fullParse = cli.fullParse;
-  options.prefilter = !cli.noPrefilter;
+  // Files named without a database are the run: each is parsed. A database's files are filtered.
+  options.prefilter = !cli.noPrefilter && !cli.buildPath.empty();
   options.disableFree = true; // afunix-check exits right after the run
   options.cacheDir = factsCacheDir(cli);
   std::string shardError;

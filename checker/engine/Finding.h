@@ -69,9 +69,9 @@ struct Finding {
 struct FileOutcome {
   std::string file;
   bool parsed = true;               // false: clang reported errors; findings may be partial
+  std::vector<std::string> errors;  // clang's error diagnostics, "file:line:col: error: ..."
   bool skipped = false;             // never parsed: the prefilter found it names nothing that
                                     // matters (Prefilter.h)
-  std::vector<std::string> errors;  // clang's error diagnostics, "file:line:col: error: ..."
 };
 
 // Findings that exist but are not in `findings`, by the reason they were left out. Every filter

@@ -352,19 +352,25 @@ SearchPath searchPathOf(const CompileJob &job) {
 // The identifiers of every file read, interned, and which files each job's text is made of.
 class TextIndex {
 public:
-  TextIndex(const std::vector<CompileJob> &jobs, unsigned threads) : Jobs(jobs.size()) {
-    std::vector<SearchPath> paths;
-    paths.reserve(jobs.size());
-    for (const CompileJob &job : jobs)
-      paths.push_back(searchPathOf(job));
+  // `unread[j]`: job j's text is not needed (it never matches); empty: every job's is.
+  TextIndex(const std::vector<CompileJob> &jobs, const std::vector<bool> &unread, unsigned threads)
+      : Jobs(jobs.size()) {
+    auto needed = [&](std::size_t j) { return unread.empty() || !unread[j]; };
+    std::vector<SearchPath> paths(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (needed(j))
+        paths[j] = searchPathOf(jobs[j]);
     // Read and scan the main files in parallel (most of the bytes); headers as they are found.
-    std::vector<std::size_t> mains;
-    for (const CompileJob &job : jobs) {
-      mains.push_back(fileIndex(job.file));
-      Files[mains.back()].main = true;
-    }
+    std::vector<std::size_t> mains(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (needed(j)) {
+        mains[j] = fileIndex(jobs[j].file);
+        Files[mains[j]].main = true;
+      }
     scanPending(threads);
     for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (!needed(j))
+        continue;
       JobText &text = Jobs[j];
       const SearchPath &path = paths[j];
       if (!path.defines.empty()) {
@@ -401,6 +407,10 @@ public:
           std::optional<std::string> found = resolve(spelled, directory, path);
           if (found)
             visit(fileIndex(*found));
+          else if (spelled.front() == '"')
+            // "x.h" found in no project directory: a header generated later or missing, whose
+            // text is unknown (and whose absence a parse reports). <x.h>: a system header.
+            text.missingHeader = true;
         }
       }
       text.files.insert(text.files.end(), queue.begin(), queue.end());
@@ -491,8 +501,11 @@ public:
     return "";
   }
 
-  // Jobs the text cannot speak for: a computed #include, an unreadable file.
-  bool opaque(std::size_t job) const { return Jobs[job].computedInclude || Jobs[job].unreadable; }
+  // Jobs the text cannot speak for: a computed #include, an unreadable file, a quoted #include
+  // found nowhere.
+  bool opaque(std::size_t job) const {
+    return Jobs[job].computedInclude || Jobs[job].unreadable || Jobs[job].missingHeader;
+  }
   std::size_t filesRead() const { return Files.size(); }
 
 private:
@@ -508,7 +521,7 @@ private:
   };
   struct JobText {
     std::vector<std::size_t> files; // the main file, the project headers it includes, its -D text
-    bool computedInclude = false, unreadable = false;
+    bool computedInclude = false, unreadable = false, missingHeader = false;
   };
 
   std::size_t fileIndex(const std::string &path) {
@@ -630,96 +643,79 @@ private:
 
 } // namespace
 
-std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &jobs,
-                                                const std::vector<const analysis::ProjectOptions *> &project,
-                                                const ExtractionSettings &settings,
-                                                const PrefilterSettings &filter) {
-  if (!filter.enabled || !settings.extract || jobs.empty())
-    return extractUnits(jobs, project, settings);
+namespace {
 
-  PhaseTimer scanTimer(settings.stats, "prefilter");
-  TextIndex text(jobs, settings.jobs);
-  // The vocabulary of every distinct set of options (per-directory configurations differ).
-  std::set<std::string> vocabulary;
-  std::set<std::string> fingerprints;
-  for (const analysis::ProjectOptions *options : project)
-    if (fingerprints.insert(options->extractionFingerprint()).second) {
-      std::set<std::string> words = analysis::socketVocabulary(*options);
-      vocabulary.insert(words.begin(), words.end());
-    }
+bool explaining() {
   // AFUNIX_PREFILTER_EXPLAIN=1: say on stderr why each file is parsed (for diagnosing a miss).
-  const char *explainVariable = std::getenv("AFUNIX_PREFILTER_EXPLAIN");
-  bool explain = explainVariable && llvm::StringRef(explainVariable) == "1";
-  TextIndex::Wanted vocabularyIds;
-  vocabularyIds.used = text.idsOf(vocabulary);
-  vocabularyIds = text.withMacros(std::move(vocabularyIds));
-  std::vector<bool> wanted = text.mentioning(vocabularyIds);
-  std::size_t seeds = 0;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (explain)
-      llvm::errs() << "afunix-check: prefilter: " << jobs[j].file << ": "
-                   << (wanted[j] ? "names " + text.mentionOf(j, vocabularyIds)
-                       : text.opaque(j) ? std::string("a computed #include or an unreadable file")
-                       : j < filter.always.size() && filter.always[j] ? std::string("checked")
-                                                                      : std::string("not yet"))
-                   << "\n";
-    wanted[j] = wanted[j] || text.opaque(j) || (j < filter.always.size() && filter.always[j]);
-    seeds += wanted[j];
-  }
-  scanTimer.stop();
+  const char *value = std::getenv("AFUNIX_PREFILTER_EXPLAIN");
+  return value && llvm::StringRef(value) == "1";
+}
 
-  // Every job starts as a skipped unit; a parse replaces it. So each round links the units the
-  // run will judge if nothing more is parsed, and the last round's program is the run's.
-  std::vector<ExtractedUnit> out(jobs.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    ExtractedUnit &unit = out[j];
-    unit.unit.mainFile = project[j]->recordedPath(jobs[j].file);
-    unit.unit.skipped = true;
-    unit.unit.target = jobs[j].target;
-    unit.outcome.file = jobs[j].file;
-    unit.outcome.parsed = true;
-    unit.outcome.skipped = true;
-    // What the stored facts file keys the unit's line by (its content is fixed by these).
-    unit.digest = fileDigest("afunix-skipped\0" + unit.unit.mainFile);
-  }
-  std::vector<bool> done(jobs.size());
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A unit the prefilter did not parse (yet): empty, and saying so.
+ExtractedUnit skippedUnit(const CompileJob &job, const analysis::ProjectOptions &project) {
+  ExtractedUnit unit;
+  unit.unit.mainFile = project.recordedPath(job.file);
+  unit.unit.skipped = true;
+  unit.unit.target = job.target;
+  unit.outcome.file = job.file;
+  unit.outcome.parsed = true;
+  unit.outcome.skipped = true;
+  // What the stored facts file keys the unit's line by (its content is fixed by these).
+  unit.digest = fileDigest("afunix-skipped\0" + unit.unit.mainFile);
+  return unit;
+}
+
+// The rounds: parse what is wanted (and may be parsed here), link, read the names that matter,
+// want the files that name them; until a round wants nothing new. `out[j]` is job j's unit
+// (skipped until parsed), `done[j]` whether it holds facts. Returns the number of rounds.
+unsigned runRounds(const std::vector<CompileJob> &jobs,
+                   const std::vector<const analysis::ProjectOptions *> &project,
+                   const ExtractionSettings &settings, const PrefilterSettings &filter,
+                   const TextIndex &text, std::vector<ExtractedUnit> &out, std::vector<bool> &done,
+                   std::vector<bool> wanted, bool explain) {
+  auto parseable = [&](std::size_t j) { return filter.parseable.empty() || filter.parseable[j]; };
   // Each round's parses see the files and driver results of the earlier rounds'.
   std::shared_ptr<ExtractionSession> session = newExtractionSession();
-  std::size_t finished = 0;
+  std::size_t finished = 0, total = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    total += parseable(j) && !done[j];
   unsigned rounds = 0;
   double namesWall = 0, namesCpu = 0; // reading the names that matter out of each round's facts
-  auto seconds = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
-  for (;;) {
+  for (bool first = true;; first = false) {
     std::vector<std::size_t> batch;
     for (std::size_t j = 0; j < jobs.size(); ++j)
-      if (wanted[j] && !done[j])
+      if (wanted[j] && !done[j] && parseable(j))
         batch.push_back(j);
-    if (batch.empty())
+    if (batch.empty() && !first)
       break;
-    ++rounds;
-    std::vector<CompileJob> batchJobs;
-    std::vector<const analysis::ProjectOptions *> batchProject;
-    ExtractionSettings batchSettings = settings;
-    if (!batchSettings.session)
-      batchSettings.session = session;
-    batchSettings.wantInputs.clear();
-    for (std::size_t j : batch) {
-      batchJobs.push_back(jobs[j]);
-      batchProject.push_back(project[j]);
-      batchSettings.wantInputs.push_back(j < settings.wantInputs.size() && settings.wantInputs[j]);
-    }
-    if (settings.progress)
-      batchSettings.progress = [&](std::size_t done, std::size_t, const std::string &file, bool cached) {
-        settings.progress(finished + done, jobs.size(), file, cached);
-      };
-    std::vector<ExtractedUnit> units = extractUnits(batchJobs, batchProject, batchSettings);
-    finished += batch.size();
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-      out[batch[b]] = std::move(units[b]);
-      out[batch[b]].unit.target = jobs[batch[b]].target; // from the command, never cached
-      done[batch[b]] = true;
+    if (!batch.empty()) {
+      ++rounds;
+      std::vector<CompileJob> batchJobs;
+      std::vector<const analysis::ProjectOptions *> batchProject;
+      ExtractionSettings batchSettings = settings;
+      if (!batchSettings.session)
+        batchSettings.session = session;
+      batchSettings.wantInputs.clear();
+      for (std::size_t j : batch) {
+        batchJobs.push_back(jobs[j]);
+        batchProject.push_back(project[j]);
+        batchSettings.wantInputs.push_back(j < settings.wantInputs.size() && settings.wantInputs[j]);
+      }
+      if (settings.progress)
+        batchSettings.progress = [&](std::size_t done, std::size_t, const std::string &file, bool cached) {
+          settings.progress(finished + done, total, file, cached);
+        };
+      std::vector<ExtractedUnit> units = extractUnits(batchJobs, batchProject, batchSettings);
+      finished += batch.size();
+      for (std::size_t b = 0; b < batch.size(); ++b) {
+        out[batch[b]] = std::move(units[b]);
+        out[batch[b]].unit.target = jobs[batch[b]].target; // from the command, never cached
+        done[batch[b]] = true;
+      }
     }
     // The files the facts could pull in at most, without a link: those naming any function,
     // field or global of the parsed units. None: the run's link follows. Few (at most half as
@@ -736,12 +732,12 @@ std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &j
     std::vector<bool> candidates = text.mentioning(broad);
     std::size_t candidateCount = 0;
     for (std::size_t j = 0; j < jobs.size(); ++j)
-      candidateCount += candidates[j] && !done[j] && !wanted[j];
+      candidateCount += candidates[j] && !done[j] && !wanted[j] && parseable(j);
     constexpr std::size_t kLinkWorthIt = 32;
     if (candidateCount > 0 && candidateCount * 2 <= parsedUnits.size() &&
         parsedUnits.size() >= kLinkWorthIt) {
       for (std::size_t j = 0; j < jobs.size(); ++j)
-        if (candidates[j] && !done[j] && !wanted[j]) {
+        if (candidates[j] && !done[j] && !wanted[j] && parseable(j)) {
           if (explain)
             llvm::errs() << "afunix-check: prefilter: round " << rounds + 1 << ": " << jobs[j].file
                          << ": names " << text.mentionOf(j, broad) << " (one of few files that may matter)\n";
@@ -769,37 +765,111 @@ std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &j
           {text.idsOf(found.used), text.idsOf(found.defined), text.idsOf(found.fields), {}});
       more = text.mentioning(names);
     }
+    bool fresh = false;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
-      if (explain && more[j] && !wanted[j])
+      if (!more[j] || wanted[j] || done[j] || !parseable(j))
+        continue;
+      if (explain)
         llvm::errs() << "afunix-check: prefilter: round " << rounds + 1 << ": " << jobs[j].file
                      << ": names " << text.mentionOf(j, names) << "\n";
-      wanted[j] = wanted[j] || more[j];
+      wanted[j] = fresh = true;
     }
     namesWall += seconds() - wall;
     namesCpu += processCpuSeconds() - cpu;
-    // Nothing new to parse: this program holds the final units, the one the run judges.
-    bool fresh = false;
-    for (std::size_t j = 0; j < jobs.size(); ++j)
-      fresh |= wanted[j] && !done[j];
-    if (!fresh && filter.program)
-      *filter.program = std::move(program);
+    if (!fresh) {
+      // Nothing new to parse: this program holds the final units, the one the run judges.
+      if (filter.program)
+        *filter.program = std::move(program);
+      break;
+    }
   }
   std::size_t skipped = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (done[j])
+    if (done[j] || !parseable(j))
       continue;
     ++skipped;
     if (settings.progress)
-      settings.progress(++finished, jobs.size(), jobs[j].file, false);
+      settings.progress(++finished, total, jobs[j].file, false);
   }
   if (settings.stats) {
     settings.stats->phases.push_back({"prefilter names", namesWall, namesCpu, currentRssKiB()});
-    settings.stats->prefilterSeeds += seeds;
     settings.stats->prefilterRounds += rounds;
     settings.stats->prefilterSkipped += skipped;
     settings.stats->prefilterFilesRead += text.filesRead();
   }
+  return rounds;
+}
+
+} // namespace
+
+std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &jobs,
+                                                const std::vector<const analysis::ProjectOptions *> &project,
+                                                const ExtractionSettings &settings,
+                                                const PrefilterSettings &filter) {
+  if (!filter.enabled || !settings.extract || jobs.empty())
+    return extractUnits(jobs, project, settings);
+
+  PhaseTimer scanTimer(settings.stats, "prefilter");
+  TextIndex text(jobs, {}, settings.jobs);
+  // The vocabulary of every distinct set of options (per-directory configurations differ).
+  std::set<std::string> vocabulary;
+  std::set<std::string> fingerprints;
+  for (const analysis::ProjectOptions *options : project)
+    if (fingerprints.insert(options->extractionFingerprint()).second) {
+      std::set<std::string> words = analysis::socketVocabulary(*options);
+      vocabulary.insert(words.begin(), words.end());
+    }
+  bool explain = explaining();
+  TextIndex::Wanted vocabularyIds;
+  vocabularyIds.used = text.idsOf(vocabulary);
+  vocabularyIds = text.withMacros(std::move(vocabularyIds));
+  std::vector<bool> wanted = text.mentioning(vocabularyIds);
+  std::size_t seeds = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (!filter.parseable.empty() && !filter.parseable[j])
+      continue;
+    if (explain)
+      llvm::errs() << "afunix-check: prefilter: " << jobs[j].file << ": "
+                   << (wanted[j] ? "names " + text.mentionOf(j, vocabularyIds)
+                       : text.opaque(j) ? std::string("a computed #include, an unreadable file or a \"header\" not found")
+                       : j < filter.always.size() && filter.always[j] ? std::string("checked")
+                                                                      : std::string("not yet"))
+                   << "\n";
+    wanted[j] = wanted[j] || text.opaque(j) || (j < filter.always.size() && filter.always[j]);
+    seeds += wanted[j];
+  }
+  scanTimer.stop();
+  if (settings.stats)
+    settings.stats->prefilterSeeds += seeds;
+
+  // Every job starts as a skipped unit; a parse replaces it. So each round links the units the
+  // run will judge if nothing more is parsed, and the last round's program is the run's.
+  std::vector<ExtractedUnit> out;
+  out.reserve(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    out.push_back(skippedUnit(jobs[j], *project[j]));
+  std::vector<bool> done(jobs.size());
+  runRounds(jobs, project, settings, filter, text, out, done, std::move(wanted), explain);
   return out;
+}
+
+void completeRelevantUnits(const std::vector<CompileJob> &jobs,
+                           const std::vector<const analysis::ProjectOptions *> &project,
+                           const ExtractionSettings &settings, const PrefilterSettings &filter,
+                           std::vector<ExtractedUnit> &units) {
+  std::vector<bool> done(jobs.size()), unread(jobs.size());
+  bool any = false;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    done[j] = !units[j].unit.skipped;
+    any |= !done[j];
+  }
+  if (!any)
+    return;
+  PhaseTimer scanTimer(settings.stats, "prefilter");
+  TextIndex text(jobs, done, settings.jobs); // the skipped files' text only
+  scanTimer.stop();
+  runRounds(jobs, project, settings, filter, text, units, done, std::vector<bool>(jobs.size()),
+            explaining());
 }
 
 } // namespace afunix::check

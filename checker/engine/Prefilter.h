@@ -31,6 +31,9 @@ struct PrefilterSettings {
   // given every job's unit (skipped ones included); unset: the units alone. Each round reads the
   // names that matter from it.
   std::function<std::unique_ptr<analysis::Program>(const std::vector<ExtractedUnit> &)> link;
+  // Jobs that may be parsed here (a slice parses its own only; the others come back skipped);
+  // empty: all.
+  std::vector<bool> parseable;
   // Receives the last round's program, which holds the final units: the run judges it as it is.
   std::unique_ptr<analysis::Program> *program = nullptr;
 };
@@ -47,6 +50,15 @@ struct MacroText {
   std::string name;
   std::vector<std::string> identifiers, members;
 };
+
+// The link of shards: `units` (one per job of `jobs`, in order) came from slices, each of which
+// skipped files (facts::Unit::skipped) knowing only its own facts. Parses, round by round as a
+// run does, the skipped files that name what the whole program's facts say matters (their
+// commands in `jobs`); the others stay skipped.
+void completeRelevantUnits(const std::vector<CompileJob> &jobs,
+                           const std::vector<const analysis::ProjectOptions *> &project,
+                           const ExtractionSettings &settings, const PrefilterSettings &filter,
+                           std::vector<ExtractedUnit> &units);
 
 // The identifiers of C or C++ source text that count as its mentions, comments, string and
 // character literals left out: every one of a main file; of a `header`, only those of what it

@@ -64,8 +64,8 @@ std::string RunStats::describe() const {
   }
   if (prefilterFilesRead) {
     std::snprintf(buffer, sizeof buffer,
-                  "; prefilter: %zu files name the socket vocabulary, %zu rounds, %zu skipped "
-                  "(name nothing that matters), %zu files read",
+                  "; prefilter: %zu seeds (name the socket vocabulary, or their text cannot "
+                  "tell), %zu rounds, %zu skipped (name nothing that matters), %zu files read",
                   prefilterSeeds, prefilterRounds, prefilterSkipped, prefilterFilesRead);
     out += buffer;
   }

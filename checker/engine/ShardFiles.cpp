@@ -1,5 +1,7 @@
 #include "ShardFiles.h"
 
+#include "Prefilter.h"
+
 #include "FactsCache.h"
 #include "SafeFiles.h"
 #include "WholeProgram.h"
@@ -27,7 +29,8 @@ using facts::putVarint;
 
 constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
 // The layout of a shard file; bumped when it changes (the facts inside have their own versions).
-constexpr int kShardVersion = 2; // 2: whether the facts' paths are relative
+// 2: whether the facts' paths are relative; 3: the command of each file the prefilter skipped.
+constexpr int kShardVersion = 3;
 constexpr std::size_t kChecksumHex = 32;
 
 // `arg` with every path below the working directory relative to it ("-I/src/x/include" ->
@@ -39,6 +42,34 @@ std::string withoutWorkingDirectory(const std::string &arg) {
   std::string out = arg;
   for (std::size_t at; !cwd.empty() && (at = out.find(cwd + "/")) != std::string::npos;)
     out.erase(at, cwd.size() + 1);
+  return out;
+}
+
+// A skipped file's command in a relative shard: the working directory wherever it occurs (the
+// directory, the file, -I paths) as a marker the link replaces with its own (relocated()).
+constexpr char kWorkingDirectoryMarker[] = "\x01";
+std::string relocatable(const std::string &text) {
+  const std::string &cwd = analysis::workingDirectory();
+  std::string out = text;
+  if (cwd.empty() || cwd == "/")
+    return out;
+  for (std::size_t at = 0; (at = out.find(cwd, at)) != std::string::npos;) {
+    std::size_t end = at + cwd.size();
+    if (end == out.size() || out[end] == '/') {
+      out.replace(at, cwd.size(), kWorkingDirectoryMarker);
+      at += 1;
+    } else {
+      at = end;
+    }
+  }
+  return out;
+}
+std::string relocated(const std::string &text) {
+  std::string out = text;
+  for (std::size_t at = 0; (at = out.find(kWorkingDirectoryMarker, at)) != std::string::npos;) {
+    out.replace(at, 1, analysis::workingDirectory());
+    at += analysis::workingDirectory().size();
+  }
   return out;
 }
 
@@ -73,6 +104,10 @@ struct ShardUnit {
   std::string mainFile;
   FileOutcome outcome;
   facts::Unit unit;
+  // A file the slice skipped (facts::Unit::skipped): its command, for the link to parse it when
+  // the other slices' facts make it matter. Named as the facts name files.
+  std::string directory;            // absolute (relative shards: relocated to the link's directory)
+  std::vector<std::string> argv;
 };
 
 struct Shard {
@@ -148,6 +183,20 @@ bool readShard(const std::string &path, Shard &shard, std::string &error) {
       return false;
     }
     unit.unit = std::move(*decoded);
+    unit.outcome.skipped = unit.unit.skipped;
+    if (unit.unit.skipped) {
+      llvm::StringRef directory;
+      std::uint64_t args = 0;
+      if (!getString(in, directory) || !getVarint(in, args) || args > in.size())
+        return damaged("unit " + std::to_string(i + 1));
+      unit.directory = relocated(directory.str());
+      for (std::uint64_t a = 0; a < args; ++a) {
+        llvm::StringRef arg;
+        if (!getString(in, arg))
+          return damaged("unit " + std::to_string(i + 1));
+        unit.argv.push_back(relocated(arg.str()));
+      }
+    }
     shard.units.push_back(std::move(unit));
   }
   if (!in.empty())
@@ -195,6 +244,13 @@ bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
     facts.clear();
     facts::encodeUnit(units[i].unit, facts);
     putString(out, facts);
+    if (units[i].unit.skipped) {
+      const CompileJob &job = allJobs[slice[i].job];
+      putString(out, relativePaths ? relocatable(job.directory) : job.directory);
+      putVarint(out, job.argv.size());
+      for (const std::string &arg : job.argv)
+        putString(out, relativePaths ? relocatable(arg) : arg);
+    }
   }
   out += fileDigest(out);
 
@@ -367,7 +423,50 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
     for (UnitConfig &config : own)
       configs.push_back(std::move(config));
   }
-  result = judgeUnits(extracted, mainFiles, configs, anyRule, linkOptions);
+  // Files a slice skipped knowing only its own facts: parsed here when the whole program's facts
+  // make them matter (docs/prefilter.md), round by round as one run would.
+  LinkInputs inputs;
+  std::unique_ptr<analysis::Program> prelinked;
+  bool anySkipped = false;
+  for (const ExtractedUnit &unit : extracted)
+    anySkipped |= unit.unit.skipped;
+  if (anySkipped && anyRule) {
+    inputs = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), linkOptions);
+    std::vector<CompileJob> jobs(units.size());
+    std::vector<const analysis::ProjectOptions *> project;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      // Relative facts name files from the working directory here.
+      auto here = [&](const std::string &path) {
+        llvm::SmallString<256> absolute(path);
+        llvm::sys::fs::make_absolute(analysis::workingDirectory(), absolute);
+        llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+        return std::string(absolute);
+      };
+      jobs[i].file = here(mainFiles[i]);
+      jobs[i].target = extracted[i].unit.target;
+      if (units[i]->unit.skipped || extracted[i].unit.skipped) {
+        jobs[i].directory = units[i]->directory;
+        jobs[i].argv = units[i]->argv;
+      }
+      project.push_back(&configs[i].project);
+    }
+    ExtractionSettings settings;
+    settings.jobs = options.jobs;
+    settings.stats = options.stats;
+    PrefilterSettings filter;
+    filter.link = [&](const std::vector<ExtractedUnit> &all) {
+      return analysis::Program::link(linkedUnits(all, inputs));
+    };
+    filter.program = &prelinked;
+    PhaseTimer timer(options.stats, "extract skipped files that matter");
+    completeRelevantUnits(jobs, project, settings, filter, extracted);
+    // A unit parsed here names its main file as the shard's units do.
+    for (std::size_t i = 0; i < extracted.size(); ++i)
+      if (!extracted[i].unit.skipped)
+        extracted[i].outcome.file = mainFiles[i];
+  }
+  result = judgeUnits(extracted, mainFiles, configs, anyRule, linkOptions, {}, std::nullopt,
+                      anySkipped && anyRule ? &inputs : nullptr, std::move(prelinked));
   result.relativePaths = first.relativePaths;
   if (options.disableFree)
     new std::vector<Shard>(std::move(shards)); // see EngineOptions::disableFree

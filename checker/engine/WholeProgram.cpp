@@ -148,8 +148,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     settings.wantInputs = checked;
   }
   PrefilterSettings filter;
-  // A slice sees only its own files' facts, not the names the others' make matter.
-  filter.enabled = options.prefilter && !options.fullParse && !options.shard.count;
+  filter.enabled = options.prefilter && !options.fullParse;
   filter.always = checked; // what a checked file includes decides the run's scope
   std::vector<std::string> mainFiles;
   for (const CompileJob &job : jobs)
@@ -158,14 +157,33 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
   // it will be judged, and the last round's link is the run's.
   std::optional<LinkInputs> inputs;
   std::unique_ptr<analysis::Program> prelinked;
-  if (filter.enabled && anyRule) {
+  if (filter.enabled && anyRule && !options.shard.count) {
     inputs = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), options);
     filter.link = [&](const std::vector<ExtractedUnit> &units) {
       return analysis::Program::link(linkedUnits(units, *inputs));
     };
     filter.program = &prelinked;
   }
-  std::vector<ExtractedUnit> extracted = extractRelevantUnits(jobs, project, settings, filter);
+  std::vector<ExtractedUnit> extracted;
+  std::vector<UnitConfig> everyConfig; // a slice: the options of the whole database
+  if (options.shard.count && filter.enabled && anyRule) {
+    // A slice reads the text of the whole database but parses only its own files, from its own
+    // facts; the link parses what other slices' facts make matter (completeRelevantUnits).
+    everyConfig.reserve(allJobs.size());
+    for (const CompileJob &job : allJobs)
+      everyConfig.push_back(unitConfig(options, job.file));
+    std::vector<const analysis::ProjectOptions *> everyProject;
+    for (const UnitConfig &config : everyConfig)
+      everyProject.push_back(&config.project);
+    filter.parseable.assign(allJobs.size(), false);
+    for (const ShardJob &job : shardJobs)
+      filter.parseable[job.job] = true;
+    std::vector<ExtractedUnit> all = extractRelevantUnits(allJobs, everyProject, settings, filter);
+    for (const ShardJob &job : shardJobs)
+      extracted.push_back(std::move(all[job.job]));
+  } else {
+    extracted = extractRelevantUnits(jobs, project, settings, filter);
+  }
   // What each file is built into comes from its command, not its source: never cached with it.
   for (std::size_t i = 0; i < extracted.size(); ++i)
     extracted[i].unit.target = jobs[i].target;
@@ -185,10 +203,11 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     std::string error;
     // The options of the whole database, as the link computes them: a slice's own files may all
     // sit under one directory's configuration while another slice's do not.
-    std::vector<UnitConfig> everyConfig;
-    everyConfig.reserve(allJobs.size());
-    for (const CompileJob &job : allJobs)
-      everyConfig.push_back(unitConfig(options, job.file));
+    if (everyConfig.empty()) {
+      everyConfig.reserve(allJobs.size());
+      for (const CompileJob &job : allJobs)
+        everyConfig.push_back(unitConfig(options, job.file));
+    }
     if (!writeShard(options.shard, allJobs, shardJobs, extracted, extractionFingerprintOf(everyConfig),
                     options.relativePaths, error) &&
         options.shard.error)
