@@ -285,7 +285,8 @@ EXIT STATUS
         deeper than 512 levels, file not in the compile database, unwritable output path or
         cache directory; nothing was checked, nothing was written
     3   some file checked could not be parsed (or crashed clang); findings of all files are
-        still reported (3 wins over 1)
+        still reported (3 wins over 1). A file the prefilter skipped is not parsed: its errors
+        cannot change a finding and are not reported (--no-prefilter parses every file)
     4   the output could not be written (stdout closed or full, the file size limit, or the
         --write-baseline or --export-fixes file); the run is lost
 
