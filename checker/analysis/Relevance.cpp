@@ -53,8 +53,9 @@ std::string writtenName(llvm::StringRef qualified) {
 
 std::set<std::string> socketVocabulary(const ProjectOptions &options) {
   // What the extractor (Extract*.cpp) reads by name. A word missing here makes the prefilter skip
-  // a file whose facts the extractor would write: prefilter_test compares every testdata project
-  // with and without the filter, and vocabulary_test looks for the extractor's name literals here.
+  // a file whose facts the extractor would write: run_expectations.py compares every testdata project
+  // with and without the filter, and checker/test/vocabulary_test.py looks for the extractor's name
+  // literals here.
   static const char *const builtin[] = {
       // calls
       "socket", "socketpair", "accept", "accept4", "paccept", "bind", "listen", "connect",

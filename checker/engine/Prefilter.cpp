@@ -683,7 +683,7 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
   std::size_t finished = 0, total = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j)
     total += parseable(j) && !done[j];
-  unsigned rounds = 0, nameLinks = 0;
+  unsigned rounds = 0;
   double namesWall = 0, namesCpu = 0; // reading the names that matter out of each round's facts
   for (bool first = true;; first = false) {
     std::vector<std::size_t> batch;
@@ -720,8 +720,8 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     // The files the facts could pull in at most, without a link: those naming any function,
     // field or global of the parsed units. None: the run's link follows. Otherwise they are
     // parsed in the next round without asking the link when they are no more than the files
-    // parsed (of at least kLinkWorthIt: a small link is cheap), or after kMaxNameLinks links: a
-    // link costs about what parsing the units it links does (eudev: 2.1 s of CPU for 64 units,
+    // parsed (of at least kLinkWorthIt: a small link is cheap): a link costs about what parsing
+    // the units it links does (eudev: 2.1 s of CPU for 64 units,
     // their parse 1.7 s; pipewire: 44 s for 234, more than their parse), so it only pays where it
     // can spare more files than are parsed. Counts, not measured times, decide: the same facts
     // make the same choices in every run.
@@ -737,10 +737,8 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     for (std::size_t j = 0; j < jobs.size(); ++j)
       candidateCount += candidates[j] && !done[j] && !wanted[j] && parseable(j);
     constexpr std::size_t kLinkWorthIt = 32;
-    constexpr unsigned kMaxNameLinks = 2;
-    if (candidateCount > 0 &&
-        ((candidateCount <= parsedUnits.size() && parsedUnits.size() >= kLinkWorthIt) ||
-         nameLinks >= kMaxNameLinks)) {
+    if (candidateCount > 0 && candidateCount <= parsedUnits.size() &&
+        parsedUnits.size() >= kLinkWorthIt) {
       for (std::size_t j = 0; j < jobs.size(); ++j)
         if (candidates[j] && !done[j] && !wanted[j] && parseable(j)) {
           if (explain)
@@ -765,7 +763,6 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     std::vector<bool> more(jobs.size());
     TextIndex::Wanted names;
     if (candidateCount > 0) {
-      ++nameLinks;
       analysis::NamesThatMatter found = analysis::namesThatMatter(*program);
       names = text.withMacros(
           {text.idsOf(found.used), text.idsOf(found.defined), text.idsOf(found.fields), {}});
