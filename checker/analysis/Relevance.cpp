@@ -213,20 +213,26 @@ NamesThatMatter namesThatMatter(const Program &program) {
     if (fn.credentialEvidence != kNone || fn.buildsScmRights || fn.buildsScmCredentials)
       relevant[f] = true;
   }
-  // The root of a place reached through objects and arrays: how another file names it.
+  // How another file names a place reached through objects and arrays: the innermost field
+  // (s->conn.fd: `fd`, which any access names), or the global or field that is the place; and
+  // the function whose parameter or return value the access goes through.
   auto nameOfPlace = [&](Id place) {
+    bool named = false;
     for (int depth = 0; place != kNone && place < places && depth < 16; ++depth) {
       const facts::Place &p = program.places[place];
       switch (p.kind) {
       case facts::PlaceKind::Field:
-        out.fields.insert(writtenName(p.name));
+        if (!named)
+          out.fields.insert(writtenName(p.name));
         return;
       case facts::PlaceKind::Global:
-        names.insert(writtenName(p.name));
+        if (!named)
+          names.insert(writtenName(p.name));
         return;
       case facts::PlaceKind::Member:
-        if (p.field != kNone && p.field < places)
+        if (!named && p.field != kNone && p.field < places)
           out.fields.insert(writtenName(program.places[p.field].name));
+        named = true;
         place = p.base;
         break;
       case facts::PlaceKind::Element:
