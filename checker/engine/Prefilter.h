@@ -6,8 +6,9 @@
 //
 // What can escape the filter, and so differ from --no-prefilter: a name built by token pasting
 // (`CALL(send)` expanding to do_send), a call through a pointer set in a file that names neither
-// the function nor the pointer's field, and a macro of a system header that expands to a socket
-// call. A file whose #include names a macro instead of a file is always parsed.
+// the function nor the pointer's field, a macro of a system header that expands to a socket call,
+// and a C file reaching a socket's field other than by `.` or `->`. A file whose #include names a
+// macro, or names a quoted header found nowhere, is always parsed.
 #pragma once
 
 #include "CompileDb.h"
@@ -63,9 +64,11 @@ void completeRelevantUnits(const std::vector<CompileJob> &jobs,
 // The identifiers of C or C++ source text that count as its mentions, comments, string and
 // character literals left out: every one of a main file; of a `header`, only those of what it
 // runs in the file that includes it (function bodies, initializers and default arguments, member
-// initializer lists, macro bodies), not its declarations. `includes` gets each
-// #include/#import/#include_next target as written ("x.h" or <x.h>), and `computedInclude` is set
-// when a directive names a macro instead.
+// initializer lists), not its declarations, and its macros' bodies apart (`macros`, counted where
+// a macro is used). `members`: the counted identifiers that follow `.` or `->`; `declared`: the
+// identifiers outside function bodies (where a definition names its function). `includes` gets
+// each #include/#import/#include_next target as written ("x.h" or <x.h>), and `computedInclude`
+// is set when a directive names a macro instead.
 void scanSource(llvm::StringRef text, bool header, std::vector<std::string> &identifiers,
                 std::vector<std::string> &members, std::vector<std::string> &declared,
                 std::vector<MacroText> &macros, std::vector<std::string> &includes,
