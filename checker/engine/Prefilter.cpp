@@ -860,7 +860,7 @@ void completeRelevantUnits(const std::vector<CompileJob> &jobs,
                            const std::vector<const analysis::ProjectOptions *> &project,
                            const ExtractionSettings &settings, const PrefilterSettings &filter,
                            std::vector<ExtractedUnit> &units) {
-  std::vector<bool> done(jobs.size()), unread(jobs.size());
+  std::vector<bool> done(jobs.size());
   bool any = false;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     done[j] = !units[j].unit.skipped;
