@@ -434,17 +434,17 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
     inputs = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), linkOptions);
     std::vector<CompileJob> jobs(units.size());
     std::vector<const analysis::ProjectOptions *> project;
+    // Relative facts name files from the working directory here.
+    auto here = [&](const std::string &path) {
+      llvm::SmallString<256> absolute(path);
+      llvm::sys::fs::make_absolute(analysis::workingDirectory(), absolute);
+      llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+      return std::string(absolute);
+    };
     for (std::size_t i = 0; i < units.size(); ++i) {
-      // Relative facts name files from the working directory here.
-      auto here = [&](const std::string &path) {
-        llvm::SmallString<256> absolute(path);
-        llvm::sys::fs::make_absolute(analysis::workingDirectory(), absolute);
-        llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
-        return std::string(absolute);
-      };
       jobs[i].file = here(mainFiles[i]);
       jobs[i].target = extracted[i].unit.target;
-      if (units[i]->unit.skipped || extracted[i].unit.skipped) {
+      if (extracted[i].unit.skipped) { // (units[i]->unit was moved into extracted[i])
         jobs[i].directory = units[i]->directory;
         jobs[i].argv = units[i]->argv;
       }
