@@ -11,7 +11,9 @@ checker can find (missed), and nothing about the wrong-family call (unlabelled).
 therefore fixed by the labels, not by how clever the checker is. A second project, in C++ and in
 the other half, has the same bug in a C++ function (found) and its copy labelled correct (false),
 so each half and each language has its own sums. Also: the before/after mode, the groups in the
-text, --markdown and JSON output, the labels view, and the exit status for bad input.
+text, --markdown and JSON output, the labels view, and the exit status for bad input. And
+bench/corpus/setup.py, which rebuilds the corpus: its arguments, its selection, the setup:, deps: and
+packages: keys and its messages, with a local repository as the mirror (no network).
 """
 import argparse
 import json
@@ -279,6 +281,129 @@ def check_docs_in_sync():
                              "replace them with the output of bench/corpus.py --markdown")
 
 
+def run_setup(argv, expect_status):
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "corpus", "setup.py"), *argv], capture_output=True,
+                          text=True)
+    if proc.returncode != expect_status:
+        raise AssertionError(f"setup.py {' '.join(argv)}: exit {proc.returncode}, expected {expect_status}\n"
+                             f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
+
+
+def check_setup_script(tmp):
+    """bench/corpus/setup.py on a local git repository as the mirror: no network, no real mirror."""
+    def git(cwd, *args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "-C", cwd, *args], check=True,
+                       capture_output=True)
+
+    # The real labels file: its setup:/deps:/packages: keys are well formed; a database of "none" has no setup.
+    sys.path.insert(0, os.path.join(HERE, "corpus"))
+    import setup  # noqa: E402
+    real = setup.load_projects(setup.DEFAULT_LABELS)
+    assert any(p.get("setup") for p in real.values()), "no project of labels.yaml has a setup:"
+    for name, p in real.items():
+        if str(p.get("database", "")).startswith("none"):
+            assert not p.get("setup"), f"{name}: database says none but there is a setup:"
+
+    # A project in a mirror (a bare clone of a tiny repository), one without a setup, one whose mirror is absent,
+    # one whose commit is absent, one that fails, and one with a patch and a dep.
+    work = os.path.join(tmp, "upstream")
+    os.makedirs(work)
+    with open(os.path.join(work, "a.c"), "w") as f:
+        f.write("int a(void) { return 1; }\n")
+    git(work, "init", "-q")
+    git(work, "add", "a.c")
+    git(work, "commit", "-q", "-m", "one")
+    first = subprocess.run(["git", "-C", work, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(work, "a.c"), "a") as f:
+        f.write("int b(void) { return 2; }\n")
+    git(work, "commit", "-q", "-a", "-m", "two")
+    mirror = os.path.join(tmp, "mirror")
+    subprocess.run(["git", "clone", "-q", "--bare", work, os.path.join(mirror, "example+tiny", "repo")], check=True)
+    make_db = ("printf '[{\"directory\": \"%s\", \"file\": \"a.c\", \"command\": \"cc -c a.c\"}]' "
+               "\"$SRC\" > build/compile_commands.json")
+    labels = {"version": 1, "projects": [
+        {"name": "tiny", "repo": "example/tiny", "commit": first, "half": "dev", "language": "C", "places": [],
+         "database": "a printf", "packages": ["libfoo-dev", "cmake"],
+         "setup": ["test \"$(git rev-parse HEAD)\" = " + first, "! grep -q b a.c", "test \"$JOBS\" = 3",
+                   "test \"$SRC\" = \"$ROOT/tiny\"", "mkdir build", make_db]},
+        {"name": "tiny-patched", "repo": "example/tiny", "commit": first, "patch": "a.c emptied", "half": "dev",
+         "language": "C", "places": [], "database": "a printf", "deps": ["example/tiny@" + first[:7]],
+         "packages": ["cmake", "libbar-dev"],
+         "setup": ["test -f \"$DEPS/tiny@" + first[:7] + "/a.c\"", ": > a.c",
+                   "git -c user.name=t -c user.email=t@localhost commit -q -a -m patch", "mkdir build", make_db]},
+        {"name": "tiny-unpatched", "repo": "example/tiny", "commit": first, "patch": "forgotten", "half": "dev",
+         "language": "C", "places": [], "database": "a printf", "setup": ["mkdir build", make_db]},
+        {"name": "nodb", "repo": "example/tiny", "commit": first, "half": "dev", "language": "C", "places": [],
+         "database": "none - it needs the network"},
+        {"name": "gone", "repo": "example/gone", "commit": first, "half": "test", "language": "C", "places": [],
+         "database": "make", "setup": ["true"]},
+        {"name": "old", "repo": "example/tiny", "commit": "1" * 40, "half": "dev", "language": "C", "places": [],
+         "database": "make", "setup": ["true"]},
+        {"name": "broken", "repo": "example/tiny", "commit": first, "half": "dev", "language": "C", "places": [],
+         "database": "make", "setup": ["echo building", "false", "echo never"]},
+    ]}
+    path = os.path.join(tmp, "setup-labels.yaml")
+    with open(path, "w") as f:
+        json.dump(labels, f)
+    root = os.path.join(tmp, "corpus")
+    common = ["--labels", path, "--mirror", mirror, "--root", root]
+
+    # --list: every project, its state, nothing built yet, nothing made.
+    out = run_setup(common + ["--list"], 0).stdout
+    assert [l.split()[0] for l in out.splitlines()] == ["tiny", "tiny-patched", "tiny-unpatched", "nodb", "gone",
+                                                        "old", "broken"], out
+    assert "not built" in out and "no setup (none - it needs the network)" in out, out
+    assert not os.path.exists(root), "--list made the root"
+    # --packages: the base, then each selected project's, once each, in order.
+    out = run_setup(common + ["--packages", "tiny-patched", "tiny"], 0).stdout
+    first_line = out.splitlines()[0]
+    assert first_line.endswith(" ".join(setup.BASE_PACKAGES) + " cmake libbar-dev libfoo-dev"), out
+    # Bad arguments and a malformed setup: exit 2.
+    assert "no such project: nosuch" in run_setup(common + ["tiny", "nosuch"], 2).stderr
+    assert "--jobs must be at least 1" in run_setup(common + ["-j", "0", "tiny"], 2).stderr
+    bad = json.loads(json.dumps(labels))
+    bad["projects"][0]["setup"] = "make"
+    bad_path = os.path.join(tmp, "setup-bad.yaml")
+    with open(bad_path, "w") as f:
+        json.dump(bad, f)
+    proc = run_setup(["--labels", bad_path, "--mirror", mirror, "--root", root, "--list"], 2)
+    assert "project tiny: 'setup' must be a list of strings" in proc.stderr, proc.stderr
+    bad["projects"][0]["setup"] = ["make"]
+    bad["projects"][0]["deps"] = ["example/tiny"]
+    with open(bad_path, "w") as f:
+        json.dump(bad, f)
+    assert "a dep is 'owner/name@sha'" in run_setup(["--labels", bad_path, "--list"], 2).stderr
+
+    # A run, in the order given: built, skipped (no setup, no mirror, no commit), failed; exit 1.
+    proc = run_setup(common + ["-j", "3", "tiny", "tiny-patched", "tiny-unpatched", "nodb", "gone", "old", "broken",
+                               "tiny"], 1)
+    rows = {l.split()[0]: l for l in proc.stdout.splitlines()[2:] if l.strip() and ":" not in l.split()[0]}
+    assert list(rows) == ["tiny", "tiny-patched", "tiny-unpatched", "nodb", "gone", "old", "broken"], proc.stdout
+    assert "built" in rows["tiny"] and "1 TUs in " + os.path.join(root, "tiny", "build") in rows["tiny"], proc.stdout
+    assert "built" in rows["tiny-patched"], proc.stdout
+    assert "FAILED" in rows["tiny-unpatched"] and "commit the change" in rows["tiny-unpatched"], proc.stdout
+    assert "skipped" in rows["nodb"] and "no setup" in rows["nodb"], proc.stdout
+    assert "skipped" in rows["gone"] and "no mirror of example/gone" in rows["gone"] and \
+        "fetch github:example/gone" in rows["gone"], proc.stdout
+    assert "skipped" in rows["old"] and "lacks commit " + "1" * 40 in rows["old"], proc.stdout
+    assert "FAILED" in rows["broken"] and "setup command 2 failed: false" in rows["broken"], proc.stdout
+    with open(os.path.join(root, ".logs", "broken.log")) as f:
+        log = f.read()
+    assert "building" in log and "never" not in log, log
+    assert not os.path.exists(os.path.join(root, "gone")) and not os.path.exists(os.path.join(root, "nodb"))
+    # The trees are what corpus.py expects: the labelled commit, or a local commit on top of it.
+    assert corpus.tree_matches(os.path.join(root, "tiny"), labels["projects"][0]) == (first, True)
+    head, ok = corpus.tree_matches(os.path.join(root, "tiny-patched"), labels["projects"][1])
+    assert ok and head != first, head
+    assert os.path.isfile(os.path.join(root, ".deps", "tiny@" + first[:7], "a.c"))
+    # A second run leaves a built tree alone (nothing is deleted) and says how to rebuild.
+    proc = run_setup(common + ["tiny"], 0)
+    assert "exists (1 TUs); remove it to rebuild" in proc.stdout, proc.stdout
+    out = run_setup(common + ["--list", "tiny", "broken"], 0).stdout
+    assert "built, 1 TUs" in out and "present, no database" in out, out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--checker", required=True)
@@ -384,6 +509,7 @@ def main():
         assert "[after] bugs found 1/2" in proc.stdout, proc.stdout
         assert "[before] 1 project(s) could not run" in proc.stdout, proc.stdout
         check_docs_in_sync()
+        check_setup_script(tmp)
     print("corpus_test: ok")
 
 
