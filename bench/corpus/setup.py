@@ -21,9 +21,10 @@ them under DEPS (never into /usr). Nothing is installed on the system: the Debia
 selected projects need (`packages:` plus a common base) are printed first, for apt-get.
 
 Skipped with a message: a project whose `setup:` is missing (its `database:` says why there is
-none), one whose mirror or commit is missing (the message names the `fetch` to call), and one whose
-ROOT/NAME exists already (remove it to rebuild; nothing is ever deleted). The output of each
-project's commands goes to ROOT/.logs/NAME.log; the summary gives the TU count of each database.
+none, or how it was made by hand), one whose mirror or commit is missing (the message names the
+`fetch` to call), and one whose ROOT/NAME exists already (remove it to rebuild; nothing is ever
+deleted). The output of each project's commands goes to ROOT/.logs/NAME.log; the summary gives the
+TU count of each database.
 Run it under `nice -n 19` on a shared machine.
 
 Exit status: 0 when every selected project was built or skipped as above; 1 when a build failed
@@ -221,7 +222,10 @@ def main(argv):
         p = projects[n]
         src = os.path.join(args.root, n)
         if not p.get("setup"):
-            summary.append((n, "skipped", "no setup: database: " + " ".join(str(p.get("database", "?")).split())))
+            database = " ".join(str(p.get("database", "?")).split())
+            why = "no setup: (no database here)" if database.startswith("none") else \
+                "no setup: yet, make the database by hand as its database: says"
+            summary.append((n, "skipped", f"{why}: {database}"))
             continue
         problems = check_sources(p, args.mirror)
         if problems:
