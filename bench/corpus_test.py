@@ -298,6 +298,7 @@ def check_setup_script(tmp):
 
     # The real labels file: its setup:/deps:/packages: keys are well formed; a database of "none" has no setup.
     sys.path.insert(0, os.path.join(HERE, "corpus"))
+    sys.dont_write_bytecode = True  # no bench/corpus/__pycache__ in the source tree
     import setup  # noqa: E402
     real = setup.load_projects(setup.DEFAULT_LABELS)
     assert any(p.get("setup") for p in real.values()), "no project of labels.yaml has a setup:"
