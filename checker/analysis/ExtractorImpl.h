@@ -678,15 +678,35 @@ private:
   // A field is one place in every unit that sees its record: keyed by the record's name. A record
   // defined in a source file (an opaque struct udev_monitor in each of two libraries) is that
   // file's own, so its key names the file.
-  std::string fieldKey(const FieldDecl *field) {
-    const RecordDecl *record = field->getParent();
+  // A record as field keys name it: one defined in the main file is that file's own.
+  std::string recordKey(const RecordDecl *record) {
     std::string scope;
     if (const RecordDecl *definition = record->getDefinition()) {
       SourceLocation at = SM.getExpansionLoc(definition->getLocation());
       if (at.isValid() && SM.getFileID(at) == SM.getMainFileID())
         scope = U.mainFile + ":";
     }
-    return "f:" + scope + recordName(record) + "::" + field->getNameAsString();
+    return scope + recordName(record);
+  }
+
+  std::string fieldKey(const FieldDecl *field) {
+    return "f:" + recordKey(field->getParent()) + "::" + field->getNameAsString();
+  }
+
+  // The records a value of `type` is (arrays of them included): its own, then its bases.
+  std::vector<std::string> recordsOf(QualType type) {
+    std::vector<std::string> out;
+    const Type *element = type.getNonReferenceType().getCanonicalType()->getBaseElementTypeUnsafe();
+    const RecordDecl *record = element ? element->getAsRecordDecl() : nullptr;
+    if (!record)
+      return out;
+    out.push_back(recordKey(record));
+    if (const auto *cxx = dyn_cast<CXXRecordDecl>(record); cxx && cxx->hasDefinition())
+      cxx->forallBases([&](const CXXRecordDecl *base) {
+        out.push_back(recordKey(base));
+        return true;
+      });
+    return out;
   }
 
   std::string localKey(const VarDecl *var) {
@@ -702,8 +722,9 @@ private:
     std::string name = index < named->getNumParams() && !named->getParamDecl(index)->getName().empty()
                            ? named->getParamDecl(index)->getNameAsString()
                            : "parameter " + std::to_string(index + 1);
-    return intern("p:" + U.functions[function].key + "#" + std::to_string(index),
-                  facts::PlaceKind::Param, name, function, static_cast<int>(index));
+    Id id = intern("p:" + U.functions[function].key + "#" + std::to_string(index),
+                   facts::PlaceKind::Param, name, function, static_cast<int>(index));
+    return index < named->getNumParams() ? typed(id, named->getParamDecl(index)->getType()) : id;
   }
 
   Id returnPlace(const FunctionDecl *fn) {
@@ -730,9 +751,18 @@ private:
     return out;
   }
 
+  // A place whose value is of `type`: the records it is, if any (once: a place has one type).
+  Id typed(Id place, QualType type) {
+    facts::Place &p = U.places[place];
+    if (p.records.empty())
+      p.records = recordsOf(type);
+    return place;
+  }
+
   Id fieldPlace(const FieldDecl *field) {
-    return intern(fieldKey(field), facts::PlaceKind::Field,
-                  recordName(field->getParent()) + "::" + field->getNameAsString());
+    return typed(intern(fieldKey(field), facts::PlaceKind::Field,
+                        recordName(field->getParent()) + "::" + field->getNameAsString()),
+                 field->getType());
   }
 
   // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}, ops = {.dispatch = f}: stores
@@ -988,14 +1018,15 @@ private:
     }
     if (var->isLocalVarDecl() && !var->isStaticLocal()) {
       const auto *owner = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
-      return intern(localKey(var), facts::PlaceKind::Local, var->getNameAsString(),
-                    owner ? functionId(owner) : kNone);
+      return typed(intern(localKey(var), facts::PlaceKind::Local, var->getNameAsString(),
+                          owner ? functionId(owner) : kNone),
+                   var->getType());
     }
     llvm::SmallString<128> usr;
     std::string key = index::generateUSRForDecl(var, usr)
                           ? "g:" + var->getQualifiedNameAsString()
                           : "g:" + std::string(usr);
-    return intern(key, facts::PlaceKind::Global, var->getNameAsString());
+    return typed(intern(key, facts::PlaceKind::Global, var->getNameAsString()), var->getType());
   }
 
   std::optional<Id> varPlace(const VarDecl *var, const DeclRefExpr *use) {

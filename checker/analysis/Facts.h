@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 3;
+inline constexpr int kFormatVersion = 4;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -61,6 +61,11 @@ struct Place {
   Id base = kNone;         // Element: the array's place; Member: the object; Deref: the pointer
   Id field = kNone;        // Member of a record field: the field's place for every object of the
                            // record (f:<record>::<field>), where objects the link cannot name meet
+  // Field, Local, Param, Global of struct or class type (or an array of them): the records its
+  // value is, its own first, then (C++) its bases; empty for any other type. The link builds a
+  // path below an object only along fields of records the object is (docs/facts-format.md,
+  // "Objects").
+  std::vector<std::string> records;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -148,6 +148,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.i32(p.index);
     io.id(p.base);
     io.id(p.field);
+    io.list(p.records, [&](std::string &s) { io.text(s); });
   });
   io.list(u.sites, [&](Site &s) {
     io.id(s.file);

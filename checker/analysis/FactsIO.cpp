@@ -205,6 +205,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.integer("index", p.index, -1);
       w.id("base", p.base);
       w.id("field", p.field);
+      w.strings("records", p.records);
     });
     w.array("sites", u.sites, [&](const Site &s) {
       w.id("file", s.file);
@@ -660,6 +661,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     p.index = static_cast<int>(r.integer(o, "index", -1, "places"));
     p.base = r.ref(o, "base", nPlaces, "places");
     p.field = r.ref(o, "field", nPlaces, "places");
+    p.records = r.strings(o, "records", "places");
     u.places.push_back(std::move(p));
   });
   r.each(*root, "sites", "sites", [&](const json::Object &o) {

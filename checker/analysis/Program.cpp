@@ -847,10 +847,19 @@ std::vector<std::vector<Id>> components(std::size_t n, const std::vector<std::ve
 
 using SharedSet = std::shared_ptr<const std::vector<Id>>;
 
+// Where a merged set holds more objects (ids below `objectEnd`) than `objectLimit`, they stand
+// for any object (`unknown`), as a per-type analysis has them; `*widened` counts such sets.
+struct Widening {
+  Id objectEnd = 0;
+  std::size_t objectLimit = 0; // 0: never
+  Id unknown = 0;
+  std::size_t *widened = nullptr;
+};
+
 // What reaches each place along `out` from the values made at `seeds`, sharing one set among
 // places that only pass on what one predecessor holds.
 std::vector<SharedSet> propagateSets(std::size_t n, const std::vector<std::vector<Id>> &out,
-                                     const std::vector<std::vector<Id>> &seeds) {
+                                     const std::vector<std::vector<Id>> &seeds, const Widening &widening = {}) {
   std::vector<std::vector<Id>> sccs = components(n, out);
   std::vector<Id> sccOf(n);
   for (Id s = 0; s < sccs.size(); ++s)
@@ -893,6 +902,15 @@ std::vector<SharedSet> propagateSets(std::size_t n, const std::vector<std::vecto
         own.insert(own.end(), sets[pred]->begin(), sets[pred]->end());
     std::sort(own.begin(), own.end());
     own.erase(std::unique(own.begin(), own.end()), own.end());
+    if (widening.objectLimit != 0) {
+      auto objectsEnd = std::lower_bound(own.begin(), own.end(), widening.objectEnd);
+      if (static_cast<std::size_t>(objectsEnd - own.begin()) > widening.objectLimit) {
+        own.erase(own.begin(), objectsEnd);
+        if (own.empty() || own.back() != widening.unknown)
+          own.push_back(widening.unknown); // the largest id: the set stays sorted
+        ++*widening.widened;
+      }
+    }
     sets[k] = std::make_shared<const std::vector<Id>>(std::move(own));
   }
   std::vector<SharedSet> result(n);
@@ -1012,6 +1030,7 @@ void Program::cloneConstructors() {
             id = internPlace("*" + places[base].key, pl.kind, pl.name, pl.function, pl.index, base);
           } else {
             id = internPlace(prefix + pl.key, pl.kind, pl.name, pl.function, pl.index, kNone);
+            places[id].records = pl.records;
           }
           map[p] = id;
           if (Untracked.count(p))
@@ -1337,6 +1356,12 @@ Id Program::counterpart(Id place, Id deref, Id object) {
     return kNone;
   if (p.kind == facts::PlaceKind::Element)
     return elementPlace(base, p.index);
+  // A pointer converted to another record (container_of, a first-member cast, a pool allocator's
+  // memory handed out as every type) reaches the field's place for every object of its record,
+  // as a per-type analysis has it. Paths of fields no object has would otherwise multiply with
+  // every record the pointer is converted to (nginx's queues and pools: past 10 GB).
+  if (p.kind == facts::PlaceKind::Member && !mayBeOfRecord(base, p.field))
+    return unknownCounterpart(place);
   // A member: the same name under the object.
   std::string name = memberName(places, place);
   const facts::Place b = places[base];
@@ -1344,6 +1369,34 @@ Id Program::counterpart(Id place, Id deref, Id object) {
   Id id = internPlace(b.key + "." + name, facts::PlaceKind::Member, display, b.function, -1, base);
   places[id].field = p.field;
   return id;
+}
+
+bool Program::mayBeOfRecord(Id object, Id field) const {
+  if (field == kNone)
+    return true;
+  Id at = object;
+  while (at != kNone && places[at].kind == facts::PlaceKind::Element)
+    at = places[at].base;
+  if (at == kNone)
+    return true;
+  const facts::Place &p = places[at];
+  const std::vector<std::string> *records = nullptr;
+  switch (p.kind) {
+  case facts::PlaceKind::Member:
+    if (p.field == kNone)
+      return true;
+    records = &places[p.field].records;
+    break;
+  case facts::PlaceKind::Field:
+  case facts::PlaceKind::Local:
+  case facts::PlaceKind::Param:
+  case facts::PlaceKind::Global:
+    records = &p.records;
+    break;
+  default:
+    return true; // an allocation or a temporary may be any record (malloc'd memory has no type)
+  }
+  return llvm::is_contained(*records, recordOfField(places[field].key));
 }
 
 Id Program::unknownCounterpart(Id place) {
@@ -1371,6 +1424,7 @@ Id Program::unknownCounterpart(Id place) {
     std::string name = memberName(places, steps[i]);
     const facts::Place base = places[current];
     current = internPlace(base.key + "." + name, facts::PlaceKind::Member, base.name + "." + name, kNone, -1, current);
+    places[current].field = step.field;
   }
   return current;
 }
@@ -1903,7 +1957,7 @@ bool Program::resolveRound() {
     out[f.from].push_back(f.to);
   // Object ids above were fixed before function ids were: keep them apart in the sets (function
   // ids are `base + i`, objects found this round get ids >= base only next round).
-  Addresses = propagateSets(n, out, seeds);
+  Addresses = propagateSets(n, out, seeds, {base, kMaxObjectsPerPointer, kUnknownObject, &widenedPointerSets});
   // Renumber function values past the objects this round knows of; objects added below get new
   // ids, so function values are told apart by FunctionBase next time.
   std::size_t flowsBefore = flows.size(), callsBefore = calls.size(), optionsBefore = options.size();

@@ -131,6 +131,13 @@ public:
   // For a place reached through a pointer (*p, p->fds), the same place of each object the pointer
   // points to that the program has (their elements are what the pointer's elements are).
   std::vector<Id> throughPointer(Id place) const;
+  // A pointer that may point to more objects than this points to any object of the records it is
+  // read as (the per-type places), as in a per-type analysis: without a bound one pool
+  // allocator's memory handed out as every record (nginx) makes every pointer point to thousands
+  // of objects (past 10 GB). How many sets were so widened while linking is counted.
+  static constexpr std::size_t kMaxObjectsPerPointer = 256;
+  std::size_t widenedPointerSets = 0;
+  std::size_t objectCount() const { return ObjectPlaces.size(); }
 
   // Debug and test rendering, one line per fact in a stable order, with readable place names
   // ("param:use#0", "local:f:fd", "field:server::fd"); `afunix-check --dump-facts` prints it.
@@ -178,6 +185,9 @@ private:
   Id storeSide(Id place);
   Id counterpart(Id place, Id deref, Id object);
   Id unknownCounterpart(Id place);
+  // Whether `object` may be an object of `record` (the record of a field place): false only when
+  // it is a field (or an element of one) whose type is known to be another record.
+  bool mayBeOfRecord(Id object, Id field) const;
   Id addressValue(Id object);
   Id derefOf(Id pointer); // what a pointer place points to: *p, or x for &x
   void inheritListenerFamilies();

@@ -69,6 +69,11 @@ std::string RunStats::describe() const {
                   prefilterSeeds, prefilterRounds, prefilterSkipped, prefilterFilesRead);
     out += buffer;
   }
+  if (places) {
+    std::snprintf(buffer, sizeof buffer, "; value flow: %zu places, %zu objects, %zu pointer sets widened",
+                  places, objects, widenedPointerSets);
+    out += buffer;
+  }
   if (preambles) {
     std::snprintf(buffer, sizeof buffer, "; %zu shared preambles, %zu units parsed from one",
                   preambles, fromPreamble);

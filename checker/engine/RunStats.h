@@ -34,6 +34,11 @@ struct RunStats {
   std::size_t prefilterRounds = 0;
   std::size_t prefilterSkipped = 0;
   std::size_t prefilterFilesRead = 0;
+  // The judged program's value flow: its places, its objects, and the pointers' sets that held
+  // more objects than Program::kMaxObjectsPerPointer and were widened to any object.
+  std::size_t places = 0;
+  std::size_t objects = 0;
+  std::size_t widenedPointerSets = 0;
 
   // "extract 1.234 s (CPU 2.345 s), link 0.012 s (CPU 0.012 s), ..."
   std::string describe() const;

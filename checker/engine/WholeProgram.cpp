@@ -372,6 +372,11 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   std::unique_ptr<analysis::Program> program =
       prelinked ? std::move(prelinked) : analysis::Program::link(units);
   linkTimer.stop();
+  if (options.stats) {
+    options.stats->places = program->places.size();
+    options.stats->objects = program->objectCount();
+    options.stats->widenedPointerSets = program->widenedPointerSets;
+  }
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();
 

@@ -1072,6 +1072,51 @@ TEST(Link, FunctionReturningItsOwnSocketStillReachesEveryCaller) {
             (std::vector<std::string>{"socket:socket", "parameter:"})) << f.dump;
 }
 
+TEST(Link, APointerConvertedFromAnotherRecordReadsThePerRecordPlace) {
+  // container_of: c points to the conn's link, read as a conn. A path of conn's fields below a
+  // struct list is no place any object has: it is f:conn::fd, what every conn's fd holds, and a
+  // file's fd found the same way stays apart.
+  Linked f = one("#include <stddef.h>\n#include <stdlib.h>\n#include <fcntl.h>\n"
+                 "#define container_of(p, T, m) ((T *)((char *)(p) - offsetof(T, m)))\n"
+                 "struct list { struct list *next; };"
+                 "struct conn { int fd; struct list link; }; struct file { int fd; struct list link; };"
+                 "static struct list conns, files;"
+                 "void add(const char *path) {"
+                 "  struct conn *c = malloc(sizeof *c); c->fd = socket(AF_UNIX, SOCK_STREAM, 0); conns.next = &c->link;"
+                 "  struct file *g = malloc(sizeof *g); g->fd = open(path, O_RDONLY); files.next = &g->link; }"
+                 "void use(void) {"
+                 "  struct conn *c = container_of(conns.next, struct conn, link); listen(c->fd, 1);"
+                 "  struct file *g = container_of(files.next, struct file, link); listen(g->fd, 1); }");
+  ASSERT_EQ(f.p().lifecycle.size(), 2u) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place), std::vector<std::string>{"socket:socket"}) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[1].place), std::vector<std::string>{"not-socket:open"}) << f.dump;
+}
+
+TEST(Link, APointerToTooManyObjectsPointsToAnyOfItsRecord) {
+  // A generated worst case: 150 records, each object and its embedded parts stored in one table of
+  // void pointers that every function reads back (nginx's pools and contexts): every pointer read
+  // from the table may point to 300 allocations. The sets stay bounded, and a socket stored into one
+  // record's field is still what the field read through the table holds.
+  std::string code = "#include <stdlib.h>\nvoid *table[64];";
+  const int records = 150;
+  for (int k = 0; k < records; ++k) {
+    std::string r = std::to_string(k);
+    code += "struct a" + r + " { int fd; }; struct b" + r + " { struct a" + r + " a; int fd; };"
+            "struct r" + r + " { int fd; struct b" + r + " b; };"
+            "void make" + r + "(int i) { struct r" + r + " *o = malloc(sizeof *o);"
+            " o->fd = socket(AF_UNIX, SOCK_STREAM, 0);"
+            " table[i] = o; table[i + 1] = &o->b; table[i + 2] = &o->b.a; table[i + 3] = malloc(8); }"
+            "void walk" + r + "(int i) { struct r" + r + " *o = table[i]; listen(o->fd, 1); }";
+  }
+  Linked f = one(code);
+  EXPECT_GT(f.p().widenedPointerSets, 0u);
+  for (Id p = 0; p < f.p().places.size(); ++p)
+    EXPECT_LE(f.p().objectsAt(p).size(), Program::kMaxObjectsPerPointer) << f.p().places[p].key;
+  ASSERT_EQ(f.p().lifecycle.size(), static_cast<std::size_t>(records));
+  for (const facts::LifecycleEvent &e : f.p().lifecycle)
+    EXPECT_EQ(originsAt(f.p(), e.place), std::vector<std::string>{"socket:socket"}) << f.p().places[e.place].key;
+}
+
 TEST(Link, WritesThroughAPointerParameterReachOnlyTheCallersItWritesFor) {
   Linked f = one("static void make_pair(int p[2]) { socketpair(AF_UNIX, SOCK_STREAM, 0, p); }"
                  "static void forget_pair(int p[2]) { p[0] = p[1] = -1; }"
