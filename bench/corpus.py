@@ -14,7 +14,8 @@ finding is matched to a label: same file, same rule, and the finding lies in the
 or within --window lines of the labelled line (also at a label's `also_at` places). Printed per
 project and in total: labelled bugs found / missed, findings on places labelled correct (false),
 on places labelled debatable (tolerated), and findings on unlabelled places (printed, so they get
-labelled), with wall time and the TU count; then the same per group: the development and the test
+labelled), with wall time, CPU (user + sys), the checker's peak memory and the pointer sets its
+value flow widened (both from --timings), and the TU count; then the same per group: the development and the test
 half (each project's `half:`), C and C++ (`language:`), and each half's languages, with two rates
 that compare groups of different size (found % = labelled bugs found, false % = labels of correct
 code that drew a finding). With --baseline-checker both checkers run in the same invocation and the
@@ -27,6 +28,7 @@ could not run (bad arguments, unreadable labels, missing checker, a project that
 import argparse
 import json
 import os
+import resource
 import re
 import shlex
 import subprocess
@@ -309,9 +311,19 @@ def tree_matches(src, project):
     return head, False
 
 
+VALUE_FLOW = re.compile(r"value flow: (\d+) places, (\d+) objects, (\d+) pointer sets widened")
+PEAK_RSS = re.compile(r"peak RSS (\d+) KiB")
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_checker(checker, db, extra, jobs, timeout):
-    argv = [checker, "-p", db, "--format=json", f"-j{jobs}", *extra]
-    start = time.monotonic()
+    # --timings (stderr) gives the checker's peak memory and its value-flow counts.
+    argv = [checker, "-p", db, "--format=json", f"-j{jobs}", "--timings", *extra]
+    start, cpu_before = time.monotonic(), children_cpu()
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -319,6 +331,12 @@ def run_checker(checker, db, extra, jobs, timeout):
     except OSError as e:
         return {"error": f"cannot run {checker}: {e.strerror}", "argv": argv}
     wall = time.monotonic() - start
+    # Runs are one at a time: the children's CPU since the last is this run's (user + sys).
+    cpu = children_cpu() - cpu_before
+    peak = PEAK_RSS.search(proc.stderr or "")
+    peak_mib = int(peak.group(1)) / 1024 if peak else None
+    flow = VALUE_FLOW.search(proc.stderr or "")
+    widened = int(flow.group(3)) if flow else None
     if proc.returncode not in (0, 1, 3):
         tail = proc.stderr.strip().splitlines()[-3:]
         return {"error": f"exit status {proc.returncode}: " + " | ".join(tail), "argv": argv, "wall": wall}
@@ -332,6 +350,9 @@ def run_checker(checker, db, extra, jobs, timeout):
         "parse_errors": out.get("summary", {}).get("parse_errors", len(out.get("unparsed", []))),
         "unparsed": out.get("unparsed", []),
         "wall": wall,
+        "cpu": cpu,
+        "peak_mib": peak_mib,
+        "widened": widened,
         "argv": argv,
     }
 
@@ -422,7 +443,8 @@ def print_project(name, info, runs, order):
         s = r["score"]
         print(f"  [{tag}] bugs found {len(s['found'])}/{s['bugs']}  missed {len(s['missed'])}  false {len(s['false'])}"
               f"  tolerated {len(s['tolerated'])}  unlabelled {len(s['unlabelled'])}"
-              f"  files {r['files']}  parse errors {r['parse_errors']}  wall {fmt_time(r['wall'])}")
+              f"  files {r['files']}  parse errors {r['parse_errors']}  wall {fmt_time(r['wall'])}"
+              f"  cpu {fmt_time(r.get('cpu') or 0)}  peak {r.get('peak_mib') or 0:.0f} MiB  widened {r.get('widened')}")
     for tag in order:
         r = runs[tag]
         if "error" in r:
@@ -447,13 +469,14 @@ def project_numbers(info, run):
     s = run["score"]
     return dict(found=len(s["found"]), bugs=s["bugs"], missed=len(s["missed"]), false=len(s["false"]),
                 tolerated=len(s["tolerated"]), unlabelled=len(s["unlabelled"]), correct=s["correct"],
-                tus=info["tus"], wall=run["wall"])
+                tus=info["tus"], wall=run["wall"], cpu=run.get("cpu") or 0.0, peak=run.get("peak_mib") or 0.0,
+                widened=run.get("widened") or 0)
 
 
 def totals(results, tag, member=lambda info: True):
     """The counts of one run (tag) summed over the projects that `member` selects."""
     t = dict(found=0, bugs=0, missed=0, false=0, tolerated=0, unlabelled=0, correct=0, tus=0, wall=0.0,
-             projects=0, failed=0)
+             cpu=0.0, peak=0.0, widened=0, projects=0, failed=0)
     for info, runs in results:
         r = runs.get(tag)
         if r is None or not member(info):
@@ -463,8 +486,10 @@ def totals(results, tag, member=lambda info: True):
             t["failed"] += 1
             continue
         t["projects"] += 1
-        for k in ("found", "bugs", "missed", "false", "tolerated", "unlabelled", "correct", "tus", "wall"):
+        for k in ("found", "bugs", "missed", "false", "tolerated", "unlabelled", "correct", "tus", "wall", "cpu",
+                  "widened"):
             t[k] += n[k]
+        t["peak"] = max(t["peak"], n["peak"])  # a group's peak: its largest project's
     # The two rates that compare groups of different size: labelled bugs found, and labels of
     # correct code (expect: none) that drew a finding. None where the group has no such label.
     t["found_pct"] = round(100.0 * t["found"] / t["bugs"], 1) if t["bugs"] else None
@@ -491,7 +516,8 @@ def group_totals(results, order):
     return {label: {tag: totals(results, tag, member) for tag in order} for label, member in groupings(results)}
 
 
-COLUMNS = ("found", "missed", "false", "tolerated", "unlabelled", "found %", "false %", "wall")
+COLUMNS = ("found", "missed", "false", "tolerated", "unlabelled", "found %", "false %", "wall", "cpu", "peak MiB",
+           "widened")
 
 
 def cells(per_tag, order):
@@ -503,8 +529,10 @@ def cells(per_tag, order):
             v = per_tag.get(tag)
             if v is None:
                 vals.append("err")
-            elif c == "wall":
-                vals.append(fmt_time(v["wall"]))
+            elif c in ("wall", "cpu"):
+                vals.append(fmt_time(v[c]))
+            elif c == "peak MiB":
+                vals.append(f"{v['peak']:.0f}")
             elif c == "found":
                 vals.append(f"{v['found']}/{v['bugs']}")
             elif c in ("found %", "false %"):
