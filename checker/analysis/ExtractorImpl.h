@@ -675,10 +675,9 @@ private:
   }
 
   // --- places --------------------------------------------------------------------------------
-  // A field is one place in every unit that sees its record: keyed by the record's name. A record
-  // defined in a source file (an opaque struct udev_monitor in each of two libraries) is that
-  // file's own, so its key names the file.
-  // A record as field keys name it: one defined in the main file is that file's own.
+  // A record by its name, so that a field is one place in every unit that sees the record. A
+  // record defined in a source file (an opaque struct udev_monitor in each of two libraries) is
+  // that file's own, so its key names the file.
   std::string recordKey(const RecordDecl *record) {
     std::string scope;
     if (const RecordDecl *definition = record->getDefinition()) {
