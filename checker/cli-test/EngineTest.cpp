@@ -829,4 +829,8 @@ inline int body_in_namespace(int fd) { return accept(fd, 0, 0); }
   EXPECT_EQ(s.macros[0].identifiers, (std::vector<std::string>{"send_fd", "fd"}));
   EXPECT_EQ(s.macros[0].members, (std::vector<std::string>{"fd"}));
   EXPECT_FALSE(s.has(s.identifiers, "send_fd"));
+  // Nor is the definition a use: a file that includes the header without using SEND_ONE names
+  // neither it nor send_fd.
+  EXPECT_FALSE(s.has(s.declared, "SEND_ONE"));
+  EXPECT_FALSE(s.has(s.declared, "send_fd"));
 }

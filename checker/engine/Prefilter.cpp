@@ -131,9 +131,13 @@ void scanSource(llvm::StringRef text, bool header, std::vector<std::string> &ide
         const char *name = p;
         while (p < end && identifierChar(*p))
           ++p;
-        declared.emplace_back(name, p - name);
+        // A header's #define uses nothing (its body counts where the macro is used): defining
+        // CMSG_DATA must not make every file that includes the header name it (nginx's
+        // ngx_freebsd_config.h made all 209 files seeds). A main file's definitions count.
         if (header)
           macros.push_back({std::string(name, p - name), {}, {}});
+        else
+          declared.emplace_back(name, p - name);
         if (p < end && *p == '(')
           for (++p; p < end && *p != ')' && *p != '\n'; ++p)
             if (identifierStart(*p)) {
@@ -209,7 +213,7 @@ void scanSource(llvm::StringRef text, bool header, std::vector<std::string> &ide
         } else if (!header) {
           count(word, start);
         }
-        if (inDefine)
+        if (inDefine && !header)
           declared.push_back(word.str()); // a macro may define a function: DEFINE_HANDLER(on_read)
         continue;
       }
