@@ -15,10 +15,10 @@ or within --window lines of the labelled line (also at a label's `also_at` place
 project and in total: labelled bugs found / missed, findings on places labelled correct (false),
 on places labelled debatable (tolerated), and findings on unlabelled places (printed, so they get
 labelled), with wall time, CPU (user + sys), the checker's peak memory and the pointer sets its
-value flow widened (both from --timings), and the TU count; then the same per group: the development and the test
-half (each project's `half:`), C and C++ (`language:`), and each half's languages, with two rates
-that compare groups of different size (found % = labelled bugs found, false % = labels of correct
-code that drew a finding). With --baseline-checker both checkers run in the same invocation and the
+value flow widened (both from --timings), and the TU count; then the same per group: the
+development and the test half (each project's `half:`), C and C++ (`language:`), and each half's
+languages, with two rates that compare groups of different size (found % = labelled bugs found,
+false % = labels of correct code that drew a finding). With --baseline-checker both checkers run in the same invocation and the
 numbers are printed side by side (before -> after). --markdown adds the tables as Markdown, --json
 FILE writes every number and list (per project and per group).
 
@@ -316,6 +316,7 @@ PEAK_RSS = re.compile(r"peak RSS (\d+) KiB")
 
 
 def children_cpu():
+    """CPU seconds (user + sys) of the children this process has waited for."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 

@@ -17,13 +17,12 @@ the script could not run (a checker failed, no database).
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import DB_SUBDIRS, UsageError, find_database  # noqa: E402
+from corpus import DB_SUBDIRS, UsageError, children_cpu, find_database  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,13 +30,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def run(checker, db, extra, jobs, timeout):
     argv = [checker, "-p", db, "--format=json", f"-j{jobs}", "--no-cache", "--no-store-facts",
             "--quiet", *extra]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before = children_cpu()
     start = time.monotonic()
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout} s"}
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = children_cpu() - cpu_before
     if proc.returncode not in (0, 1, 3):
         return {"error": f"exit status {proc.returncode}: {proc.stderr.strip()[-500:]}"}
     try:
@@ -48,7 +47,7 @@ def run(checker, db, extra, jobs, timeout):
         "findings": out["findings"],
         "files": out["summary"]["files"],
         "skipped": out["summary"].get("skipped", 0),
-        "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "cpu": cpu,
         "wall": time.monotonic() - start,
     }
 
