@@ -12,15 +12,15 @@ the database directory explicitly). Make the database with the project's build s
 For each project the checker runs once (`-p DB --format=json -j2` plus --checker-args), and each
 finding is matched to a label: same file, same rule, and the finding lies in the labelled function
 or within --window lines of the labelled line (also at a label's `also_at` places). Printed per
-project and in total: labelled bugs found / missed, findings on places labelled correct (false),
-on places labelled debatable (tolerated), and findings on unlabelled places (printed, so they get
+project and in total: labelled bugs found / missed, findings on places labelled correct (false), on
+places labelled debatable (tolerated), and findings on unlabelled places (printed, so they get
 labelled), with wall time, CPU (user + sys), the checker's peak memory and the pointer sets its
 value flow widened (both from --timings), and the TU count; then the same per group: the
 development and the test half (each project's `half:`), C and C++ (`language:`), and each half's
 languages, with two rates that compare groups of different size (found % = labelled bugs found,
-false % = labels of correct code that drew a finding). With --baseline-checker both checkers run in the same invocation and the
-numbers are printed side by side (before -> after). --markdown adds the tables as Markdown, --json
-FILE writes every number and list (per project and per group).
+false % = labels of correct code that drew a finding). With --baseline-checker both checkers run in
+the same invocation and the numbers are printed side by side (before -> after). --markdown adds the
+tables as Markdown, --json FILE writes every number and list (per project and per group).
 
 Exit status: 0 when every requested project was scored (whatever the findings); 2 when the script
 could not run (bad arguments, unreadable labels, missing checker, a project that could not be run).
