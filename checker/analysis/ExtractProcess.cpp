@@ -514,6 +514,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     // sizeof(int) * n with n a parameter: each caller's n decides (a helper called with `&fd, 1`).
     if (count < 0)
       U.payloads.back().countParam = countParameter(call->getArg(2));
+  } else if (isMemoryCopy(name) && call->getNumArgs() >= 3) {
+    copyPointee(call->getArg(1), call->getArg(0));
   } else if (call->getNumArgs() >= 1) {
     processOption(call, callee, event);
   }
@@ -564,8 +566,15 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && built.isNull())
       if (const auto *spec = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent())) {
         const TemplateArgumentList &args = spec->getTemplateArgs();
-        bool mapped = name == "try_emplace";
-        skip = name == "emplace_hint" || mapped ? 1 : 0;
+        // A map's emplace(key, value...): the key is the element's first, the value is built
+        // from the rest.
+        bool mapped = spec->getName().ends_with("map") && args.size() > 1;
+        unsigned key = name == "emplace_hint" ? 1 : 0;
+        skip = key + (mapped ? 1 : 0);
+        if (mapped && call->getNumArgs() > key)
+          if (std::optional<Id> container = forwardedContainer(call))
+            storeInto(call->getArg(key), memberPlace(element(*container, -1), "first", kNone),
+                      facts::FlowKind::Assign);
         if (args.size() > (mapped ? 1u : 0u) && args[mapped ? 1 : 0].getKind() == TemplateArgument::Type)
           built = args[mapped ? 1 : 0].getAsType();
       }
@@ -573,13 +582,26 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     // it is called on (emplace_back): the constructor's `this`.
     std::optional<Id> object = forwardedObject(call, callee);
     if (const CXXRecordDecl *record = built.isNull() ? nullptr : built->getAsCXXRecordDecl())
-      if (record->hasDefinition() && !isFdOwner(record))
-        for (const CXXConstructorDecl *ctor : record->getDefinition()->ctors())
-          if (call->getNumArgs() >= skip && ctor->getNumParams() == call->getNumArgs() - skip) {
-            llvm::SmallVector<const Expr *, 4> args(call->arguments());
-            processUserCall(call, ctor, llvm::ArrayRef(args).drop_front(skip), event, true,
-                            object ? std::optional<Id>(addressOf(*object)) : std::nullopt);
-          }
+      if (record->hasDefinition() && !isFdOwner(record) && call->getNumArgs() >= skip) {
+        llvm::SmallVector<const Expr *, 4> args(call->arguments());
+        llvm::ArrayRef<const Expr *> passed = llvm::ArrayRef(args).drop_front(skip);
+        auto construct = [&](const CXXConstructorDecl *ctor) {
+          processUserCall(call, ctor, passed, event, true,
+                          object ? std::optional<Id>(addressOf(*object)) : std::nullopt);
+        };
+        // Conservative: every constructor that takes as many arguments (overloads are not
+        // resolved); of a constructor template, the instantiations for these argument types
+        // (template <class A> Listener(A &&address), instantiated by the library's emplace_back).
+        for (const Decl *member : record->getDefinition()->decls()) {
+          if (const auto *ctor = dyn_cast<CXXConstructorDecl>(member); ctor && ctor->getNumParams() == passed.size())
+            construct(ctor);
+          if (const auto *pattern = dyn_cast<FunctionTemplateDecl>(member))
+            for (const FunctionDecl *instance : pattern->specializations())
+              if (const auto *ctor = dyn_cast<CXXConstructorDecl>(instance);
+                  ctor && ctor->getNumParams() == passed.size() && takesTheseTypes(ctor, passed))
+                construct(ctor);
+        }
+      }
     // A container of fds (or a value-holding type): what emplace_back(fd) puts there.
     if (object && built.isNull() == false && holdsFd(built))
       for (unsigned i = skip; i < call->getNumArgs(); ++i)
@@ -681,17 +703,20 @@ std::optional<Id> Extractor::forwardedObject(const CallExpr *call, const Functio
       built = targs->get(0).getAsType().getAsString();
     return newObject(call, "h", name.str() + "<" + built + ">()");
   }
-  const auto *member = dyn_cast<CXXMemberCallExpr>(call);
-  const Expr *objectExpr = member ? member->getImplicitObjectArgument() : nullptr;
-  if (!objectExpr)
-    return std::nullopt;
-  std::optional<Id> container = objectNamedBy(objectExpr);
+  std::optional<Id> container = forwardedContainer(call);
   if (!container)
     return std::nullopt;
   Id item = element(*container, -1);
   if (name == "try_emplace" || llvm::StringRef(cast<CXXMethodDecl>(callee)->getParent()->getName()).ends_with("map"))
     return memberPlace(item, "second", kNone);
   return item;
+}
+
+// The container a member call (v.emplace_back(...)) is made on.
+std::optional<Id> Extractor::forwardedContainer(const CallExpr *call) {
+  const auto *member = dyn_cast<CXXMemberCallExpr>(call);
+  const Expr *objectExpr = member ? member->getImplicitObjectArgument() : nullptr;
+  return objectExpr ? objectNamedBy(objectExpr) : std::nullopt;
 }
 
 void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee,
@@ -827,6 +852,13 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
         storeInto(arg, element(*object, -1), facts::FlowKind::Assign);
     if (name == "insert" && !args.empty())
       storeInto(args.back(), element(*object, -1), facts::FlowKind::Assign);
+    // m[key], m.insert_or_assign(key, v): the key is kept as the element's first (read back
+    // by `auto &[key, value] : m`, it->first).
+    if (((op && op->getOperator() == OO_Subscript) || name == "insert_or_assign") && !args.empty() &&
+        method->getParent()->getName().ends_with("map"))
+      storeInto(args.front(), memberPlace(element(*object, -1), "first", kNone), facts::FlowKind::Assign);
+    if (name == "insert_or_assign" && args.size() >= 2 && method->getParent()->getName().ends_with("map"))
+      storeInto(args[1], memberPlace(element(*object, -1), "second", kNone), facts::FlowKind::Assign);
     if ((op && op->getOperator() == OO_Equal) || name == "assign" || name == "swap")
       for (const Expr *arg : args)
         if (std::optional<Id> from = placeOf(arg))

@@ -247,6 +247,13 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     }
     if (const auto *fn = dyn_cast<FunctionDecl>(ref->getDecl()))
       return functionValue(fn);
+    // auto &[key, value] = ...: a field or element of the object it decomposes, or (a pair,
+    // a tuple) what its hidden variable gets from std::get<N>().
+    if (const auto *binding = dyn_cast<BindingDecl>(ref->getDecl())) {
+      if (const VarDecl *holding = binding->getHoldingVar())
+        return holding->getInit() ? placeOf(holding->getInit()) : std::nullopt;
+      return binding->getBinding() ? placeOf(binding->getBinding()) : std::nullopt;
+    }
     return std::nullopt;
   }
   if (isa<CXXThisExpr>(e))
@@ -512,6 +519,41 @@ void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, 
   fields(record, fields);
 }
 
+// memcpy(dst, src, n) of an object: *dst = *src, field by field, as the record either pointer is
+// written with says (the destination's first: memcpy(sa, &sin6, len) into a struct sockaddr *).
+// Conservative: n is not read, so a partial copy copies every field.
+void Extractor::copyPointee(const Expr *source, const Expr *destination) {
+  auto pointee = [](const Expr *pointer) {
+    QualType type = pointer->IgnoreParenImpCasts()->getType();
+    const auto *p = type->getAs<PointerType>();
+    return p ? p->getPointeeType() : QualType();
+  };
+  QualType type = pointee(destination);
+  if (type.isNull() || !isObjectType(type))
+    type = pointee(source);
+  if (type.isNull() || !isObjectType(type))
+    return;
+  std::optional<Id> from = pointerValue(source), to = pointerValue(destination);
+  if (from && to)
+    copyObject(derefPlace(*from), derefPlace(*to), type, facts::FlowKind::Assign);
+}
+
+// std::get<0>(p), std::get<1>(p) of a std::pair (how `auto &[key, value] : map` reads its
+// element): the pair's first or second, the places a map's key and value are kept in.
+std::optional<Id> Extractor::pairPart(const CallExpr *call, const FunctionDecl *callee) {
+  if (!callee->isInStdNamespace() || !callee->getIdentifier() || callee->getName() != "get" ||
+      call->getNumArgs() != 1)
+    return std::nullopt;
+  const auto *pair = call->getArg(0)->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  const TemplateArgumentList *targs = callee->getTemplateSpecializationArgs();
+  if (!pair || !pair->isInStdNamespace() || !pair->getIdentifier() || pair->getName() != "pair" || !targs ||
+      targs->size() < 1 || targs->get(0).getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  std::optional<Id> object = placeOf(call->getArg(0));
+  if (!object)
+    return std::nullopt;
+  return memberPlace(*object, targs->get(0).getAsIntegral() == 0 ? "first" : "second", kNone);
+}
 
 Id Extractor::indirectValue(const CallExpr *call) {
   SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
@@ -593,6 +635,8 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   }
   if (isStdMove(callee) && call->getNumArgs() == 1)
     return placeOf(call->getArg(0));
+  if (std::optional<Id> part = pairPart(call, callee))
+    return part;
   if (const auto *method = dyn_cast<CXXMethodDecl>(callee))
     if (std::optional<Id> modelled = modelledValue(call, method))
       return modelled;
@@ -639,6 +683,8 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     // socket(family, type, 0) with the family or type a parameter: each caller's constant.
     if (create.family == facts::Family::Unknown)
       create.familyParam = parameterValue(call->getArg(0));
+    if (create.family == facts::Family::Unknown && create.familyParam < 0)
+      create.familyFrom = placeOf(call->getArg(0)).value_or(kNone);
     if (create.type < 0)
       create.typeParam = parameterValue(call->getArg(1));
     create.origin = "socket()" + where;

@@ -76,9 +76,36 @@ inline bool isLoop(const Stmt *s) {
   return isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s);
 }
 
+// The address family that begins every socket address (sa_family, sin_family, sin6_family,
+// sun_family, nl_family, ss_family): declared as sa_family_t (the kernel's headers:
+// __kernel_sa_family_t).
+inline bool isAddressFamilyType(QualType type) {
+  for (const auto *alias = type->getAs<TypedefType>(); alias;
+       alias = alias->desugar()->getAs<TypedefType>())
+    if (const IdentifierInfo *id = alias->getDecl()->getIdentifier();
+        id && (id->getName() == "sa_family_t" || id->getName() == "__kernel_sa_family_t"))
+      return true;
+  return false;
+}
+
+// Every sockaddr_* record is a view of one socket address whose first field is its family: the
+// kernel reads the bytes as a struct sockaddr whatever the program declared. So they are one
+// record, `sockaddr`, and their family one field, `sa_family`: a sockaddr_in6 filled in and read
+// back through a struct sockaddr * (or copied with memcpy) keeps its family.
+inline bool isSocketAddressFamily(const FieldDecl *field) {
+  return field->getFieldIndex() == 0 && isAddressFamilyType(field->getType()) &&
+         field->getParent()->getName().starts_with("sockaddr");
+}
+inline llvm::StringRef fieldName(const FieldDecl *field) {
+  return isSocketAddressFamily(field) ? llvm::StringRef("sa_family") : field->getName();
+}
+
 inline std::string recordName(const RecordDecl *record) {
   if (!record)
     return "<record>";
+  if (const RecordDecl *definition = record->getDefinition(); definition && !definition->field_empty() &&
+                                                              isSocketAddressFamily(*definition->field_begin()))
+    return "sockaddr";
   if (!record->getName().empty())
     return record->getQualifiedNameAsString();
   if (const TypedefNameDecl *alias = record->getTypedefNameForAnonDecl())
@@ -218,6 +245,19 @@ public:
     bool ok = Base::TraverseDecl(decl);
     exitFunction();
     return ok;
+  }
+
+  // A range-for's hidden `auto &&__range = c; auto __begin = __range.begin();` (implicit code
+  // the walk does not visit by itself) bind the loop variable to the container's elements:
+  // without them the iterator points nowhere and the loop reads no element.
+  bool TraverseCXXForRangeStmt(CXXForRangeStmt *loop) {
+    if (!loop->getRangeInit() || loop->getRangeInit()->isTypeDependent())
+      return Base::TraverseCXXForRangeStmt(loop);
+    // (TraverseDecl skips implicit declarations: visit them here.)
+    for (DeclStmt *hidden : {loop->getRangeStmt(), loop->getBeginStmt()})
+      if (auto *var = hidden && hidden->isSingleDecl() ? dyn_cast<VarDecl>(hidden->getSingleDecl()) : nullptr)
+        VisitVarDecl(var);
+    return Base::TraverseCXXForRangeStmt(loop);
   }
 
   bool TraverseLambdaExpr(LambdaExpr *lambda) {
@@ -642,7 +682,11 @@ private:
     return isFdOwner(type->getAsCXXRecordDecl());
   }
   // A value that can be an fd: an integer or an fd owner.
-  bool holdsFd(QualType type) { return isFdValueType(type, Ctx) || isFdOwnerType(type); }
+  // An address family is followed the same way, for the constants it carries (AF_INET6 stored
+  // in a sockaddr, copied, read back as socket(sa->sa_family, ...)).
+  bool holdsFd(QualType type) {
+    return isFdValueType(type, Ctx) || isFdOwnerType(type) || isAddressFamilyType(type);
+  }
 
   // A struct (through a pointer or a reference) with an fd among its fields: a daemon's state
   // passed from call to call.
@@ -689,7 +733,7 @@ private:
   }
 
   std::string fieldKey(const FieldDecl *field) {
-    return "f:" + recordKey(field->getParent()) + "::" + field->getNameAsString();
+    return "f:" + recordKey(field->getParent()) + "::" + fieldName(field).str();
   }
 
   // The records a value of `type` is (arrays of them included): its own, then its bases.
@@ -760,7 +804,7 @@ private:
 
   Id fieldPlace(const FieldDecl *field) {
     return typed(intern(fieldKey(field), facts::PlaceKind::Field,
-                        recordName(field->getParent()) + "::" + field->getNameAsString()),
+                        recordName(field->getParent()) + "::" + fieldName(field).str()),
                  field->getType());
   }
 
@@ -841,7 +885,7 @@ private:
     return id;
   }
   Id memberPlace(Id object, const FieldDecl *field) {
-    return memberPlace(object, field->getName(), fieldPlace(field));
+    return memberPlace(object, fieldName(field), fieldPlace(field));
   }
   // A place holding the address of `object` (&conn). The address of what a pointer points to is
   // the pointer: &*p is p.
@@ -991,7 +1035,11 @@ private:
   enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
   std::optional<ModelledRecord> modelledRecord(QualType type) {
     const auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
-    if (!record || !record->isInStdNamespace() || !record->getIdentifier())
+    if (!record || !record->getIdentifier())
+      return std::nullopt;
+    // libstdc++ declares vector's and string's iterator (__normal_iterator) in __gnu_cxx.
+    const auto *ns = dyn_cast<NamespaceDecl>(record->getDeclContext()->getEnclosingNamespaceContext());
+    if (!record->isInStdNamespace() && !(ns && ns->getName() == "__gnu_cxx" && declaredInSystemHeader(record, SM)))
       return std::nullopt;
     return llvm::StringSwitch<std::optional<ModelledRecord>>(record->getName())
         .Cases("vector", "array", "deque", "list", "set", "unordered_set", "span", ModelledRecord::Container)
@@ -1150,6 +1198,7 @@ private:
                        llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false,
                        std::optional<Id> receiverAddress = std::nullopt);
   // The object std::make_unique<T>(...) or v.emplace_back(...) builds.
+  std::optional<Id> forwardedContainer(const CallExpr *call);
   std::optional<Id> forwardedObject(const CallExpr *call, const FunctionDecl *callee);
   void processConstruct(const CXXConstructExpr *construct, const Event &event);
   // A call of a method of a library record the analysis models (modelledRecord): true when done.
@@ -1157,6 +1206,16 @@ private:
   // A call through a pointer: the link calls whatever reaches it.
   void processIndirectCall(const CallExpr *call, const Expr *target, llvm::ArrayRef<const Expr *> args,
                            const Event &event);
+  void copyPointee(const Expr *source, const Expr *destination);
+  // Whether each argument has its parameter's type, references and qualifiers aside.
+  bool takesTheseTypes(const FunctionDecl *fn, llvm::ArrayRef<const Expr *> args) {
+    auto bare = [&](QualType t) { return Ctx.getCanonicalType(t.getNonReferenceType()).getUnqualifiedType(); };
+    for (std::size_t i = 0; i < args.size() && i < fn->getNumParams(); ++i)
+      if (bare(fn->getParamDecl(i)->getType()) != bare(args[i]->getType()))
+        return false;
+    return true;
+  }
+  std::optional<Id> pairPart(const CallExpr *call, const FunctionDecl *callee);
   Id indirectValue(const CallExpr *call);
   std::optional<Id> modelledValue(const CallExpr *call, const CXXMethodDecl *method);
   // The argument handed to a parameter of this type: an fd, an address, or nothing followed.

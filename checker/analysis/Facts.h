@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 4;
+inline constexpr int kFormatVersion = 5;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -215,6 +215,10 @@ struct Create {
   // (bind_listen(int family, ...)): each caller's constant decides (the link specialises).
   int familyParam = -1;
   int typeParam = -1;
+  // socket(a->sa->sa_family, ...), socket(conf->family, ...): the place the family is read from
+  // when it is neither a constant nor a parameter; the constants that reach it decide (one
+  // socket per family, as for familyParam).
+  Id familyFrom = kNone;
 };
 
 enum class Option : std::uint8_t { PassCred, PassSec, PassPidfd };

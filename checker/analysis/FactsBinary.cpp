@@ -234,6 +234,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.list(c.handoverNames, [&](std::string &n) { io.text(n); });
     io.i32(c.familyParam);
     io.i32(c.typeParam);
+    io.id(c.familyFrom);
   });
   io.list(u.options, [&](OptionSet &o) {
     io.id(o.place);

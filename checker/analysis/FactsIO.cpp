@@ -273,6 +273,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.strings("handover_names", c.handoverNames);
       w.integer("family_param", c.familyParam, -1);
       w.integer("type_param", c.typeParam, -1);
+      w.id("family_from", c.familyFrom);
     });
     w.array("options", u.options, [&](const OptionSet &o) {
       j.attribute("place", static_cast<std::int64_t>(o.place));
@@ -740,6 +741,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     c.handoverNames = r.strings(o, "handover_names", "creates");
     c.familyParam = static_cast<int>(r.integer(o, "family_param", -1, "creates"));
     c.typeParam = static_cast<int>(r.integer(o, "type_param", -1, "creates"));
+    c.familyFrom = r.ref(o, "family_from", nPlaces, "creates");
     u.creates.push_back(std::move(c));
   });
   r.each(*root, "options", "options", [&](const json::Object &o) {

@@ -275,6 +275,7 @@ void Program::mergeUnit(const facts::Unit &u) {
     copy.site = mapped(siteMap, c.site);
     copy.peer = mapped(placeMap, c.peer);
     copy.listener = mapped(placeMap, c.listener);
+    copy.familyFrom = mapped(placeMap, c.familyFrom);
     copy.statement = mapped(statementMap, c.statement);
     if (auto [it, fresh] = CreateOfPlace.try_emplace(place, creates.size()); !fresh) {
       // A place several units make (an inherited fd number, c:3, is one place for the program):
@@ -1143,10 +1144,12 @@ void Program::cloneConstructors() {
           }
           made.peer = made.peer == kNone ? kNone : clone(made.peer);
           made.listener = made.listener == kNone ? kNone : clone(made.listener);
+          made.familyFrom = made.familyFrom == kNone ? kNone : clone(made.familyFrom);
           if (Id caller = at.function; caller != kNone)
             made.origin += " (called from " + functions[caller].name + "())";
-          if (made.familyParam >= 0 || made.typeParam >= 0)
-            ConstantFrom[c] = {made.familyParam >= 0 ? clone(paramPlace(fn, static_cast<unsigned>(made.familyParam))) : kNone,
+          if (made.familyParam >= 0 || made.typeParam >= 0 || made.familyFrom != kNone)
+            ConstantFrom[c] = {made.familyParam >= 0 ? clone(paramPlace(fn, static_cast<unsigned>(made.familyParam)))
+                                                     : made.familyFrom,
                                made.typeParam >= 0 ? clone(paramPlace(fn, static_cast<unsigned>(made.typeParam))) : kNone};
         }
         again(options, &facts::OptionSet::place);
@@ -1467,7 +1470,8 @@ std::vector<int> Program::constantsAt(Id place) const {
 }
 
 void Program::specialiseFamilies() {
-  // socket(family, type, 0) with the family a parameter: the constants that reach the parameter.
+  // socket(family, type, 0) with the family a parameter, or read out of an object
+  // (socket(a->sa->sa_family, ...)): the constants that reach that place.
   // One socket per family when callers pass several (a helper making both AF_UNIX and AF_INET6
   // listeners): what is done to it is done to each, and each is judged by its own family.
   std::size_t count = creates.size();
@@ -1486,7 +1490,7 @@ void Program::specialiseFamilies() {
         creates[c].typeParam = -1;
       }
     }
-    if (familyPlace == kNone || creates[c].familyParam < 0)
+    if (familyPlace == kNone || (creates[c].familyParam < 0 && creates[c].familyFrom == kNone))
       continue;
     std::vector<int> families;
     for (int v : constantsAt(familyPlace))
@@ -1495,6 +1499,7 @@ void Program::specialiseFamilies() {
     if (families.empty())
       continue;
     creates[c].familyParam = -1;
+    creates[c].familyFrom = kNone;
     for (std::size_t i = 0; i < families.size(); ++i) {
       facts::Create made = creates[c];
       made.family = facts::familyFromValue(families[i]);
@@ -1581,9 +1586,10 @@ void Program::resolveObjects() {
   for (Id c = 0; c < creates.size(); ++c) {
     const facts::Create &made = creates[c];
     Id fn = made.site == kNone ? kNone : sites[made.site].function;
-    if (fn == kNone || (made.familyParam < 0 && made.typeParam < 0) || ConstantFrom.count(c))
+    if (fn == kNone || (made.familyParam < 0 && made.typeParam < 0 && made.familyFrom == kNone) ||
+        ConstantFrom.count(c))
       continue;
-    ConstantFrom[c] = {made.familyParam >= 0 ? paramPlace(fn, static_cast<unsigned>(made.familyParam)) : kNone,
+    ConstantFrom[c] = {made.familyParam >= 0 ? paramPlace(fn, static_cast<unsigned>(made.familyParam)) : made.familyFrom,
                        made.typeParam >= 0 ? paramPlace(fn, static_cast<unsigned>(made.typeParam)) : kNone};
   }
   // First what the program itself says; then pointers that may come from outside: parameters of

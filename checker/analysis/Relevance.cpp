@@ -69,7 +69,7 @@ std::set<std::string> socketVocabulary(const ProjectOptions &options) {
       "cmsghdr", "msghdr", "mmsghdr", "ucred", "msg_control", "msg_controllen", "cmsg_len",
       "MSG_DONTWAIT",
       // addresses, families and types
-      "sockaddr_un", "sun_path", "AF_UNIX", "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_NETLINK",
+      "sockaddr_un", "sun_path", "sockaddr", "sa_family", "sa_family_t", "__kernel_sa_family_t", "AF_UNIX", "AF_LOCAL", "PF_UNIX", "PF_LOCAL", "AF_NETLINK",
       "PF_NETLINK", "AF_BLUETOOTH", "PF_BLUETOOTH", "AF_INET", "PF_INET", "AF_INET6", "PF_INET6",
       "SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET", "SOCK_RAW"};
   std::set<std::string> words(std::begin(builtin), std::end(builtin));
@@ -153,8 +153,10 @@ NamesThatMatter namesThatMatter(const Program &program) {
     factAt(f.place);
   for (const facts::Callback &f : program.callbacks)
     factAt(f.socket);
-  for (const facts::Create &c : program.creates)
+  for (const facts::Create &c : program.creates) {
     factAt(c.listener);
+    factAt(c.familyFrom); // what the family constant is copied through
+  }
   while (!work.empty()) {
     Id p = work.back();
     work.pop_back();

@@ -60,6 +60,26 @@ private:
   std::vector<std::string> &Errors;
 };
 
+// Skip 1 (below): the body of a function declared in a system header, except the standard
+// library's templates that forward a parameter pack (emplace_back, the node and allocator
+// `construct` it calls, make_unique): their instantiations are what instantiate the program's
+// own constructor templates (template <class A> Listener(A &&address)) for the arguments a call
+// passes, which the extractor then reads as the program's code. (Only std: a formatting
+// library's variadic templates would cost parse time for nothing.)
+static bool skipsSystemBody(const clang::SourceManager &sources, const clang::Decl *decl) {
+  if (!sources.isInSystemHeader(sources.getExpansionLoc(decl->getLocation())))
+    return false;
+  const clang::FunctionDecl *fn = decl->getAsFunction();
+  if (!fn || !fn->isTemplated() ||
+      !llvm::any_of(fn->parameters(), [](const clang::ParmVarDecl *p) { return p->isParameterPack(); }))
+    return true;
+  const clang::DeclContext *outermost = nullptr;
+  for (const clang::DeclContext *dc = fn->getDeclContext(); dc; dc = dc->getParent())
+    if (dc->isNamespace())
+      outermost = dc;
+  return !(outermost && outermost->isStdNamespace());
+}
+
 // Hands the extractor the program's own declarations only (system headers stay reachable from
 // the code that uses them), as the clang-tidy path's UserCodeScope does.
 class ExtractConsumer : public clang::ASTConsumer {
@@ -101,7 +121,7 @@ public:
   // reads either. What is lost: errors inside those bodies (glibc's and libstdc++'s inline
   // functions), which are not the program's.
   bool shouldSkipFunctionBody(clang::Decl *decl) override {
-    return !FullParse && Sources.isInSystemHeader(Sources.getExpansionLoc(decl->getLocation()));
+    return !FullParse && skipsSystemBody(Sources, decl);
   }
 
 private:
@@ -543,7 +563,7 @@ public:
     Sources = &compiler.getSourceManager();
   }
   bool shouldSkipFunctionBody(clang::Decl *decl) override { // skip 1, as ExtractConsumer
-    return Sources && Sources->isInSystemHeader(Sources->getExpansionLoc(decl->getLocation()));
+    return Sources && skipsSystemBody(*Sources, decl);
   }
 
 private:
