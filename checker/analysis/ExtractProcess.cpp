@@ -588,12 +588,18 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
         auto construct = [&](const CXXConstructorDecl *ctor) {
           processUserCall(call, ctor, passed, event, true,
                           object ? std::optional<Id>(addressOf(*object)) : std::nullopt);
+          convertForwarded(call, ctor, passed, event);
         };
         // Conservative: every constructor that takes as many arguments (overloads are not
         // resolved); of a constructor template, the instantiations for these argument types
         // (template <class A> Listener(A &&address), instantiated by the library's emplace_back).
         for (const Decl *member : record->getDefinition()->decls()) {
-          if (const auto *ctor = dyn_cast<CXXConstructorDecl>(member); ctor && ctor->getNumParams() == passed.size())
+          // (A copy or move constructor only for an argument of the record itself: clang declares
+          // the implicit ones only once something needs them, so the rest would depend on which
+          // library bodies were parsed.)
+          if (const auto *ctor = dyn_cast<CXXConstructorDecl>(member);
+              ctor && ctor->getNumParams() == passed.size() &&
+              (!ctor->isCopyOrMoveConstructor() || takesTheseTypes(ctor, passed)))
             construct(ctor);
           if (const auto *pattern = dyn_cast<FunctionTemplateDecl>(member))
             for (const FunctionDecl *instance : pattern->specializations())
@@ -710,6 +716,47 @@ std::optional<Id> Extractor::forwardedObject(const CallExpr *call, const Functio
   if (name == "try_emplace" || llvm::StringRef(cast<CXXMethodDecl>(callee)->getParent()->getName()).ends_with("map"))
     return memberPlace(item, "second", kNone);
   return item;
+}
+
+// v.emplace_back(tcpAddress) into Listener(SocketAddress): the library converts each argument to
+// its parameter's class, as the compiler does at a direct call (where the AST shows it): a
+// conversion function of the argument's class (operator SocketAddress(), called on the argument,
+// its return copied into the parameter), or a converting constructor of the parameter's class
+// (built in the parameter). Conservative: every candidate is taken, none is ranked.
+void Extractor::convertForwarded(const CallExpr *call, const CXXConstructorDecl *ctor,
+                                 llvm::ArrayRef<const Expr *> args, const Event &event) {
+  for (unsigned i = 0; i < args.size() && i < ctor->getNumParams(); ++i) {
+    QualType param = ctor->getParamDecl(i)->getType().getNonReferenceType();
+    const auto *to = param->getAsCXXRecordDecl();
+    const auto *from = args[i]->getType().getNonReferenceType()->getAsCXXRecordDecl();
+    if (!to || !from || !to->hasDefinition() || !from->hasDefinition() ||
+        to->getCanonicalDecl() == from->getCanonicalDecl() || !isObjectType(param) || declaredInSystemHeader(to, SM))
+      continue;
+    Id target = paramPlace(ctor, i);
+    if (ctor->getParamDecl(i)->getType()->isReferenceType()) { // bound to the converted temporary
+      Id temporary = newObject(args[i], "t", to->getNameAsString() + " temporary");
+      addFlow(addressOf(temporary), target, facts::FlowKind::Argument);
+      target = temporary;
+    }
+    for (const NamedDecl *named : from->getDefinition()->getVisibleConversionFunctions()) {
+      const auto *conversion = dyn_cast<CXXConversionDecl>(named->getUnderlyingDecl());
+      if (!conversion)
+        continue;
+      const auto *result = conversion->getConversionType().getNonReferenceType()->getAsCXXRecordDecl();
+      if (!result || result->getCanonicalDecl() != to->getCanonicalDecl())
+        continue;
+      std::optional<Id> source = placeOf(args[i]);
+      processUserCall(call, conversion, {}, event, true,
+                      source ? std::optional<Id>(addressOf(*source)) : std::nullopt);
+      copyObject(returnPlace(conversion), target, param, facts::FlowKind::Argument);
+    }
+    for (const CXXConstructorDecl *converting : to->getDefinition()->ctors())
+      if (converting->getNumParams() == 1 && !converting->isCopyOrMoveConstructor()) {
+        const auto *takes = converting->getParamDecl(0)->getType().getNonReferenceType()->getAsCXXRecordDecl();
+        if (takes && takes->getCanonicalDecl() == from->getCanonicalDecl())
+          processUserCall(call, converting, args.slice(i, 1), event, true, addressOf(target));
+      }
+  }
 }
 
 // The container a member call (v.emplace_back(...)) is made on.

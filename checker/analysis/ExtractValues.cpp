@@ -635,6 +635,11 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   }
   if (isStdMove(callee) && call->getNumArgs() == 1)
     return placeOf(call->getArg(0));
+  // std::exchange(other.fd_, -1) in a move constructor: what the first argument held. (The new
+  // value stored back is a constant: nothing to follow.)
+  if (callee->isInStdNamespace() && callee->getIdentifier() && callee->getName() == "exchange" &&
+      call->getNumArgs() == 2)
+    return placeOf(call->getArg(0));
   if (std::optional<Id> part = pairPart(call, callee))
     return part;
   if (const auto *method = dyn_cast<CXXMethodDecl>(callee))

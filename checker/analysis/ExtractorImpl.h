@@ -1199,6 +1199,8 @@ private:
                        std::optional<Id> receiverAddress = std::nullopt);
   // The object std::make_unique<T>(...) or v.emplace_back(...) builds.
   std::optional<Id> forwardedContainer(const CallExpr *call);
+  void convertForwarded(const CallExpr *call, const CXXConstructorDecl *ctor, llvm::ArrayRef<const Expr *> args,
+                        const Event &event);
   std::optional<Id> forwardedObject(const CallExpr *call, const FunctionDecl *callee);
   void processConstruct(const CXXConstructExpr *construct, const Event &event);
   // A call of a method of a library record the analysis models (modelledRecord): true when done.
