@@ -743,6 +743,15 @@ private:
     const RecordDecl *record = element ? element->getAsRecordDecl() : nullptr;
     if (!record)
       return out;
+    // A standard container stands for its elements (v[i], *it, a map's pair): what a path below
+    // it reaches are fields of its value_type, as below an array.
+    if (modelledRecord(QualType(element, 0)) == ModelledRecord::Container)
+      if (const auto *container = dyn_cast<CXXRecordDecl>(record); container && container->hasDefinition()) {
+        for (const NamedDecl *member : container->getDefinition()->lookup(&Ctx.Idents.get("value_type")))
+          if (const auto *alias = dyn_cast<TypedefNameDecl>(member))
+            return recordsOf(alias->getUnderlyingType());
+        return out;
+      }
     out.push_back(recordKey(record));
     if (const auto *cxx = dyn_cast<CXXRecordDecl>(record); cxx && cxx->hasDefinition())
       cxx->forallBases([&](const CXXRecordDecl *base) {

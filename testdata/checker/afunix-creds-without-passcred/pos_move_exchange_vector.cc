@@ -74,3 +74,8 @@ int serve(const std::string &path) {
   }
   return -1;
 }
+
+// The fix-it, as --fix applies it: SO_PASSCRED on the listener before listen(), where the
+// accepted sockets inherit it.
+// EXPECT-FIXED: bool Listen(int backlog) { { int afunix_on = 1; setsockopt(fd_, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: return ::listen(fd_, backlog) == 0; }

@@ -49,6 +49,15 @@ public:
     peers_.clear();
   }
 
+  void handOverByIterator() {
+    for (auto it = peers_.begin(); it != peers_.end(); ++it)
+      sendFd(worker_, it->first);
+  }
+  void handOverByPair() {
+    for (const auto &peer : peers_)
+      sendFd(worker_, peer.first);
+  }
+
 private:
   int listener_ = -1;
   int worker_;
@@ -58,5 +67,7 @@ private:
 void serve(int worker) {
   Broker broker(worker);
   broker.openOne();
+  broker.handOverByIterator();
+  broker.handOverByPair();
   broker.handOver();
 }

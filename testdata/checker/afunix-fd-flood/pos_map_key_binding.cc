@@ -1,6 +1,7 @@
 // C++: a broker keeps its accepted peers in a std::map keyed by their socket, and hands every
 // one of them to a worker in a range-for over the map's key/value pairs: the key the structured
-// binding reads is the socket accept() returned, stored by peers_[client].
+// binding reads is the socket accept() returned, stored by peers_[client]. So is what it->first
+// and pair.first read.
 #include <cstring>
 #include <map>
 #include <string>
@@ -49,6 +50,16 @@ public:
     peers_.clear();
   }
 
+  // The same key read as the element's first, through an iterator and a reference.
+  void handOverByIterator() {
+    for (auto it = peers_.begin(); it != peers_.end(); ++it) // EXPECT-NOTE: loop here
+      sendFd(worker_, it->first);                            // EXPECT: afunix-fd-flood
+  }
+  void handOverByPair() {
+    for (const auto &peer : peers_) // EXPECT-NOTE: loop here
+      sendFd(worker_, peer.first);  // EXPECT: afunix-fd-flood
+  }
+
 private:
   int listener_ = -1;
   int worker_;
@@ -58,5 +69,7 @@ private:
 void serve(int worker) {
   Broker broker(worker);
   broker.acceptOne();
+  broker.handOverByIterator();
+  broker.handOverByPair();
   broker.handOver();
 }
