@@ -75,6 +75,8 @@ void Extractor::finishUnit() {
     source[c.place] = 1;
     if (c.listener != kNone)
       sink[c.listener] = 1;
+    if (c.familyFrom != kNone)
+      sink[c.familyFrom] = 1; // the constants reaching it decide the family
     if (c.peer != kNone)
       sink[c.peer] = source[c.peer] = 1;
   }
@@ -142,6 +144,7 @@ void Extractor::finishUnit() {
     force(c.place);
     force(c.listener);
     force(c.peer);
+    force(c.familyFrom);
   }
   for (const facts::OptionSet &f : U.options)
     force(f.place);
@@ -204,6 +207,7 @@ void Extractor::finishUnit() {
     map(c.place);
     map(c.listener);
     map(c.peer);
+    map(c.familyFrom);
   }
   for (facts::OptionSet &f : U.options)
     map(f.place);

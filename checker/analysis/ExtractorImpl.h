@@ -1207,10 +1207,11 @@ private:
                        llvm::ArrayRef<const Expr *> args, const Event &event, bool forwarded = false,
                        std::optional<Id> receiverAddress = std::nullopt);
   // The object std::make_unique<T>(...) or v.emplace_back(...) builds.
+  std::optional<Id> forwardedObject(const CallExpr *call, const FunctionDecl *callee);
   std::optional<Id> forwardedContainer(const CallExpr *call);
+  // v.emplace_back(x) into T(P): x converted to P as a direct call would convert it.
   void convertForwarded(const CallExpr *call, const CXXConstructorDecl *ctor, llvm::ArrayRef<const Expr *> args,
                         const Event &event);
-  std::optional<Id> forwardedObject(const CallExpr *call, const FunctionDecl *callee);
   void processConstruct(const CXXConstructExpr *construct, const Event &event);
   // A call of a method of a library record the analysis models (modelledRecord): true when done.
   bool processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event);

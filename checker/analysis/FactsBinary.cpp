@@ -498,6 +498,7 @@ std::string checkUnit(const Unit &u) {
     ref(c.site, sites, "creates: site");
     ref(c.peer, places, "creates: peer");
     ref(c.listener, places, "creates: listener");
+    ref(c.familyFrom, places, "creates: family_from");
     ref(c.statement, statements, "creates: statement");
   }
   for (const OptionSet &o : u.options) {
