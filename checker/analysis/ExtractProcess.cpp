@@ -568,7 +568,7 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
         const TemplateArgumentList &args = spec->getTemplateArgs();
         // A map's emplace(key, value...): the key is the element's first, the value is built
         // from the rest.
-        bool mapped = spec->getName().ends_with("map") && args.size() > 1;
+        bool mapped = isKeyedContainer(spec) && args.size() > 1;
         unsigned key = name == "emplace_hint" ? 1 : 0;
         skip = key + (mapped ? 1 : 0);
         if (mapped && call->getNumArgs() > key)
@@ -713,7 +713,7 @@ std::optional<Id> Extractor::forwardedObject(const CallExpr *call, const Functio
   if (!container)
     return std::nullopt;
   Id item = element(*container, -1);
-  if (name == "try_emplace" || llvm::StringRef(cast<CXXMethodDecl>(callee)->getParent()->getName()).ends_with("map"))
+  if (name == "try_emplace" || isKeyedContainer(cast<CXXMethodDecl>(callee)->getParent()))
     return memberPlace(item, "second", kNone);
   return item;
 }
@@ -902,9 +902,9 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
     // m[key], m.insert_or_assign(key, v): the key is kept as the element's first (read back
     // by `auto &[key, value] : m`, it->first).
     if (((op && op->getOperator() == OO_Subscript) || name == "insert_or_assign") && !args.empty() &&
-        method->getParent()->getName().ends_with("map"))
+        isKeyedContainer(method->getParent()))
       storeInto(args.front(), memberPlace(element(*object, -1), "first", kNone), facts::FlowKind::Assign);
-    if (name == "insert_or_assign" && args.size() >= 2 && method->getParent()->getName().ends_with("map"))
+    if (name == "insert_or_assign" && args.size() >= 2 && isKeyedContainer(method->getParent()))
       storeInto(args[1], memberPlace(element(*object, -1), "second", kNone), facts::FlowKind::Assign);
     if ((op && op->getOperator() == OO_Equal) || name == "assign" || name == "swap")
       for (const Expr *arg : args)

@@ -586,7 +586,7 @@ std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethod
     // the elements, as an int array stands for them (or the address of the objects they are);
     // v.begin(), m.find(k): an iterator, the address of the elements.
     llvm::StringRef container = method->getParent()->getName();
-    bool map = container.ends_with("map");
+    bool map = isKeyedContainer(method->getParent());
     std::optional<std::int64_t> index;
     if (kind == OO_Subscript && call->getNumArgs() >= 2)
       index = evalInt(call->getArg(1), Ctx);

@@ -56,6 +56,15 @@ inline bool constructsForwarded(llvm::StringRef name) {
       .Default(false);
 }
 
+// A standard map: its elements are key/value pairs (the key is the element's `first`).
+inline bool isKeyedContainer(const NamedDecl *record) {
+  if (!record->getIdentifier())
+    return false;
+  return llvm::StringSwitch<bool>(record->getName())
+      .Cases("map", "unordered_map", "multimap", "unordered_multimap", true)
+      .Default(false);
+}
+
 inline bool isStdMove(const FunctionDecl *fn) {
   if (!fn->isInStdNamespace() || !fn->getIdentifier())
     return false;
@@ -1046,13 +1055,18 @@ private:
     const auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
     if (!record || !record->getIdentifier())
       return std::nullopt;
-    // libstdc++ declares vector's and string's iterator (__normal_iterator) in __gnu_cxx.
+    // libstdc++ declares vector's and string's iterator (__normal_iterator) in __gnu_cxx, the
+    // unordered containers' (_Node_iterator) in std::__detail.
     const auto *ns = dyn_cast<NamespaceDecl>(record->getDeclContext()->getEnclosingNamespaceContext());
-    if (!record->isInStdNamespace() && !(ns && ns->getName() == "__gnu_cxx" && declaredInSystemHeader(record, SM)))
+    bool library = record->isInStdNamespace() ||
+                   (ns && (ns->getName() == "__gnu_cxx" || ns->getName() == "__detail") &&
+                    declaredInSystemHeader(record, SM));
+    if (!library)
       return std::nullopt;
     return llvm::StringSwitch<std::optional<ModelledRecord>>(record->getName())
         .Cases("vector", "array", "deque", "list", "set", "unordered_set", "span", ModelledRecord::Container)
-        .Cases("map", "unordered_map", "multimap", "initializer_list", ModelledRecord::Container)
+        .Cases("map", "unordered_map", "multimap", "unordered_multimap", "initializer_list",
+               ModelledRecord::Container)
         .Cases("function", "move_only_function", ModelledRecord::Callable)
         .Cases("optional", "reference_wrapper", ModelledRecord::Transparent)
         .Cases("unique_ptr", "shared_ptr", "weak_ptr", ModelledRecord::SmartPointer)
