@@ -113,6 +113,14 @@ int main(int argc, char *argv[]) {
   if (!hasFlag(argc, argv, "-resource-dir"))
     args.insert(args.begin() + 1, resourceDir.data());
 
+  // The preamble (the headers) is parsed without function bodies; the standard library's
+  // forwarding functions (emplace_back, make_unique, allocator construct) need theirs, or the
+  // program's constructor templates they call are never instantiated and what the arguments
+  // carry into the object is lost (afunix-check parses them too: Extraction.cpp).
+  std::string parseForwarding = "--parse-forwarding-functions";
+  if (!hasFlag(argc, argv, "-parse-forwarding-functions"))
+    args.insert(args.begin() + 1, parseForwarding.data());
+
   afunix::check::DocsLocation docs = afunix::check::findDocs(docsUrl, kDocsUrlFlag);
   afunix::clangd::watchAfunixChecks();
   // Each quick fix titled by what it does (a note carries the fix-its; AfunixCheck.h).

@@ -23,16 +23,6 @@ class Sample:
         self.options = options
         self.args = args if args is not None else run_expectations.default_args(self.path)
         self.expected = expected  # Counter of (line, rule)
-        # `// EDITOR-MISSES: rule (why)` on a finding's line: afunix-clangd's single-TU view cannot
-        # see it (clangd parses the standard library's bodies in no preamble, so a container's
-        # emplace_back instantiates no constructor template); the editor tests require exactly
-        # these to be missing.
-        self.editor_misses = collections.Counter()
-        with open(self.path, encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                if "// EDITOR-MISSES: " in line:
-                    rule = line.split("// EDITOR-MISSES: ", 1)[1].split()[0]
-                    self.editor_misses[(number, rule)] += 1
 
     @property
     def is_cxx(self):

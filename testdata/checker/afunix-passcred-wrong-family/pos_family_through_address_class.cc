@@ -62,7 +62,7 @@ static int bind_listen(int domain, const OwnedAddress &address) {
   if (fd < 0)
     return -1;
   int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EDITOR-MISSES: afunix-passcred-wrong-family // EXPECT: afunix-passcred-wrong-family:3 // EXPECT-MESSAGE: created with AF_INET6
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-wrong-family:3 // EXPECT-MESSAGE: created with AF_INET6
   if (bind(fd, address.data(), address.size()) < 0 || listen(fd, 5) < 0) {
     close(fd);
     return -1;
