@@ -449,28 +449,11 @@ void Program::addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exa
     flows.push_back({from, to, kind, site, exact});
 }
 
-bool Program::registeredWithItsFd(Id function, unsigned param) {
-  if (RegisteredParamsFrom != callbacks.size()) {
-    for (; RegisteredParamsFrom < callbacks.size(); ++RegisteredParamsFrom) {
-      const facts::Callback &c = callbacks[RegisteredParamsFrom];
-      RegisteredParams.insert({c.callee, static_cast<unsigned>(c.param)});
-    }
-  }
-  return RegisteredParams.count({function, param}) != 0;
-}
-
 void Program::deriveCallFlows(const facts::Call &c) {
   for (unsigned i = 0; i < c.args.size(); ++i) {
     const facts::Argument &a = c.args[i];
     if (a.mode == facts::ArgMode::None ||
         (a.place == kNone && a.mode != facts::ArgMode::Value && a.mode != facts::ArgMode::Constant))
-      continue;
-    // A loop's call through its table (e->fn(e->fd)) of a callback registered with its fd: the
-    // registrations say which fd it gets. The table's entries are one heap object, so its fd
-    // field holds every registered fd (a client's, a pipe) and would hand them all to each
-    // callback. Conservative the other way: a call of it through a pointer that no registration
-    // describes adds nothing to this parameter.
-    if (c.target != kNone && registeredWithItsFd(c.callee, i))
       continue;
     Id param = paramPlace(c.callee, i);
     if (a.mode == facts::ArgMode::Constant) {

@@ -152,8 +152,6 @@ private:
   void mergeUnit(const facts::Unit &unit);
   void deriveFlows();
   void deriveCallFlows(const facts::Call &call);
-  // A registration hands this parameter of the callback its fd (facts::Callback).
-  bool registeredWithItsFd(Id function, unsigned param);
   Id thisPlace(Id function);
   void dropFallbacks();
   void addRoots();
@@ -255,8 +253,6 @@ private:
   std::set<Id> StoreSideIds;
   std::map<Id, Id> StoreSideOf; // store side -> the place it stands for
   std::set<Id> RegisteredMembers;                      // a registration writes their fd (pfd->fd)
-  std::set<std::pair<Id, unsigned>> RegisteredParams;  // (callback, its fd parameter) of a registration
-  std::size_t RegisteredParamsFrom = 0;                // callbacks indexed into RegisteredParams
   std::map<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
   bool SeedUnknown = false;
   std::vector<Id> LostPointers; // read through, pointing nowhere after the first phases

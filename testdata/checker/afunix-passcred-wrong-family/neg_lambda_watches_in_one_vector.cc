@@ -1,8 +1,8 @@
-// neg_generic_loop_callback_gets_its_fd.c in C++: the loop keeps every watch (fd and
-// std::function) in one vector and calls `w.callback(w.fd)`. The AF_UNIX socket's handler
-// enables SO_PASSCRED (again: main() did before bind()) on the socket it was registered with; a
-// UDP socket with its own handler is in the same vector. Through the vector the handler could be
-// handed the UDP socket (EOPNOTSUPP since 6.16); its registration says it is not.
+// A C++ event loop keeps every watch (fd and std::function) in one vector and calls
+// `w.callback(w.fd)`. The AF_UNIX socket's handler enables SO_PASSCRED (again: main() did before
+// bind()) on the socket it was registered with; a UDP socket with its own handler is in the same
+// vector. The lambda registered with the AF_UNIX socket is handed that socket, not the UDP one
+// (EOPNOTSUPP since 6.16), though both are the vector's elements.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
