@@ -40,11 +40,13 @@ NAMES_ONLY = {
     "make_unique", "map", "move", "move_iterator", "move_only_function", "multimap",
     "native_handle", "optional", "push", "push_back", "push_front", "rbegin", "reference_wrapper",
     "release", "rend", "reset", "reverse_iterator", "second", "set", "shared_ptr", "span", "swap",
-    "try_emplace", "unique_ptr", "unordered_map", "unordered_multimap", "unordered_set", "upper_bound", "valid", "value",
-    "value_or", "vector", "weak_ptr", "Close", "Get", "IsValid", "Release", "Reset", "ok",
+    "try_emplace", "unique_ptr", "unordered_map", "unordered_multimap", "unordered_set",
+    "upper_bound", "valid", "value", "value_or", "vector", "weak_ptr", "Close", "Get", "IsValid",
+    "Release", "Reset", "ok",
     "_Deque_iterator", "_List_const_iterator", "_List_iterator", "_Node_const_iterator",
     "_Node_iterator", "_Rb_tree_const_iterator", "_Rb_tree_iterator", "__normal_iterator",
-    "__wrap_iter", "__gnu_cxx", "__detail", "pair", "first", "insert_or_assign", "exchange", "value_type",
+    "__wrap_iter", "__gnu_cxx", "__detail", "pair", "first", "insert_or_assign", "exchange",
+    "value_type",
     # the extractor's own vocabulary: place kinds, option names, messages, examples
     "fd", "fds", "h", "t", "this", "lambda", "object", "present", "Objects", "logdw", "varlink",
 }
