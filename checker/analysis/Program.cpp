@@ -2,6 +2,7 @@
 
 #include "afunix/KernelConstants.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -843,8 +844,43 @@ void Program::index() {
 // Objects: pointers, the places reached through them, calls through them
 
 namespace {
-// Iterative Tarjan: components in reverse topological order (sinks first).
-std::vector<std::vector<Id>> components(std::size_t n, const std::vector<std::vector<Id>> &out);
+// A graph over place ids in compressed rows: the successors of `p` are
+// targets[offsets[p], offsets[p + 1]). One allocation per array, not one per place: the link's
+// graphs have millions of places, most with one successor or none.
+struct Graph {
+  std::vector<Id> offsets{0}, targets;
+  std::size_t size() const { return offsets.size() - 1; }
+  llvm::ArrayRef<Id> of(Id p) const { return llvm::ArrayRef<Id>(targets).slice(offsets[p], offsets[p + 1] - offsets[p]); }
+};
+
+// The graph of `n` nodes whose edges `edges(add)` gives, calling add(from, to) for each (it is
+// called twice: once to count, once to fill).
+template <class Edges> Graph makeGraph(std::size_t n, Edges edges) {
+  Graph g;
+  g.offsets.assign(n + 1, 0);
+  edges([&](Id from, Id to) {
+    (void)to;
+    ++g.offsets[from + 1];
+  });
+  for (std::size_t p = 0; p < n; ++p)
+    g.offsets[p + 1] += g.offsets[p];
+  g.targets.resize(g.offsets[n]);
+  std::vector<Id> next(g.offsets.begin(), g.offsets.end() - 1);
+  edges([&](Id from, Id to) { g.targets[next[from]++] = to; });
+  return g;
+}
+
+// Strongly connected components: `members` of component k are members[offsets[k], offsets[k + 1]),
+// the components in reverse topological order (sinks first); `of[p]` is p's component.
+struct Components {
+  std::vector<Id> of, offsets{0}, members;
+  std::size_t size() const { return offsets.size() - 1; }
+  llvm::ArrayRef<Id> membersOf(Id k) const {
+    return llvm::ArrayRef<Id>(members).slice(offsets[k], offsets[k + 1] - offsets[k]);
+  }
+};
+// Iterative Tarjan.
+Components components(const Graph &out);
 
 using SharedSet = std::shared_ptr<const std::vector<Id>>;
 
@@ -859,30 +895,30 @@ struct Widening {
 
 // What reaches each place along `out` from the values made at `seeds`, sharing one set among
 // places that only pass on what one predecessor holds.
-std::vector<SharedSet> propagateSets(std::size_t n, const std::vector<std::vector<Id>> &out,
-                                     const std::vector<std::vector<Id>> &seeds, const Widening &widening = {}) {
-  std::vector<std::vector<Id>> sccs = components(n, out);
-  std::vector<Id> sccOf(n);
-  for (Id s = 0; s < sccs.size(); ++s)
-    for (Id p : sccs[s])
-      sccOf[p] = s;
+std::vector<SharedSet> propagateSets(const Graph &out, const std::vector<std::vector<Id>> &seeds,
+                                     const Widening &widening = {}) {
+  const std::size_t n = out.size();
+  const Components sccs = components(out);
+  const std::vector<Id> &sccOf = sccs.of;
   std::vector<SharedSet> sets(sccs.size());
-  std::vector<std::vector<Id>> preds(sccs.size());
-  for (Id p = 0; p < n; ++p)
-    for (Id to : out[p])
-      if (sccOf[to] != sccOf[p])
-        preds[sccOf[to]].push_back(sccOf[p]);
+  const Graph preds = makeGraph(sccs.size(), [&](auto add) {
+    for (Id p = 0; p < n; ++p)
+      for (Id to : out.of(p))
+        if (sccOf[to] != sccOf[p])
+          add(sccOf[to], sccOf[p]);
+  });
   // Tarjan yields sinks first: walk backwards for sources first.
+  std::vector<Id> own;
   for (std::size_t k = sccs.size(); k-- > 0;) {
-    std::vector<Id> own;
-    for (Id p : sccs[k])
+    own.clear();
+    for (Id p : sccs.membersOf(k))
       if (p < seeds.size())
         own.insert(own.end(), seeds[p].begin(), seeds[p].end());
     std::sort(own.begin(), own.end());
     own.erase(std::unique(own.begin(), own.end()), own.end());
     SharedSet shared;
     bool single = own.empty();
-    for (Id pred : preds[k]) {
+    for (Id pred : preds.of(k)) {
       if (!sets[pred] || sets[pred]->empty())
         continue;
       if (!shared)
@@ -898,7 +934,7 @@ std::vector<SharedSet> propagateSets(std::size_t n, const std::vector<std::vecto
     // O(predecessors x values), quadratic for a helper called from every file (write_all()
     // with 10,000 callers: 0.76 s of a 10,000-unit link).
     std::set<const std::vector<Id> *> seen;
-    for (Id pred : preds[k])
+    for (Id pred : preds.of(k))
       if (sets[pred] && seen.insert(sets[pred].get()).second)
         own.insert(own.end(), sets[pred]->begin(), sets[pred]->end());
     std::sort(own.begin(), own.end());
@@ -912,7 +948,7 @@ std::vector<SharedSet> propagateSets(std::size_t n, const std::vector<std::vecto
         ++*widening.widened;
       }
     }
-    sets[k] = std::make_shared<const std::vector<Id>>(std::move(own));
+    sets[k] = std::make_shared<const std::vector<Id>>(own);
   }
   std::vector<SharedSet> result(n);
   for (Id p = 0; p < n; ++p)
@@ -1958,12 +1994,13 @@ bool Program::resolveRound() {
       if (p < n)
         seeds[p].push_back(kUnknownObject);
   }
-  std::vector<std::vector<Id>> out(n);
-  for (const facts::Flow &f : flows)
-    out[f.from].push_back(f.to);
+  const Graph out = makeGraph(n, [&](auto add) {
+    for (const facts::Flow &f : flows)
+      add(f.from, f.to);
+  });
   // Object ids above were fixed before function ids were: keep them apart in the sets (function
   // ids are `base + i`, objects found this round get ids >= base only next round).
-  Addresses = propagateSets(n, out, seeds, {base, kMaxObjectsPerPointer, kUnknownObject, &widenedPointerSets});
+  Addresses = propagateSets(out, seeds, {base, kMaxObjectsPerPointer, kUnknownObject, &widenedPointerSets});
   // Renumber function values past the objects this round knows of; objects added below get new
   // ids, so function values are told apart by FunctionBase next time.
   std::size_t flowsBefore = flows.size(), callsBefore = calls.size(), optionsBefore = options.size();
@@ -2138,27 +2175,32 @@ void Program::addRoots() {
 
 namespace {
 // Iterative Tarjan: components in reverse topological order (sinks first).
-std::vector<std::vector<Id>> components(std::size_t n, const std::vector<std::vector<Id>> &out) {
+Components components(const Graph &out) {
+  const std::size_t n = out.size();
   std::vector<int> indexOf(n, -1), low(n, 0);
   std::vector<bool> onStack(n, false);
   std::vector<Id> stack;
-  std::vector<std::vector<Id>> result;
+  Components result;
+  result.of.assign(n, 0);
+  result.members.reserve(n);
   int counter = 0;
   struct Frame {
     Id node;
     std::size_t next;
   };
+  std::vector<Frame> frames;
   for (Id start = 0; start < n; ++start) {
     if (indexOf[start] >= 0)
       continue;
-    std::vector<Frame> frames{{start, 0}};
+    frames.push_back({start, 0});
     indexOf[start] = low[start] = counter++;
     stack.push_back(start);
     onStack[start] = true;
     while (!frames.empty()) {
       Frame &frame = frames.back();
-      if (frame.next < out[frame.node].size()) {
-        Id to = out[frame.node][frame.next++];
+      llvm::ArrayRef<Id> successors = out.of(frame.node);
+      if (frame.next < successors.size()) {
+        Id to = successors[frame.next++];
         if (indexOf[to] < 0) {
           indexOf[to] = low[to] = counter++;
           stack.push_back(to);
@@ -2174,15 +2216,16 @@ std::vector<std::vector<Id>> components(std::size_t n, const std::vector<std::ve
       if (!frames.empty())
         low[frames.back().node] = std::min(low[frames.back().node], low[node]);
       if (low[node] == indexOf[node]) {
-        std::vector<Id> component;
+        Id component = static_cast<Id>(result.size());
         Id member;
         do {
           member = stack.back();
           stack.pop_back();
           onStack[member] = false;
-          component.push_back(member);
+          result.members.push_back(member);
+          result.of[member] = component;
         } while (member != node);
-        result.push_back(std::move(component));
+        result.offsets.push_back(static_cast<Id>(result.members.size()));
       }
     }
   }
@@ -2196,11 +2239,12 @@ void Program::propagate() {
   for (Id c = 0; c < creates.size(); ++c)
     createdAt[creates[c].place].push_back(c);
   auto run = [&](bool exactOnly, std::vector<OriginSet> &result) {
-    std::vector<std::vector<Id>> out(n);
-    for (const facts::Flow &f : flows)
-      if (!exactOnly || f.exact)
-        out[f.from].push_back(f.to);
-    result = propagateSets(n, out, createdAt);
+    const Graph out = makeGraph(n, [&](auto add) {
+      for (const facts::Flow &f : flows)
+        if (!exactOnly || f.exact)
+          add(f.from, f.to);
+    });
+    result = propagateSets(out, createdAt);
   };
   run(false, Origins);
   run(true, Exact);

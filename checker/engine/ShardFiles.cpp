@@ -407,10 +407,12 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
   EngineOptions linkOptions = options;
   linkOptions.relativePaths = first.relativePaths;
   std::vector<UnitConfig> configs;
+  configs.reserve(mainFiles.size());
   bool anyRule = false;
   std::size_t next = 0;
   for (const Database *database : ordered) {
     std::vector<UnitConfig> own;
+    own.reserve(database->units.size());
     for (std::size_t i = 0; i < database->units.size(); ++i, ++next) {
       own.push_back(unitConfig(linkOptions, mainFiles[next]));
       anyRule |= !own.back().rules.empty();
