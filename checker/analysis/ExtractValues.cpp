@@ -541,12 +541,11 @@ void Extractor::copyPointee(const Expr *source, const Expr *destination) {
 // std::get<0>(p), std::get<1>(p) of a std::pair (how `auto &[key, value] : map` reads its
 // element): the pair's first or second, the places a map's key and value are kept in.
 std::optional<Id> Extractor::pairPart(const CallExpr *call, const FunctionDecl *callee) {
-  if (!callee->isInStdNamespace() || !callee->getIdentifier() || callee->getName() != "get" ||
-      call->getNumArgs() != 1)
+  if (!isStdNamed(callee, {"get"}) || call->getNumArgs() != 1)
     return std::nullopt;
   const auto *pair = call->getArg(0)->getType().getNonReferenceType()->getAsCXXRecordDecl();
   const TemplateArgumentList *targs = callee->getTemplateSpecializationArgs();
-  if (!pair || !pair->isInStdNamespace() || !pair->getIdentifier() || pair->getName() != "pair" || !targs ||
+  if (!pair || !isStdNamed(pair, {"pair"}) || !targs ||
       targs->size() < 1 || targs->get(0).getKind() != TemplateArgument::Integral)
     return std::nullopt;
   std::optional<Id> object = placeOf(call->getArg(0));
@@ -637,17 +636,14 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     return placeOf(call->getArg(0));
   // std::exchange(other.fd_, -1) in a move constructor: what the first argument held. (The new
   // value stored back is a constant: nothing to follow.)
-  if (callee->isInStdNamespace() && callee->getIdentifier() && callee->getName() == "exchange" &&
-      call->getNumArgs() == 2)
+  if (isStdNamed(callee, {"exchange"}) && call->getNumArgs() == 2)
     return placeOf(call->getArg(0));
   if (std::optional<Id> part = pairPart(call, callee))
     return part;
   if (const auto *method = dyn_cast<CXXMethodDecl>(callee))
     if (std::optional<Id> modelled = modelledValue(call, method))
       return modelled;
-  if (callee->isInStdNamespace() && callee->getIdentifier() &&
-      (callee->getName() == "make_unique" || callee->getName() == "make_shared" ||
-       callee->getName() == "allocate_shared"))
+  if (isStdNamed(callee, {"make_unique", "make_shared", "allocate_shared"}))
     if (std::optional<Id> object = forwardedObject(call, callee))
       return addressOf(*object); // a smart pointer holding the new object's address
   if (callee->getIdentifier() && allocates(callee)) {

@@ -65,12 +65,12 @@ inline bool isKeyedContainer(const NamedDecl *record) {
       .Default(false);
 }
 
-inline bool isStdMove(const FunctionDecl *fn) {
-  if (!fn->isInStdNamespace() || !fn->getIdentifier())
-    return false;
-  llvm::StringRef name = fn->getName();
-  return name == "move" || name == "forward" || name == "as_const";
+// A declaration of the standard library (namespace std) named one of `names`.
+inline bool isStdNamed(const NamedDecl *decl, std::initializer_list<llvm::StringRef> names) {
+  return decl->isInStdNamespace() && decl->getIdentifier() && llvm::is_contained(names, decl->getName());
 }
+
+inline bool isStdMove(const FunctionDecl *fn) { return isStdNamed(fn, {"move", "forward", "as_const"}); }
 
 inline bool isSocketCallName(llvm::StringRef name) {
   return llvm::StringSwitch<bool>(name)

@@ -850,7 +850,9 @@ namespace {
 struct Graph {
   std::vector<Id> offsets{0}, targets;
   std::size_t size() const { return offsets.size() - 1; }
-  llvm::ArrayRef<Id> of(Id p) const { return llvm::ArrayRef<Id>(targets).slice(offsets[p], offsets[p + 1] - offsets[p]); }
+  llvm::ArrayRef<Id> of(Id p) const {
+    return llvm::ArrayRef<Id>(targets).slice(offsets[p], offsets[p + 1] - offsets[p]);
+  }
 };
 
 // The graph of `n` nodes whose edges `edges(add)` gives, calling add(from, to) for each (it is
@@ -870,16 +872,13 @@ template <class Edges> Graph makeGraph(std::size_t n, Edges edges) {
   return g;
 }
 
-// Strongly connected components: `members` of component k are members[offsets[k], offsets[k + 1]),
-// the components in reverse topological order (sinks first); `of[p]` is p's component.
+// Strongly connected components in reverse topological order (sinks first): component k's
+// places are members.of(k), and `of[p]` is p's component.
 struct Components {
-  std::vector<Id> of, offsets{0}, members;
-  std::size_t size() const { return offsets.size() - 1; }
-  llvm::ArrayRef<Id> membersOf(Id k) const {
-    return llvm::ArrayRef<Id>(members).slice(offsets[k], offsets[k + 1] - offsets[k]);
-  }
+  Graph members;
+  std::vector<Id> of;
+  std::size_t size() const { return members.size(); }
 };
-// Iterative Tarjan.
 Components components(const Graph &out);
 
 using SharedSet = std::shared_ptr<const std::vector<Id>>;
@@ -911,7 +910,7 @@ std::vector<SharedSet> propagateSets(const Graph &out, const std::vector<std::ve
   std::vector<Id> own;
   for (std::size_t k = sccs.size(); k-- > 0;) {
     own.clear();
-    for (Id p : sccs.membersOf(k))
+    for (Id p : sccs.members.of(k))
       if (p < seeds.size())
         own.insert(own.end(), seeds[p].begin(), seeds[p].end());
     std::sort(own.begin(), own.end());
@@ -2182,7 +2181,7 @@ Components components(const Graph &out) {
   std::vector<Id> stack;
   Components result;
   result.of.assign(n, 0);
-  result.members.reserve(n);
+  result.members.targets.reserve(n);
   int counter = 0;
   struct Frame {
     Id node;
@@ -2222,10 +2221,10 @@ Components components(const Graph &out) {
           member = stack.back();
           stack.pop_back();
           onStack[member] = false;
-          result.members.push_back(member);
+          result.members.targets.push_back(member);
           result.of[member] = component;
         } while (member != node);
-        result.offsets.push_back(static_cast<Id>(result.members.size()));
+        result.members.offsets.push_back(static_cast<Id>(result.members.targets.size()));
       }
     }
   }
