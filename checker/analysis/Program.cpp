@@ -349,7 +349,7 @@ void Program::mergeUnit(const facts::Unit &u) {
     copy.from = placeMap[f.from];
     copy.to = placeMap[f.to];
     copy.site = mapped(siteMap, f.site);
-    if (!seen(FlowKeys, std::make_tuple(copy.from, copy.to, static_cast<int>(copy.kind), copy.exact)))
+    if (!seen(FlowKeys, std::make_tuple(copy.from, copy.to, static_cast<int>(copy.kind), static_cast<int>(copy.exact))))
       flows.push_back(copy);
   }
   // A call of the unit, direct or through a pointer, in the program's numbering.
@@ -416,9 +416,11 @@ Id Program::internPlace(const std::string &key, facts::PlaceKind kind, const std
 }
 
 Id Program::paramPlace(Id function, unsigned index) {
-  const facts::Function &f = functions[function];
-  return internPlace("p:" + f.key + "#" + std::to_string(index), facts::PlaceKind::Param,
-                     "parameter " + std::to_string(index + 1), function, static_cast<int>(index), kNone);
+  auto [known, fresh] = ParamPlaceIds.try_emplace({function, static_cast<int>(index)}, kNone);
+  if (fresh)
+    known->second = internPlace("p:" + functions[function].key + "#" + std::to_string(index), facts::PlaceKind::Param,
+                        "parameter " + std::to_string(index + 1), function, static_cast<int>(index), kNone);
+  return known->second;
 }
 
 Id Program::writeTarget(Id place) {
@@ -437,16 +439,26 @@ Id Program::writeTarget(Id place) {
 }
 
 Id Program::elementPlace(Id base, int index) {
-  std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
-  facts::Place b = places[base];
-  return internPlace(b.key + suffix, facts::PlaceKind::Element, b.name + suffix, b.function, index,
-                     base);
+  auto [known, fresh] = ElementPlaceIds.try_emplace({base, index}, kNone);
+  if (fresh) {
+    std::string suffix = index < 0 ? "[*]" : "[" + std::to_string(index) + "]";
+    const facts::Place &b = places[base]; // (the arguments are made before internPlace grows places)
+    known->second = internPlace(b.key + suffix, facts::PlaceKind::Element, b.name + suffix, b.function, index, base);
+  }
+  return known->second;
+}
+
+Graph Program::flowsByPlace(bool into) const {
+  return makeGraph(places.size(), [&](auto add) {
+    for (Id f = 0; f < flows.size(); ++f)
+      add(into ? flows[f].to : flows[f].from, f);
+  });
 }
 
 void Program::addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact) {
   if (from == kNone || to == kNone || from == to)
     return;
-  if (FlowKeys.insert(std::make_tuple(from, to, static_cast<int>(kind), exact)).second)
+  if (FlowKeys.insert(std::make_tuple(from, to, static_cast<int>(kind), static_cast<int>(exact))).second)
     flows.push_back({from, to, kind, site, exact});
 }
 
@@ -502,8 +514,11 @@ void Program::deriveCallFlows(const facts::Call &c) {
 }
 
 Id Program::thisPlace(Id function) {
-  return internPlace("p:" + functions[function].key + "#this", facts::PlaceKind::Param, "this", function, -1,
-                     kNone);
+  auto [known, fresh] = ParamPlaceIds.try_emplace({function, -1}, kNone);
+  if (fresh)
+    known->second = internPlace("p:" + functions[function].key + "#this", facts::PlaceKind::Param, "this", function, -1,
+                        kNone);
+  return known->second;
 }
 
 void Program::deriveFlows() {
@@ -585,11 +600,7 @@ void Program::specializeReturns() {
   //   SOCK_CLOEXEC, a fallback without): each call's value is a socket of its own, made at the
   //   call. One socket for all of them would give a server's listener the options, binds and
   //   accepts of every client made with the same helper.
-  std::vector<std::vector<Id>> incoming(places.size()), outgoing(places.size());
-  for (Id f = 0; f < flows.size(); ++f) {
-    incoming[flows[f].to].push_back(f);
-    outgoing[flows[f].from].push_back(f);
-  }
+  const Graph incoming = flowsByPlace(/*into=*/true), outgoing = flowsByPlace(/*into=*/false);
   std::map<Id, Id> createdBy; // place -> its (first) create
   for (Id c = 0; c < creates.size(); ++c)
     createdBy.emplace(creates[c].place, c);
@@ -844,34 +855,6 @@ void Program::index() {
 // Objects: pointers, the places reached through them, calls through them
 
 namespace {
-// A graph over place ids in compressed rows: the successors of `p` are
-// targets[offsets[p], offsets[p + 1]). One allocation per array, not one per place: the link's
-// graphs have millions of places, most with one successor or none.
-struct Graph {
-  std::vector<Id> offsets{0}, targets;
-  std::size_t size() const { return offsets.size() - 1; }
-  llvm::ArrayRef<Id> of(Id p) const {
-    return llvm::ArrayRef<Id>(targets).slice(offsets[p], offsets[p + 1] - offsets[p]);
-  }
-};
-
-// The graph of `n` nodes whose edges `edges(add)` gives, calling add(from, to) for each (it is
-// called twice: once to count, once to fill).
-template <class Edges> Graph makeGraph(std::size_t n, Edges edges) {
-  Graph g;
-  g.offsets.assign(n + 1, 0);
-  edges([&](Id from, Id to) {
-    (void)to;
-    ++g.offsets[from + 1];
-  });
-  for (std::size_t p = 0; p < n; ++p)
-    g.offsets[p + 1] += g.offsets[p];
-  g.targets.resize(g.offsets[n]);
-  std::vector<Id> next(g.offsets.begin(), g.offsets.end() - 1);
-  edges([&](Id from, Id to) { g.targets[next[from]++] = to; });
-  return g;
-}
-
 // Strongly connected components in reverse topological order (sinks first): component k's
 // places are members.of(k), and `of[p]` is p's component.
 struct Components {
@@ -974,12 +957,11 @@ void Program::cloneConstructors() {
   for (Id p = 0; p < n; ++p)
     if (places[p].function != kNone)
       owned[places[p].function].push_back(p);
-  std::vector<std::vector<Id>> incoming(n);
-  for (Id f = 0; f < flows.size(); ++f)
-    incoming[flows[f].to].push_back(f);
-  std::vector<std::vector<Id>> pointsAt(n);
-  for (Id i = 0; i < points.size(); ++i)
-    pointsAt[points[i].place].push_back(i);
+  const Graph incoming = flowsByPlace(/*into=*/true);
+  const Graph pointsAt = makeGraph(n, [&](auto add) {
+    for (Id i = 0; i < points.size(); ++i)
+      add(points[i].place, i);
+  });
   std::map<Id, Id> createdBy;
   for (Id c = 0; c < creates.size(); ++c)
     createdBy.emplace(creates[c].place, c);
@@ -1035,9 +1017,7 @@ void Program::cloneConstructors() {
     return ok;
   };
 
-  std::vector<std::vector<Id>> outgoing(n);
-  for (Id f = 0; f < flows.size(); ++f)
-    outgoing[flows[f].from].push_back(f);
+  const Graph outgoing = flowsByPlace(/*into=*/false);
   std::size_t budget = kCloneBudget;
   std::vector<Id> cloning; // the functions whose clones enclose the one being made
   const std::size_t indirectBeforeClones = indirectCalls.size();
@@ -1132,8 +1112,8 @@ void Program::cloneConstructors() {
         };
         std::set<Id> done;
         for (Id p : owned[fn])
-          for (const std::vector<Id> *edges : {&incoming[p], &outgoing[p]})
-            for (Id e : *edges)
+          for (llvm::ArrayRef<Id> edges : {incoming[p], outgoing[p]})
+            for (Id e : edges)
               if (done.insert(e).second && ours(e)) {
                 facts::Flow f = flows[e];
                 addDerived(clone(f.from), clone(f.to), f.kind, f.site, f.exact);
@@ -1708,10 +1688,7 @@ void Program::resolveObjects() {
 // (set_fd(c, fd), SetFd(fd) { fd_ = fd; }) stores each caller's value into that caller's objects.
 // Without this every caller would read and write every caller's objects.
 void Program::findAccessors() {
-  std::size_t n = places.size();
-  std::vector<std::vector<Id>> incoming(n);
-  for (Id f = 0; f < flows.size(); ++f)
-    incoming[flows[f].to].push_back(f);
+  const Graph incoming = flowsByPlace(/*into=*/true);
   auto paramOf = [&](Id place, Id fn) -> std::optional<int> {
     const facts::Place &p = places[place];
     if (p.kind != facts::PlaceKind::Param || p.function != fn)
@@ -1792,7 +1769,7 @@ void Program::findAccessors() {
   flows = std::move(kept);
   FlowKeys.clear();
   for (const facts::Flow &f : flows)
-    FlowKeys.insert(std::make_tuple(f.from, f.to, static_cast<int>(f.kind), f.exact));
+    FlowKeys.insert(std::make_tuple(f.from, f.to, static_cast<int>(f.kind), static_cast<int>(f.exact)));
 }
 
 void Program::instantiateAccessors() {
@@ -2103,12 +2080,8 @@ bool Program::resolveRound() {
 
 void Program::addRoots() {
   std::size_t n = places.size();
-  Incoming.assign(n, {});
-  Outgoing.assign(n, {});
-  for (Id i = 0; i < flows.size(); ++i) {
-    Incoming[flows[i].to].push_back(i);
-    Outgoing[flows[i].from].push_back(i);
-  }
+  Incoming = flowsByPlace(/*into=*/true);
+  Outgoing = flowsByPlace(/*into=*/false);
   std::vector<bool> created(n, false);
   for (const facts::Create &c : creates)
     created[c.place] = true;

@@ -7,8 +7,10 @@
 
 #include "Facts.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
@@ -22,6 +24,32 @@ namespace afunix::analysis {
 
 using facts::Id;
 using facts::kNone;
+
+// A graph over ids in compressed rows: the successors of `p` are targets[offsets[p],
+// offsets[p + 1]). One allocation per array, not one per node: the link's graphs have millions of
+// places, most with one successor or none.
+struct Graph {
+  std::vector<Id> offsets{0}, targets;
+  std::size_t size() const { return offsets.size() - 1; }
+  llvm::ArrayRef<Id> of(Id p) const {
+    return llvm::ArrayRef<Id>(targets).slice(offsets[p], offsets[p + 1] - offsets[p]);
+  }
+  llvm::ArrayRef<Id> operator[](Id p) const { return of(p); }
+};
+
+// The graph of `n` nodes whose edges `edges(add)` gives, calling add(from, to) for each (it is
+// called twice: once to count, once to fill); each node's successors in the order given.
+template <class Edges> Graph makeGraph(std::size_t n, Edges edges) {
+  Graph g;
+  g.offsets.assign(n + 1, 0);
+  edges([&](Id from, Id) { ++g.offsets[from + 1]; });
+  for (std::size_t p = 0; p < n; ++p)
+    g.offsets[p + 1] += g.offsets[p];
+  g.targets.resize(g.offsets[n]);
+  std::vector<Id> next(g.offsets.begin(), g.offsets.end() - 1);
+  edges([&](Id from, Id to) { g.targets[next[from]++] = to; });
+  return g;
+}
 
 // What a function does to the sockets in its parameters and returns, over the whole program.
 struct ParamEffects {
@@ -198,6 +226,8 @@ private:
   Id paramPlace(Id function, unsigned index);
   Id elementPlace(Id base, int index);
   void addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exact);
+  // The flows into (or out of) each place, by flow index.
+  Graph flowsByPlace(bool into) const;
   Id writeTarget(Id place);
   void specializeReturns();
   // The places the rules' facts are about: options, lifecycle events, receives, payloads, send
@@ -218,20 +248,25 @@ private:
   }
 
   llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
+  // The places paramPlace()/thisPlace() (index -1) and elementPlace() made or found, by their
+  // parts: each is asked for once per call argument, and its key is a string to build and hash.
+  llvm::DenseMap<std::pair<Id, int>, Id> ParamPlaceIds, ElementPlaceIds;
   std::map<std::tuple<Id, std::uint32_t, std::string>, Id> SiteIds;
   std::map<std::pair<Id, std::uint32_t>, Id> StatementIds;
   std::map<Id, Id> LoopIds; // by site
-  // What was merged already: facts of a header seen by several units count once.
-  std::set<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
-  std::map<Id, Id> CreateOfPlace; // place -> its create, while units are merged
+  // What was merged already: facts of a header seen by several units count once. (Hashed: a
+  // 100,000-unit link asks them tens of millions of times; none is ever iterated.)
+  llvm::DenseSet<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
+  llvm::DenseMap<Id, Id> CreateOfPlace; // place -> its create, while units are merged
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
   std::map<std::string, std::string> DefinitionOf;          // a per-file key -> the plain one
-  std::set<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
-  std::set<std::tuple<Id, Id, Id, int>> PointsKeys;
-  std::set<std::tuple<Id, Id, int, bool>> FlowKeys;
-  std::set<std::tuple<Id, Id, int>> CallbackKeys;
+  // Keyed by a site or place first, never kNone (the hash tables' empty key is all kNone).
+  llvm::DenseSet<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
+  llvm::DenseSet<std::tuple<Id, Id, Id, int>> PointsKeys;
+  llvm::DenseSet<std::tuple<Id, Id, int, int>> FlowKeys; // from, to, kind, exact
+  llvm::DenseSet<std::tuple<Id, Id, int>> CallbackKeys;
 
   using OriginSet = std::shared_ptr<const std::vector<Id>>;
   std::vector<OriginSet> Origins, Exact;
@@ -256,7 +291,8 @@ private:
   std::map<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
   bool SeedUnknown = false;
   std::vector<Id> LostPointers; // read through, pointing nowhere after the first phases
-  std::vector<std::vector<Id>> CallsOf, CallsIn, Incoming, Outgoing; // flows by place
+  std::vector<std::vector<Id>> CallsOf, CallsIn;
+  Graph Incoming, Outgoing; // flows by place
   std::vector<Id> Evidence;
   mutable std::vector<Summary> Summaries;
   mutable std::vector<bool> SummaryDone;

@@ -406,23 +406,23 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
   // The facts say how they name files; the configuration here is read the same way.
   EngineOptions linkOptions = options;
   linkOptions.relativePaths = first.relativePaths;
-  std::vector<UnitConfig> configs;
+  UnitConfigs configs;
   configs.reserve(mainFiles.size());
   bool anyRule = false;
   std::size_t next = 0;
   for (const Database *database : ordered) {
-    std::vector<UnitConfig> own;
+    UnitConfigs own;
     own.reserve(database->units.size());
     for (std::size_t i = 0; i < database->units.size(); ++i, ++next) {
       own.push_back(unitConfig(linkOptions, mainFiles[next]));
-      anyRule |= !own.back().rules.empty();
+      anyRule |= !own.back()->rules.empty();
     }
     if (std::string here = extractionFingerprintOf(own); here != database->first->fingerprint) {
       error = "the shards were extracted with other project options (" +
               database->first->fingerprint + ") than the configuration here gives (" + here + ")";
       return false;
     }
-    for (UnitConfig &config : own)
+    for (auto &config : own)
       configs.push_back(std::move(config));
   }
   // Files a slice skipped knowing only its own facts: parsed here when the whole program's facts
@@ -450,7 +450,7 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
         jobs[i].directory = units[i]->directory;
         jobs[i].argv = units[i]->argv;
       }
-      project.push_back(&configs[i].project);
+      project.push_back(&configs[i]->project);
     }
     ExtractionSettings settings;
     settings.jobs = options.jobs;

@@ -36,6 +36,8 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -70,10 +72,22 @@ std::vector<SourceSpan> spanOf(const std::string &file, unsigned line, unsigned 
 
 } // namespace
 
-UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
+std::shared_ptr<const UnitConfig> unitConfig(const EngineOptions &options, const std::string &file) {
   UnitSettings settings = options.settingsFor ? options.settingsFor(file)
                                               : UnitSettings{options.checks, options.checkOptions};
-  UnitConfig config;
+  // Everything the config is made of, as a key (NUL never occurs in a glob or an option).
+  std::string key = std::string(options.relativePaths ? "relative" : "absolute") + '\0' + settings.checks;
+  for (const auto &[name, value] : settings.checkOptions)
+    key += '\0' + name + '\0' + value;
+  // Weak: a configuration lives as long as a run holds it.
+  static std::mutex memoMutex;
+  static std::map<std::string, std::weak_ptr<const UnitConfig>> memo;
+  std::lock_guard<std::mutex> lock(memoMutex);
+  if (auto it = memo.find(key); it != memo.end())
+    if (auto shared = it->second.lock())
+      return shared;
+  auto made = std::make_shared<UnitConfig>();
+  UnitConfig &config = *made;
   config.project = analysis::ProjectOptions::parse(
       [&](llvm::StringRef name) -> std::optional<std::string> {
         auto it = settings.checkOptions.find(name.str());
@@ -89,15 +103,20 @@ UnitConfig unitConfig(const EngineOptions &options, const std::string &file) {
     config.evaluation += std::to_string(config.project.targetKernel->major) + "." +
                          std::to_string(config.project.targetKernel->minor) + "." +
                          std::to_string(config.project.targetKernel->patch);
-  return config;
+  memo[key] = made;
+  return made;
 }
 
-std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs) {
+std::string extractionFingerprintOf(const UnitConfigs &configs) {
   // One fingerprint when every unit is read with the same options.
   std::string fingerprint;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    std::string f = configs[i].project.extractionFingerprint();
-    fingerprint = i == 0 ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
+  const UnitConfig *last = nullptr;
+  for (const auto &config : configs) {
+    if (config.get() == last)
+      continue;
+    std::string f = config->project.extractionFingerprint();
+    fingerprint = !last ? f : fingerprint == f ? fingerprint : std::string("(per-directory options)");
+    last = config.get();
   }
   return fingerprint;
 }
@@ -112,12 +131,12 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
       sliced.push_back(allJobs[job.job]);
   }
   const std::vector<CompileJob> &jobs = options.shard.count ? sliced : allJobs;
-  std::vector<UnitConfig> configs;
+  UnitConfigs configs;
   configs.reserve(jobs.size());
   bool anyRule = false;
   for (const CompileJob &job : jobs) {
     configs.push_back(unitConfig(options, job.file));
-    anyRule |= !configs.back().rules.empty();
+    anyRule |= !configs.back()->rules.empty();
   }
 
   // Extract, in parallel (Extraction.h); the result does not depend on the number of workers.
@@ -130,8 +149,8 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
       llvm::errs() << "afunix-check: warning: " << error << "; every file is parsed\n";
   }
   std::vector<const analysis::ProjectOptions *> project;
-  for (const UnitConfig &config : configs)
-    project.push_back(&config.project);
+  for (const auto &config : configs)
+    project.push_back(&config->project);
   ExtractionSettings settings;
   settings.extract = anyRule;
   settings.fullParse = options.fullParse;
@@ -165,7 +184,7 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     filter.program = &prelinked;
   }
   std::vector<ExtractedUnit> extracted;
-  std::vector<UnitConfig> everyConfig; // a slice: the options of the whole database
+  UnitConfigs everyConfig; // a slice: the options of the whole database
   if (options.shard.count && filter.enabled && anyRule) {
     // A slice reads the text of the whole database but parses only its own files, from its own
     // facts; the link parses what other slices' facts make matter (completeRelevantUnits).
@@ -173,8 +192,8 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     for (const CompileJob &job : allJobs)
       everyConfig.push_back(unitConfig(options, job.file));
     std::vector<const analysis::ProjectOptions *> everyProject;
-    for (const UnitConfig &config : everyConfig)
-      everyProject.push_back(&config.project);
+    for (const auto &config : everyConfig)
+      everyProject.push_back(&config->project);
     filter.parseable.assign(allJobs.size(), false);
     for (const ShardJob &job : shardJobs)
       filter.parseable[job.job] = true;
@@ -296,7 +315,7 @@ std::vector<const facts::Unit *> linkedUnits(const std::vector<ExtractedUnit> &e
 }
 
 RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
-                     const std::vector<UnitConfig> &configs, bool anyRule,
+                     const UnitConfigs &configs, bool anyRule,
                      const EngineOptions &options, const std::vector<bool> &checked,
                      std::optional<std::set<std::string>> scope, const LinkInputs *inputs,
                      std::unique_ptr<analysis::Program> prelinked) {
@@ -383,15 +402,15 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   // Evaluate once per distinct configuration; a finding counts under its own file's.
   std::map<std::string, std::size_t> groups; // evaluation key -> a config with it
   for (std::size_t i = 0; i < configs.size(); ++i)
-    groups.try_emplace(configs[i].evaluation, i);
+    groups.try_emplace(configs[i]->evaluation, i);
   std::map<std::string, std::string> evaluationOfFile;
   auto evaluationOf = [&](const std::string &file) -> const std::string & {
     auto it = evaluationOfFile.find(file);
     if (it == evaluationOfFile.end()) {
       auto unit = unitOfFile.find(file);
       it = evaluationOfFile
-               .emplace(file, unit != unitOfFile.end() ? configs[unit->second].evaluation
-                                                       : unitConfig(options, file).evaluation)
+               .emplace(file, unit != unitOfFile.end() ? configs[unit->second]->evaluation
+                                                       : unitConfig(options, file)->evaluation)
                .first;
     }
     return it->second;
@@ -400,7 +419,7 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   PhaseTimer rulesTimer(options.stats, "rules");
   SourceCache sources;
   for (const auto &[evaluation, index] : groups) {
-    const UnitConfig &config = configs[index];
+    const UnitConfig &config = *configs[index];
     std::vector<std::string> stopped;
     std::vector<analysis::Report> reports =
         ::afunix::rules::evaluate(*program, config.project, config.rules, &stopped);

@@ -24,10 +24,14 @@ struct UnitConfig {
   std::string evaluation;         // rules, pedantic, target kernel: what evaluating depends on
 };
 
-UnitConfig unitConfig(const EngineOptions &options, const std::string &file);
+// The units of one configuration share one UnitConfig (a database of 100,000 files has a handful
+// of configurations): parsed once, held once. A malformed option is reported once per
+// configuration, naming the first file read with it.
+using UnitConfigs = std::vector<std::shared_ptr<const UnitConfig>>;
+std::shared_ptr<const UnitConfig> unitConfig(const EngineOptions &options, const std::string &file);
 
 // The extraction fingerprint of a run: the units' own when they all agree.
-std::string extractionFingerprintOf(const std::vector<UnitConfig> &configs);
+std::string extractionFingerprintOf(const UnitConfigs &configs);
 
 // Everything after extraction: stored facts read and written, the link, the rules, Findings.
 // `extracted[i]` is the unit of `mainFiles[i]` with configuration `configs[i]`, in database order.
@@ -50,7 +54,7 @@ std::vector<const facts::Unit *> linkedUnits(const std::vector<ExtractedUnit> &e
 // `inputs`: gathered already (else here); `prelinked`: the link of linkedUnits(extracted, inputs)
 // made already (the prefilter's last round), judged as it is.
 RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<std::string> &mainFiles,
-                     const std::vector<UnitConfig> &configs, bool anyRule,
+                     const UnitConfigs &configs, bool anyRule,
                      const EngineOptions &options, const std::vector<bool> &checked = {},
                      std::optional<std::set<std::string>> scope = std::nullopt,
                      const LinkInputs *inputs = nullptr,
