@@ -3,6 +3,7 @@
 #include "afunix/KernelConstants.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -37,15 +38,15 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   // A function defined in two source files (each program of a database its own handle_client(),
   // two libraries that both define udev_monitor_enable_receiving()) is two functions: each
   // definition keeps its facts, and a call from elsewhere may reach either.
-  std::map<std::string, std::set<std::string>> definedIn;
+  llvm::StringMap<llvm::StringRef> definedIn; // function -> the first file defining it
   for (const facts::Unit *unit : units)
     if (unit)
       for (const facts::Function &f : unit->functions)
-        if (f.defined && f.file != kNone && f.file < unit->files.size())
-          definedIn[f.key].insert(unit->files[f.file]);
-  for (const auto &[key, files] : definedIn)
-    if (files.size() > 1)
-      program->Duplicated.insert(key);
+        if (f.defined && f.file != kNone && f.file < unit->files.size()) {
+          auto [first, fresh] = definedIn.try_emplace(f.key, unit->files[f.file]);
+          if (!fresh && first->second != unit->files[f.file])
+            program->Duplicated.insert(f.key);
+        }
   for (const facts::Unit *unit : units)
     if (unit)
       program->mergeUnit(*unit);
@@ -90,6 +91,19 @@ Id Program::placeByKey(llvm::StringRef key) const {
   return it == PlaceIds.end() ? kNone : it->second;
 }
 
+std::pair<Id, bool> Program::siteAt(Id file, std::uint32_t offset, const std::string &text) {
+  auto [head, fresh] = SitesAt.try_emplace({file, offset}, kNone);
+  for (Id id = head->second; id != kNone; id = NextSiteAt[id])
+    if (sites[id].text == text)
+      return {id, false};
+  // The caller appends the site as sites[id].
+  Id id = static_cast<Id>(sites.size());
+  NextSiteAt.resize(id + 1, kNone);
+  NextSiteAt[id] = head->second;
+  head->second = id;
+  return {id, true};
+}
+
 void Program::mergeUnit(const facts::Unit &u) {
   auto mapped = [](const std::vector<Id> &map, Id id) { return id == kNone ? kNone : map[id]; };
 
@@ -113,7 +127,9 @@ void Program::mergeUnit(const facts::Unit &u) {
       Definitions[f.key].insert(renamed[f.key]);
       DefinitionOf[renamed[f.key]] = f.key;
     }
-  auto functionKey = [&](const std::string &key) {
+  auto functionKey = [&](const std::string &key) -> const std::string & {
+    if (renamed.empty())
+      return key;
     auto it = renamed.find(key);
     return it == renamed.end() ? key : it->second;
   };
@@ -183,11 +199,15 @@ void Program::mergeUnit(const facts::Unit &u) {
   std::vector<Id> placeMap(u.places.size());
   for (std::size_t i = 0; i < u.places.size(); ++i) {
     const facts::Place &p = u.places[i];
-    std::string key = renamed.empty() ? p.key : placeKey(p.key);
     // An inherited fd (c:3, a socket-activation fd) is the process's: one place per program built,
     // not one for the database, whose other programs' fd 3 are other sockets.
-    if (!u.target.empty() && llvm::StringRef(key).starts_with("c:"))
-      key += "@" + u.target;
+    bool inherited = !u.target.empty() && llvm::StringRef(p.key).starts_with("c:");
+    std::string owned; // the key when it is not the unit's own (most are: no copy)
+    if (!renamed.empty())
+      owned = placeKey(p.key);
+    if (inherited)
+      owned = (owned.empty() ? p.key : owned) + "@" + u.target;
+    const std::string &key = owned.empty() ? p.key : owned;
     auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
     placeMap[i] = it->second;
     if (fresh) {
@@ -211,8 +231,8 @@ void Program::mergeUnit(const facts::Unit &u) {
   for (std::size_t i = 0; i < u.sites.size(); ++i) {
     const facts::Site &s = u.sites[i];
     Id file = mapped(fileMap, s.file);
-    auto [it, fresh] = SiteIds.try_emplace({file, s.offset, s.text}, sites.size());
-    siteMap[i] = it->second;
+    auto [id, fresh] = siteAt(file, s.offset, s.text);
+    siteMap[i] = id;
     if (fresh) {
       facts::Site copy = s;
       copy.file = file;
@@ -898,24 +918,25 @@ std::vector<SharedSet> propagateSets(const Graph &out, const std::vector<std::ve
         own.insert(own.end(), seeds[p].begin(), seeds[p].end());
     std::sort(own.begin(), own.end());
     own.erase(std::unique(own.begin(), own.end()), own.end());
-    SharedSet shared;
+    const SharedSet *shared = nullptr;
     bool single = own.empty();
     for (Id pred : preds.of(k)) {
       if (!sets[pred] || sets[pred]->empty())
         continue;
       if (!shared)
-        shared = sets[pred];
-      else if (shared != sets[pred])
+        shared = &sets[pred];
+      else if (*shared != sets[pred])
         single = false;
     }
     if (single) {
-      sets[k] = shared;
+      if (shared)
+        sets[k] = *shared;
       continue;
     }
     // All the predecessors' values at once, then one sort: merging them one by one cost
     // O(predecessors x values), quadratic for a helper called from every file (write_all()
     // with 10,000 callers: 0.76 s of a 10,000-unit link).
-    std::set<const std::vector<Id> *> seen;
+    llvm::SmallPtrSet<const std::vector<Id> *, 8> seen;
     for (Id pred : preds.of(k))
       if (sets[pred] && seen.insert(sets[pred].get()).second)
         own.insert(own.end(), sets[pred]->begin(), sets[pred]->end());
@@ -1737,6 +1758,7 @@ void Program::findAccessors() {
     Accessors.insert(Accessors.end(), loads.begin(), loads.end());
   }
   // Setters: a parameter stored through another parameter (c->fd = fd; fd_ = fd).
+  llvm::DenseMap<Id, Id> setterSources; // flow -> its source, before it became a self-loop
   for (Id f = 0; f < flows.size(); ++f) {
     const facts::Flow &flow = flows[f];
     if (!StoreSideIds.count(flow.to))
@@ -1752,24 +1774,27 @@ void Program::findAccessors() {
     if (!via)
       continue;
     Accessors.push_back({fn, *via, root, target, flow.from});
+    setterSources[f] = flow.from;
     flows[f].from = flows[f].to; // the flow is made per call instead (a self-loop is inert)
   }
   // A getter's own return no longer reaches its callers: each call gets what it reads.
   std::vector<facts::Flow> kept;
   kept.reserve(flows.size());
   for (const facts::Flow &f : flows) {
-    if (f.from == f.to)
-      continue;
     const facts::Place &from = places[f.from];
-    if (f.kind == facts::FlowKind::Return && from.kind == facts::PlaceKind::Return && getters.count(from.function) &&
-        llvm::StringRef(places[f.to].key).starts_with("v:r:"))
+    if (f.from != f.to &&
+        !(f.kind == facts::FlowKind::Return && from.kind == facts::PlaceKind::Return && getters.count(from.function) &&
+          llvm::StringRef(places[f.to].key).starts_with("v:r:"))) {
+      kept.push_back(f);
       continue;
-    kept.push_back(f);
+    }
+    // Dropped: derived again later, it is a flow anew.
+    Id source = f.from;
+    if (auto setter = setterSources.find(static_cast<Id>(&f - flows.data())); setter != setterSources.end())
+      source = setter->second;
+    FlowKeys.erase(std::make_tuple(source, f.to, static_cast<int>(f.kind), static_cast<int>(f.exact)));
   }
   flows = std::move(kept);
-  FlowKeys.clear();
-  for (const facts::Flow &f : flows)
-    FlowKeys.insert(std::make_tuple(f.from, f.to, static_cast<int>(f.kind), static_cast<int>(f.exact)));
 }
 
 void Program::instantiateAccessors() {
@@ -1895,10 +1920,10 @@ void Program::liftOptions() {
           facts::Site copy = callSite;
           copy.text = root == kNone ? named->text : sites[option.site].text;
           copy.var = named->var;
-          auto [it, fresh] = SiteIds.try_emplace({copy.file, copy.offset, copy.text}, sites.size());
+          auto [id, fresh] = siteAt(copy.file, copy.offset, copy.text);
           if (fresh)
             sites.push_back(copy);
-          lifted.site = it->second;
+          lifted.site = id;
         }
       }
       for (Id place : placesThere) {

@@ -251,9 +251,13 @@ private:
   // The places paramPlace()/thisPlace() (index -1) and elementPlace() made or found, by their
   // parts: each is asked for once per call argument, and its key is a string to build and hash.
   llvm::DenseMap<std::pair<Id, int>, Id> ParamPlaceIds, ElementPlaceIds;
-  std::map<std::tuple<Id, std::uint32_t, std::string>, Id> SiteIds;
-  std::map<std::pair<Id, std::uint32_t>, Id> StatementIds;
-  std::map<Id, Id> LoopIds; // by site
+  // Sites by file and offset, then text (a chain through NextSiteAt: one or two per offset).
+  llvm::DenseMap<std::pair<Id, std::uint32_t>, Id> SitesAt;
+  std::vector<Id> NextSiteAt;
+  // The site of this expression and whether it is new (then the caller appends it to sites).
+  std::pair<Id, bool> siteAt(Id file, std::uint32_t offset, const std::string &text);
+  llvm::DenseMap<std::pair<Id, std::uint32_t>, Id> StatementIds;
+  std::map<Id, Id> LoopIds; // by site (kNone too)
   // What was merged already: facts of a header seen by several units count once. (Hashed: a
   // 100,000-unit link asks them tens of millions of times; none is ever iterated.)
   llvm::DenseSet<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
