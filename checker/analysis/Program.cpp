@@ -1983,12 +1983,14 @@ bool Program::resolveRound() {
       for (Id b : functions[f].overrides)
         if (called[b])
           called[f] = true;
+    // (A place may get kUnknownObject twice: propagateSets sorts and dedupes seeds.)
+    for (Id p : Untracked)
+      if (p < n)
+        seeds[p].push_back(kUnknownObject);
     for (Id p = 0; p < n; ++p) {
       const facts::Place &at = places[p];
-      bool outside = Untracked.count(p) != 0;
-      if (at.kind == facts::PlaceKind::Param && at.function != kNone)
-        outside |= !called[at.function] || functions[at.function].addressEscapes;
-      if (outside)
+      if (at.kind == facts::PlaceKind::Param && at.function != kNone &&
+          (!called[at.function] || functions[at.function].addressEscapes))
         seeds[p].push_back(kUnknownObject);
     }
     for (Id p : LostPointers)
@@ -2005,7 +2007,8 @@ bool Program::resolveRound() {
   // Renumber function values past the objects this round knows of; objects added below get new
   // ids, so function values are told apart by FunctionBase next time.
   std::size_t flowsBefore = flows.size(), callsBefore = calls.size(), optionsBefore = options.size();
-  auto valuesAt = [&](Id place) -> std::vector<Id> {
+  // (Addresses is set once a round, above: what this refers to stays while the round runs.)
+  auto valuesAt = [&](Id place) -> llvm::ArrayRef<Id> {
     if (place >= Addresses.size() || !Addresses[place])
       return {};
     return *Addresses[place];
@@ -2086,11 +2089,11 @@ bool Program::resolveRound() {
       Id ret = placeByKey("r:" + functions[fn].key);
       if (value != kNone && ret != kNone)
         addDerived(ret, value, facts::FlowKind::Return, call.site, true);
-      // Object results come back member by member.
+      // Object results come back member by member (a copy: counterpart() adds places, and
+      // so members to the index).
       if (value != kNone && ret != kNone)
-        for (Id p = 0, count = places.size(); p < count; ++p)
-          if (places[p].kind == facts::PlaceKind::Member && places[p].base == ret)
-            addDerived(p, counterpart(p, ret, value), facts::FlowKind::Return, call.site, true);
+        for (Id p : std::vector<Id>(membersOf(ret)))
+          addDerived(p, counterpart(p, ret, value), facts::FlowKind::Return, call.site, true);
       if (CallKeys.insert({bound.site, bound.callee}).second)
         calls.push_back(std::move(bound));
     }
@@ -2098,6 +2101,15 @@ bool Program::resolveRound() {
   // Objects found this round change what function value ids mean: a new round renumbers.
   return flows.size() != flowsBefore || calls.size() != callsBefore || ObjectPlaces.size() > base ||
          options.size() != optionsBefore;
+}
+
+const std::vector<Id> &Program::membersOf(Id base) {
+  // A place's kind and base never change once it is made: index the places made since last time.
+  for (; MembersIndexed < places.size(); ++MembersIndexed)
+    if (places[MembersIndexed].kind == facts::PlaceKind::Member && places[MembersIndexed].base != kNone)
+      MembersByBase[places[MembersIndexed].base].push_back(MembersIndexed);
+  auto it = MembersByBase.find(base);
+  return it == MembersByBase.end() ? none() : it->second;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -284,15 +284,20 @@ private:
   std::vector<std::vector<Id>> AddressSeeds;           // per place: value ids made there
   std::vector<Id> DerefRoots;                          // per place (derefRoot), kNone: none
   std::vector<Id> Derefs;                              // every Deref place
-  std::map<Id, std::vector<Id>> DerefChildren;         // Deref -> its Members and Elements
+  llvm::DenseMap<Id, std::vector<Id>> DerefChildren;   // Deref -> its Members and Elements
   Id ChildrenScanned = 0;                              // places sorted into DerefChildren
-  std::map<std::pair<Id, Id>, std::size_t> ResolvedDerefs; // (Deref, value) -> children done
-  std::set<std::pair<Id, Id>> BoundCalls;              // (indirect call, function)
-  std::map<Id, Id> StoreSides;                         // place -> its store side
-  std::set<Id> StoreSideIds;
-  std::map<Id, Id> StoreSideOf; // store side -> the place it stands for
-  std::set<Id> RegisteredMembers;                      // a registration writes their fd (pfd->fd)
-  std::map<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
+  llvm::DenseMap<std::pair<Id, Id>, std::size_t> ResolvedDerefs; // (Deref, value) -> children done
+  llvm::DenseSet<std::pair<Id, Id>> BoundCalls;        // (indirect call, function)
+  // The Member places of each base, in id order, and how many places are indexed so far (the
+  // link runs before every place is made: only after merging do kinds and bases stay fixed).
+  const std::vector<Id> &membersOf(Id base);
+  std::map<Id, std::vector<Id>> MembersByBase;
+  Id MembersIndexed = 0;
+  llvm::DenseMap<Id, Id> StoreSides;                   // place -> its store side
+  llvm::DenseSet<Id> StoreSideIds;
+  llvm::DenseMap<Id, Id> StoreSideOf; // store side -> the place it stands for
+  llvm::DenseSet<Id> RegisteredMembers;                // a registration writes their fd (pfd->fd)
+  llvm::DenseMap<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
   bool SeedUnknown = false;
   std::vector<Id> LostPointers; // read through, pointing nowhere after the first phases
   std::vector<std::vector<Id>> CallsOf, CallsIn;
