@@ -1758,7 +1758,6 @@ void Program::findAccessors() {
     Accessors.insert(Accessors.end(), loads.begin(), loads.end());
   }
   // Setters: a parameter stored through another parameter (c->fd = fd; fd_ = fd).
-  llvm::DenseMap<Id, Id> setterSources; // flow -> its source, before it became a self-loop
   for (Id f = 0; f < flows.size(); ++f) {
     const facts::Flow &flow = flows[f];
     if (!StoreSideIds.count(flow.to))
@@ -1774,27 +1773,26 @@ void Program::findAccessors() {
     if (!via)
       continue;
     Accessors.push_back({fn, *via, root, target, flow.from});
-    setterSources[f] = flow.from;
     flows[f].from = flows[f].to; // the flow is made per call instead (a self-loop is inert)
   }
   // A getter's own return no longer reaches its callers: each call gets what it reads.
   std::vector<facts::Flow> kept;
   kept.reserve(flows.size());
   for (const facts::Flow &f : flows) {
-    const facts::Place &from = places[f.from];
-    if (f.from != f.to &&
-        !(f.kind == facts::FlowKind::Return && from.kind == facts::PlaceKind::Return && getters.count(from.function) &&
-          llvm::StringRef(places[f.to].key).starts_with("v:r:"))) {
-      kept.push_back(f);
+    if (f.from == f.to)
       continue;
-    }
-    // Dropped: derived again later, it is a flow anew.
-    Id source = f.from;
-    if (auto setter = setterSources.find(static_cast<Id>(&f - flows.data())); setter != setterSources.end())
-      source = setter->second;
-    FlowKeys.erase(std::make_tuple(source, f.to, static_cast<int>(f.kind), static_cast<int>(f.exact)));
+    const facts::Place &from = places[f.from];
+    if (f.kind == facts::FlowKind::Return && from.kind == facts::PlaceKind::Return && getters.count(from.function) &&
+        llvm::StringRef(places[f.to].key).starts_with("v:r:"))
+      continue;
+    kept.push_back(f);
   }
   flows = std::move(kept);
+  // Rebuilt, not patched: the passes before this one drop flows and retarget stores to their
+  // store sides without telling FlowKeys, and a flow dropped may be derived anew later.
+  FlowKeys.clear();
+  for (const facts::Flow &f : flows)
+    FlowKeys.insert(std::make_tuple(f.from, f.to, static_cast<int>(f.kind), static_cast<int>(f.exact)));
 }
 
 void Program::instantiateAccessors() {

@@ -259,14 +259,15 @@ private:
   llvm::DenseMap<std::pair<Id, std::uint32_t>, Id> StatementIds;
   std::map<Id, Id> LoopIds; // by site (kNone too)
   // What was merged already: facts of a header seen by several units count once. (Hashed: a
-  // 100,000-unit link asks them tens of millions of times; none is ever iterated.)
+  // 100,000-unit link asks them tens of millions of times; none is iterated where order matters,
+  // and no key is kNone, a hash table's empty key.)
   llvm::DenseSet<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
   llvm::DenseMap<Id, Id> CreateOfPlace; // place -> its create, while units are merged
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
   std::map<std::string, std::string> DefinitionOf;          // a per-file key -> the plain one
-  // Keyed by a site or place first, never kNone (the hash tables' empty key is all kNone).
+  // Keyed by a site or place first, never kNone (so never a hash table's empty key, all kNone).
   llvm::DenseSet<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
   llvm::DenseSet<std::tuple<Id, Id, Id, int>> PointsKeys;
   llvm::DenseSet<std::tuple<Id, Id, int, int>> FlowKeys; // from, to, kind, exact
@@ -288,8 +289,8 @@ private:
   Id ChildrenScanned = 0;                              // places sorted into DerefChildren
   llvm::DenseMap<std::pair<Id, Id>, std::size_t> ResolvedDerefs; // (Deref, value) -> children done
   llvm::DenseSet<std::pair<Id, Id>> BoundCalls;        // (indirect call, function)
-  // The Member places of each base, in id order, and how many places are indexed so far (the
-  // link runs before every place is made: only after merging do kinds and bases stay fixed).
+  // The Member places of each base, in id order, and how many places are indexed so far: indexed
+  // as asked, since the link keeps making places (a place's kind and base, once merged, stay).
   const std::vector<Id> &membersOf(Id base);
   std::map<Id, std::vector<Id>> MembersByBase;
   Id MembersIndexed = 0;
