@@ -60,6 +60,12 @@ public:
   std::size_t remaining() const { return In.size(); }
 
   std::uint64_t varint() {
+    // Most values (ids, kinds, flags, small lengths) are one byte: read here, not by a call.
+    if (!In.empty() && !(static_cast<std::uint8_t>(In.front()) & 0x80)) {
+      std::uint64_t value = static_cast<std::uint8_t>(In.front());
+      In = In.drop_front();
+      return value;
+    }
     std::uint64_t value = 0;
     if (!getVarint(In, value))
       fail("truncated");
@@ -96,8 +102,12 @@ public:
   }
   void text(std::string &value) {
     llvm::StringRef bytes;
-    if (!getString(In, bytes))
+    if (std::size_t size = In.empty() ? 0x80 : static_cast<std::uint8_t>(In.front()); size < 0x80 && size < In.size()) {
+      bytes = In.substr(1, size); // a short string: its length is one byte
+      In = In.drop_front(1 + size);
+    } else if (!getString(In, bytes)) {
       fail("a string runs past the end");
+    }
     value.assign(bytes.data(), bytes.size());
   }
   template <typename E> void enumeration(E &value) {

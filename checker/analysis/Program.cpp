@@ -33,7 +33,8 @@ void unionInto(std::vector<Id> &into, const std::vector<Id> &from) {
 // ---------------------------------------------------------------------------------------------
 // Merging units
 
-std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &units) {
+std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &units,
+                                       const std::vector<facts::Unit *> &movable) {
   auto program = std::make_unique<Program>();
   // A function defined in two source files (each program of a database its own handle_client(),
   // two libraries that both define udev_monitor_enable_receiving()) is two functions: each
@@ -47,9 +48,23 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
           if (!fresh && first->second != unit->files[f.file])
             program->Duplicated.insert(f.key);
         }
-  for (const facts::Unit *unit : units)
-    if (unit)
-      program->mergeUnit(*unit);
+  program->reserveFor(units);
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    if (!units[i])
+      continue;
+    facts::Unit *consumed = i < movable.size() && movable[i] == units[i] ? movable[i] : nullptr;
+    program->mergeUnit(*units[i], consumed);
+    if (consumed) {
+      // Its facts freed now, so the tables the link grows next reuse that memory instead of
+      // fresh pages; the loop below still reads these.
+      facts::Unit kept;
+      kept.mainFile = std::move(consumed->mainFile);
+      kept.target = std::move(consumed->target);
+      kept.services = std::move(consumed->services);
+      *consumed = std::move(kept);
+    }
+  }
+  program->indexReturns();
   // What the compiled sources say about the project: where they live, what they are built into.
   bool sawSource = false;
   for (const facts::Unit *unit : units) {
@@ -81,6 +96,14 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   return program;
 }
 
+void Program::indexReturns() {
+  ReturnPlaces.assign(functions.size(), kNone);
+  for (Id p = 0; p < places.size(); ++p)
+    if (llvm::StringRef key(places[p].key); key.starts_with("r:"))
+      if (Id fn = functionByKey(key.drop_front(2)); fn != kNone)
+        ReturnPlaces[fn] = p;
+}
+
 Id Program::functionByKey(llvm::StringRef key) const {
   auto it = FunctionIds.find(key);
   return it == FunctionIds.end() ? kNone : it->second;
@@ -104,7 +127,41 @@ std::pair<Id, bool> Program::siteAt(Id file, std::uint32_t offset, const std::st
   return {id, true};
 }
 
-void Program::mergeUnit(const facts::Unit &u) {
+void Program::reserveFor(const std::vector<const facts::Unit *> &units) {
+  // The units' own counts bound the program's (facts that several units share count once): room
+  // made once, instead of tables that grow by doubling, each step copying and touching new memory
+  // (a 100,000-unit link has three million places).
+  std::size_t placeCount = 0, functionCount = 0, siteCount = 0, flowCount = 0, callCount = 0;
+  for (const facts::Unit *unit : units)
+    if (unit) {
+      placeCount += unit->places.size();
+      functionCount += unit->functions.size();
+      siteCount += unit->sites.size();
+      // deriveFlows() adds a flow for about every argument of a call (into the parameter).
+      flowCount += unit->flows.size() + unit->calls.size();
+      for (const facts::Call &call : unit->calls)
+        flowCount += call.args.size();
+      callCount += unit->calls.size();
+    }
+  places.reserve(placeCount);
+  PlaceIds = llvm::StringMap<Id>(static_cast<unsigned>(placeCount)); // (no reserve())
+  functions.reserve(functionCount);
+  FunctionIds = llvm::StringMap<Id>(static_cast<unsigned>(functionCount));
+  sites.reserve(siteCount);
+  NextSiteAt.reserve(siteCount);
+  SitesAt.reserve(siteCount);
+  // The flows the rounds derive (resolved loads and stores, calls bound through pointers) about
+  // double them before findAccessors() drops some: room for that too (pages are only touched as
+  // they are used).
+  flows.reserve(2 * flowCount);
+  FlowKeys.reserve(flowCount);
+  calls.reserve(callCount);
+  CallKeys.reserve(callCount);
+}
+
+void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
+  // Strings and vectors the program keeps are moved out of a unit nobody reads again (`movable`
+  // is then `u` itself); read every field a fact needs before moving the fact.
   auto mapped = [](const std::vector<Id> &map, Id id) { return id == kNone ? kNone : map[id]; };
 
   std::vector<Id> fileMap(u.files.size());
@@ -160,7 +217,7 @@ void Program::mergeUnit(const facts::Unit &u) {
     if (fresh) {
       facts::Function copy;
       copy.key = functionKey(f.key);
-      copy.name = f.name;
+      copy.name = movable ? std::string(std::move(movable->functions[i].name)) : f.name;
       copy.system = f.system;
       functions.push_back(std::move(copy));
     }
@@ -180,8 +237,13 @@ void Program::mergeUnit(const facts::Unit &u) {
       g.file = mapped(fileMap, f.file);
     }
     if (!f.successors.empty() && g.successors.empty()) {
-      g.successors = f.successors;
-      g.idom = f.idom;
+      if (movable) {
+        g.successors = std::move(movable->functions[i].successors);
+        g.idom = std::move(movable->functions[i].idom);
+      } else {
+        g.successors = f.successors;
+        g.idom = f.idom;
+      }
       g.entry = f.entry;
       takeBody[i] = true;
     }
@@ -211,9 +273,10 @@ void Program::mergeUnit(const facts::Unit &u) {
     auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
     placeMap[i] = it->second;
     if (fresh) {
-      facts::Place copy = p;
-      copy.key = key;
-      copy.function = mapped(functionMap, p.function);
+      facts::Place copy = movable ? facts::Place(std::move(movable->places[i])) : p; // (p is moved from too)
+      if (!owned.empty())
+        copy.key = std::move(owned); // else copy.key is the unit's own key already
+      copy.function = mapped(functionMap, copy.function);
       copy.base = kNone; // below, once every base is mapped
       copy.field = kNone;
       places.push_back(std::move(copy));
@@ -234,7 +297,7 @@ void Program::mergeUnit(const facts::Unit &u) {
     auto [id, fresh] = siteAt(file, s.offset, s.text);
     siteMap[i] = id;
     if (fresh) {
-      facts::Site copy = s;
+      facts::Site copy = movable ? facts::Site(std::move(movable->sites[i])) : s;
       copy.file = file;
       copy.function = mapped(functionMap, s.function);
       copy.loop = kNone; // below
@@ -373,26 +436,32 @@ void Program::mergeUnit(const facts::Unit &u) {
       flows.push_back(copy);
   }
   // A call of the unit, direct or through a pointer, in the program's numbering.
-  auto mappedCall = [&](const facts::Call &c) {
-    facts::Call copy = c;
-    copy.site = siteMap[c.site];
-    copy.caller = mapped(functionMap, c.caller);
+  auto mappedCall = [&](const facts::Call &c, facts::Call *movableCall) {
+    facts::Call copy = movableCall ? facts::Call(std::move(*movableCall)) : c; // (c is moved from too)
+    copy.site = siteMap[copy.site];
+    copy.caller = mapped(functionMap, copy.caller);
     for (facts::Argument &a : copy.args)
       a.place = mapped(placeMap, a.place);
-    copy.receiver.place = mapped(placeMap, c.receiver.place);
+    copy.receiver.place = mapped(placeMap, copy.receiver.place);
     return copy;
   };
-  for (const facts::Call &c : u.calls) {
-    facts::Call copy = mappedCall(c);
-    copy.callee = functionMap[c.callee];
-    if (!seen(CallKeys, std::make_pair(copy.site, copy.callee)))
-      calls.push_back(std::move(copy));
+  for (std::size_t i = 0; i < u.calls.size(); ++i) {
+    const facts::Call &c = u.calls[i];
+    Id site = siteMap[c.site], callee = functionMap[c.callee];
+    if (seen(CallKeys, std::make_pair(site, callee)))
+      continue;
+    facts::Call copy = mappedCall(c, movable ? &movable->calls[i] : nullptr);
+    copy.callee = callee;
+    calls.push_back(std::move(copy));
   }
-  for (const facts::Call &c : u.indirectCalls) {
-    facts::Call copy = mappedCall(c);
-    copy.target = placeMap[c.target];
-    if (!seen(IndirectKeys, std::make_pair(copy.site, copy.target)))
-      indirectCalls.push_back(std::move(copy));
+  for (std::size_t i = 0; i < u.indirectCalls.size(); ++i) {
+    const facts::Call &c = u.indirectCalls[i];
+    Id site = siteMap[c.site], target = placeMap[c.target];
+    if (seen(IndirectKeys, std::make_pair(site, target)))
+      continue;
+    facts::Call copy = mappedCall(c, movable ? &movable->indirectCalls[i] : nullptr);
+    copy.target = target;
+    indirectCalls.push_back(std::move(copy));
   }
   for (const facts::Points &pt : u.points) {
     // The constant too (bind_listen(AF_INET6, ...)): dropped here, it reached the link as a place
@@ -548,26 +617,36 @@ void Program::deriveFlows() {
   for (const facts::Callback &c : callbacks)
     addDerived(c.socket, paramPlace(c.callee, static_cast<unsigned>(c.param)),
                facts::FlowKind::Callback, c.site, true);
-  // A call of a function defined twice reaches either definition.
+  // A call of a function defined twice reaches either definition. The parameters (p:<key>#...)
+  // and returns (r:<key>) of each such function, found in one pass over the places (a key may
+  // hold '#' itself: each one is tried, and a place may be of two keys), then linked in the order
+  // of the definitions. (Not a pass over every place for each definition: eudev has hundreds.)
+  std::map<llvm::StringRef, std::vector<Id>> placesOfDefined;
+  if (!Definitions.empty())
+    for (Id p = 0, count = places.size(); p < count; ++p) {
+      llvm::StringRef key(places[p].key);
+      if (key.starts_with("r:")) {
+        if (auto it = Definitions.find(key.drop_front(2).str()); it != Definitions.end())
+          placesOfDefined[it->first].push_back(p);
+        continue;
+      }
+      if (!key.starts_with("p:"))
+        continue;
+      for (std::size_t hash = key.find('#', 2); hash != llvm::StringRef::npos; hash = key.find('#', hash + 1))
+        if (auto it = Definitions.find(key.slice(2, hash).str()); it != Definitions.end())
+          placesOfDefined[it->first].push_back(p);
+    }
   for (const auto &[plain, owns] : Definitions)
-    for (const std::string &own : owns) {
-      std::size_t count = places.size();
-      for (Id p = 0; p < count; ++p) {
+    for (const std::string &own : owns)
+      for (Id p : placesOfDefined[plain]) {
         llvm::StringRef key(places[p].key);
-        std::string mine;
-        if (key.starts_with("p:" + plain + "#"))
-          mine = "p:" + own + key.substr(plain.size() + 2).str();
-        else if (key == "r:" + plain) {
-          Id theirs = placeByKey("r:" + own);
-          addDerived(theirs, p, facts::FlowKind::Return, kNone, true);
-          continue;
-        } else {
+        if (key.starts_with("r:")) {
+          addDerived(placeByKey("r:" + own), p, facts::FlowKind::Return, kNone, true);
           continue;
         }
-        Id target = placeByKey(mine);
+        Id target = placeByKey("p:" + own + key.substr(plain.size() + 2).str());
         addDerived(p, target, facts::FlowKind::Argument, kNone, true);
       }
-    }
   // A call of a virtual method reaches every overrider.
   for (Id f = 0; f < functions.size(); ++f)
     for (Id base : functions[f].overrides) {
@@ -577,8 +656,8 @@ void Program::deriveFlows() {
         if (from != kNone && to != kNone)
           addDerived(from, to, facts::FlowKind::Argument, kNone, true);
       }
-      Id from = placeByKey("r:" + functions[f].key);
-      Id to = placeByKey("r:" + functions[base].key);
+      Id from = returnPlace(f);
+      Id to = returnPlace(base);
       if (from != kNone && to != kNone)
         addDerived(from, to, facts::FlowKind::Return, kNone, true);
       Id baseThis = placeByKey("p:" + functions[base].key + "#this");
@@ -653,7 +732,7 @@ void Program::specializeReturns() {
       return noFdMemo[callee] == 1;
     noFdMemo[callee] = 2;
     bool none = functions[callee].defined;
-    Id ret = none ? placeByKey("r:" + functions[callee].key) : kNone;
+    Id ret = none ? returnPlace(callee) : kNone;
     if (ret != kNone && (CreatedPlaces.count(ret) || Untracked.count(ret) || createdBy.count(ret)))
       none = false;
     std::set<Id> seen{ret};
@@ -693,7 +772,7 @@ void Program::specializeReturns() {
   for (Id fn = 0; fn < functions.size(); ++fn) {
     if (!functions[fn].defined)
       continue;
-    Id ret = placeByKey("r:" + functions[fn].key);
+    Id ret = returnPlace(fn);
     if (ret == kNone || CreatedPlaces.count(ret) || Untracked.count(ret))
       continue;
     // Back from the return through the function's own locals and values, to its parameters,
@@ -884,8 +963,6 @@ struct Components {
 };
 Components components(const Graph &out);
 
-using SharedSet = std::shared_ptr<const std::vector<Id>>;
-
 // Where a merged set holds more objects (ids below `objectEnd`) than `objectLimit`, they stand
 // for any object (`unknown`), as a per-type analysis has them; `*widened` counts such sets.
 struct Widening {
@@ -897,12 +974,12 @@ struct Widening {
 
 // What reaches each place along `out` from the values made at `seeds`, sharing one set among
 // places that only pass on what one predecessor holds.
-std::vector<SharedSet> propagateSets(const Graph &out, const std::vector<std::vector<Id>> &seeds,
-                                     const Widening &widening = {}) {
+PlaceSets propagateSets(const Graph &out, const Graph &seeds, const Widening &widening = {}) {
   const std::size_t n = out.size();
   const Components sccs = components(out);
   const std::vector<Id> &sccOf = sccs.of;
-  std::vector<SharedSet> sets(sccs.size());
+  PlaceSets result;
+  std::vector<Id> setOf(sccs.size(), kNone); // per component: its set in `result`
   const Graph preds = makeGraph(sccs.size(), [&](auto add) {
     for (Id p = 0; p < n; ++p)
       for (Id to : out.of(p))
@@ -918,28 +995,27 @@ std::vector<SharedSet> propagateSets(const Graph &out, const std::vector<std::ve
         own.insert(own.end(), seeds[p].begin(), seeds[p].end());
     std::sort(own.begin(), own.end());
     own.erase(std::unique(own.begin(), own.end()), own.end());
-    const SharedSet *shared = nullptr;
+    Id shared = kNone;
     bool single = own.empty();
     for (Id pred : preds.of(k)) {
-      if (!sets[pred] || sets[pred]->empty())
+      if (setOf[pred] == kNone || result.set(setOf[pred]).empty())
         continue;
-      if (!shared)
-        shared = &sets[pred];
-      else if (*shared != sets[pred])
+      if (shared == kNone)
+        shared = setOf[pred];
+      else if (shared != setOf[pred])
         single = false;
     }
     if (single) {
-      if (shared)
-        sets[k] = *shared;
+      setOf[k] = shared;
       continue;
     }
     // All the predecessors' values at once, then one sort: merging them one by one cost
     // O(predecessors x values), quadratic for a helper called from every file (write_all()
     // with 10,000 callers: 0.76 s of a 10,000-unit link).
-    llvm::SmallPtrSet<const std::vector<Id> *, 8> seen;
+    llvm::SmallDenseSet<Id, 8> seen;
     for (Id pred : preds.of(k))
-      if (sets[pred] && seen.insert(sets[pred].get()).second)
-        own.insert(own.end(), sets[pred]->begin(), sets[pred]->end());
+      if (setOf[pred] != kNone && seen.insert(setOf[pred]).second)
+        own.insert(own.end(), result.set(setOf[pred]).begin(), result.set(setOf[pred]).end());
     std::sort(own.begin(), own.end());
     own.erase(std::unique(own.begin(), own.end()), own.end());
     if (widening.objectLimit != 0) {
@@ -951,11 +1027,12 @@ std::vector<SharedSet> propagateSets(const Graph &out, const std::vector<std::ve
         ++*widening.widened;
       }
     }
-    sets[k] = std::make_shared<const std::vector<Id>>(own);
+    setOf[k] = result.add(own);
   }
-  std::vector<SharedSet> result(n);
+  if (n > 0)
+    result.share(static_cast<Id>(n - 1), kNone); // sized once
   for (Id p = 0; p < n; ++p)
-    result[p] = sets[sccOf[p]];
+    result.share(p, setOf[sccOf[p]]);
   return result;
 }
 } // namespace
@@ -995,7 +1072,7 @@ void Program::cloneConstructors() {
       return memo[fn] == 1;
     memo[fn] = 2;
     bool ok = false;
-    Id ret = placeByKey("r:" + functions[fn].key);
+    Id ret = returnPlace(fn);
     if (functions[fn].defined && ret != kNone && owned[fn].size() <= kCloneMaxPlaces &&
         callsOf(fn).size() <= kCloneMaxCalls && !Untracked.count(ret)) {
       bool other = false, made = false;
@@ -1292,10 +1369,10 @@ void Program::seedEscapedObjects() {
     const facts::Function &f = functions[fn];
     if (!f.defined || (fn < Called.size() && Called[fn]) || !externallyVisible(f) || f.name == "main")
       continue;
-    Id ret = placeByKey("r:" + f.key);
-    if (ret == kNone || ret >= Addresses.size() || !Addresses[ret])
+    Id ret = returnPlace(fn);
+    if (Addresses.at(ret).empty())
       continue;
-    for (Id v : *Addresses[ret]) {
+    for (Id v : Addresses.at(ret)) {
       if (v >= ObjectPlaces.size())
         continue; // a function, a constant, or unknown
       auto records = recordsOfObject.find(ObjectPlaces[v]);
@@ -1472,9 +1549,9 @@ std::vector<Id> Program::objectsAt(Id pointer, bool *unknown) const {
   std::vector<Id> out;
   if (unknown)
     *unknown = false;
-  if (pointer == kNone || pointer >= Addresses.size() || !Addresses[pointer])
+  if (Addresses.at(pointer).empty())
     return out;
-  for (Id v : *Addresses[pointer]) {
+  for (Id v : Addresses.at(pointer)) {
     if (v == kUnknownObject) {
       if (unknown)
         *unknown = true;
@@ -1487,9 +1564,9 @@ std::vector<Id> Program::objectsAt(Id pointer, bool *unknown) const {
 
 std::vector<Id> Program::functionsAt(Id pointer) const {
   std::vector<Id> out;
-  if (pointer == kNone || pointer >= Addresses.size() || !Addresses[pointer])
+  if (Addresses.at(pointer).empty())
     return out;
-  for (Id v : *Addresses[pointer])
+  for (Id v : Addresses.at(pointer))
     if (v < kConstantBase && v >= ObjectPlaces.size() && v - ObjectPlaces.size() < FunctionValues.size())
       out.push_back(FunctionValues[v - ObjectPlaces.size()]);
   return out;
@@ -1497,9 +1574,9 @@ std::vector<Id> Program::functionsAt(Id pointer) const {
 
 std::vector<int> Program::constantsAt(Id place) const {
   std::vector<int> out;
-  if (place == kNone || place >= Addresses.size() || !Addresses[place])
+  if (Addresses.at(place).empty())
     return out;
-  for (Id v : *Addresses[place])
+  for (Id v : Addresses.at(place))
     if (v >= kConstantBase && v != kUnknownObject)
       out.push_back(static_cast<int>(v - kConstantBase));
   return out;
@@ -1661,7 +1738,7 @@ void Program::resolveObjects() {
         if (places[p].kind == facts::PlaceKind::Deref) {
           Id pointer = places[p].base;
           bool lost = pointer != kNone && (places[pointer].kind == facts::PlaceKind::Param || loadedFromField.count(pointer));
-          if (lost && (pointer >= Addresses.size() || !Addresses[pointer] || Addresses[pointer]->empty()))
+          if (lost && Addresses.at(pointer).empty())
             LostPointers.push_back(pointer);
         }
       if (LostPointers.empty())
@@ -1720,7 +1797,7 @@ void Program::findAccessors() {
   for (Id fn = 0; fn < functions.size(); ++fn) {
     if (!functions[fn].defined)
       continue;
-    Id ret = placeByKey("r:" + functions[fn].key);
+    Id ret = returnPlace(fn);
     if (ret == kNone || CreatedPlaces.count(ret) || Untracked.count(ret))
       continue;
     std::vector<Access> loads;
@@ -1812,7 +1889,7 @@ void Program::instantiateAccessors() {
     for (const Access *a : it->second) {
       Id pointer = a->param < 0 ? call.receiver.place
                                 : (static_cast<std::size_t>(a->param) < call.args.size() ? call.args[a->param].place : kNone);
-      if (pointer == kNone || pointer >= Addresses.size() || !Addresses[pointer])
+      if (Addresses.at(pointer).empty())
         continue;
       Id stored = kNone;
       if (a->source != kNone) { // a setter: what this caller passes for the stored parameter
@@ -1823,7 +1900,7 @@ void Program::instantiateAccessors() {
       } else if (value == kNone) {
         continue;
       }
-      for (Id v : *Addresses[pointer]) {
+      for (Id v : Addresses.at(pointer)) {
         if (v != kUnknownObject && v >= ObjectPlaces.size())
           continue;
         Id there = v == kUnknownObject ? unknownCounterpart(a->place) : counterpart(a->place, a->deref, ObjectPlaces[v]);
@@ -1952,27 +2029,23 @@ bool Program::resolveRound() {
   std::size_t n = places.size();
   if (DerefRoots.size() < n)
     DerefRoots.resize(n, kNone + 1);
-  // Seeds: objects where their address is taken, functions where they are named.
-  std::vector<std::vector<Id>> seeds(n);
-  std::vector<Id> functionIds(functions.size(), kNone);
-  for (const facts::Points &pt : points) {
-    if (pt.target != kNone)
-      seeds[pt.place].push_back(addressValue(pt.target));
-    if (pt.constant >= 0)
-      seeds[pt.place].push_back(kConstantBase + static_cast<Id>(pt.constant));
-  }
-  for (Id p = 0; p < AddressSeeds.size() && p < n; ++p)
-    seeds[p].insert(seeds[p].end(), AddressSeeds[p].begin(), AddressSeeds[p].end());
+  // Seeds: objects where their address is taken, functions where they are named. (Ids made
+  // first: makeGraph() asks for the seeds twice.)
+  std::vector<Id> objectOfPoints(points.size(), kNone), functionOfPoints(points.size(), kNone);
+  for (Id i = 0; i < points.size(); ++i)
+    if (points[i].target != kNone)
+      objectOfPoints[i] = addressValue(points[i].target);
   Id base = ObjectPlaces.size();
-  for (const facts::Points &pt : points)
-    if (pt.function != kNone) {
-      auto [it, fresh] = FunctionValueIds.try_emplace(pt.function, FunctionValues.size());
+  for (Id i = 0; i < points.size(); ++i)
+    if (points[i].function != kNone) {
+      auto [it, fresh] = FunctionValueIds.try_emplace(points[i].function, FunctionValues.size());
       if (fresh)
-        FunctionValues.push_back(pt.function);
-      seeds[pt.place].push_back(base + it->second);
+        FunctionValues.push_back(points[i].function);
+      functionOfPoints[i] = base + it->second;
     }
+  std::vector<bool> called;
   if (SeedUnknown) {
-    std::vector<bool> called(functions.size(), false);
+    called.assign(functions.size(), false);
     for (const facts::Call &c : calls)
       called[c.callee] = true;
     for (const facts::Callback &c : callbacks)
@@ -1981,20 +2054,36 @@ bool Program::resolveRound() {
       for (Id b : functions[f].overrides)
         if (called[b])
           called[f] = true;
+  }
+  const Graph seeds = makeGraph(n, [&](auto add) {
+    for (Id i = 0; i < points.size(); ++i) {
+      const facts::Points &pt = points[i];
+      if (objectOfPoints[i] != kNone)
+        add(pt.place, objectOfPoints[i]);
+      if (pt.constant >= 0)
+        add(pt.place, kConstantBase + static_cast<Id>(pt.constant));
+      if (functionOfPoints[i] != kNone)
+        add(pt.place, functionOfPoints[i]);
+    }
+    for (Id p = 0; p < AddressSeeds.size() && p < n; ++p)
+      for (Id value : AddressSeeds[p])
+        add(p, value);
+    if (!SeedUnknown)
+      return;
     // (A place may get kUnknownObject twice: propagateSets sorts and dedupes seeds.)
     for (Id p : Untracked)
       if (p < n)
-        seeds[p].push_back(kUnknownObject);
+        add(p, kUnknownObject);
     for (Id p = 0; p < n; ++p) {
       const facts::Place &at = places[p];
       if (at.kind == facts::PlaceKind::Param && at.function != kNone &&
           (!called[at.function] || functions[at.function].addressEscapes))
-        seeds[p].push_back(kUnknownObject);
+        add(p, kUnknownObject);
     }
     for (Id p : LostPointers)
       if (p < n)
-        seeds[p].push_back(kUnknownObject);
-  }
+        add(p, kUnknownObject);
+  });
   const Graph out = makeGraph(n, [&](auto add) {
     for (const facts::Flow &f : flows)
       add(f.from, f.to);
@@ -2006,11 +2095,7 @@ bool Program::resolveRound() {
   // ids, so function values are told apart by FunctionBase next time.
   std::size_t flowsBefore = flows.size(), callsBefore = calls.size(), optionsBefore = options.size();
   // (Addresses is set once a round, above: what this refers to stays while the round runs.)
-  auto valuesAt = [&](Id place) -> llvm::ArrayRef<Id> {
-    if (place >= Addresses.size() || !Addresses[place])
-      return {};
-    return *Addresses[place];
-  };
+  auto valuesAt = [&](Id place) -> llvm::ArrayRef<Id> { return Addresses.at(place); };
   // Places reached through a pointer: the same place of each object it points to.
   auto scanChildren = [&] {
     for (; ChildrenScanned < places.size(); ++ChildrenScanned) {
@@ -2084,7 +2169,7 @@ bool Program::resolveRound() {
       deriveCallFlows(bound);
       const facts::Site &site = sites[call.site];
       Id value = placeByKey(facts::indirectValueKey(files[site.file], site.offset));
-      Id ret = placeByKey("r:" + functions[fn].key);
+      Id ret = returnPlace(fn);
       if (value != kNone && ret != kNone)
         addDerived(ret, value, facts::FlowKind::Return, call.site, true);
       // Object results come back member by member (a copy: counterpart() adds places, and
@@ -2140,6 +2225,13 @@ void Program::addRoots() {
     for (Id e : Incoming[id])
       mark(flows[e].from);
   }
+  // The roots first, then their origins in one allocation: a Create is large, and a 100,000-file
+  // link has hundreds of thousands of roots (growing by doubling moved them a quarter of this).
+  auto escapes = [&](const facts::Place &place) {
+    return place.kind == facts::PlaceKind::Param && place.function != kNone &&
+           functions[place.function].addressEscapes;
+  };
+  std::vector<Id> roots;
   for (Id id = 0; id < n; ++id) {
     if (!relevant[id] || created[id])
       continue;
@@ -2157,14 +2249,16 @@ void Program::addRoots() {
                 place.kind != facts::PlaceKind::Element && place.kind != facts::PlaceKind::Value &&
                 place.kind != facts::PlaceKind::Member && place.kind != facts::PlaceKind::Deref &&
                 place.kind != facts::PlaceKind::Object && !returnsNothing;
-    bool escaped = place.kind == facts::PlaceKind::Param && place.function != kNone &&
-                   functions[place.function].addressEscapes;
-    if (!root && !Untracked.count(id) && !escaped)
-      continue;
+    if (root || Untracked.count(id) || escapes(place))
+      roots.push_back(id);
+  }
+  creates.reserve(creates.size() + roots.size());
+  for (Id id : roots) {
+    const facts::Place &place = places[id];
     facts::Create c;
     c.place = id;
     if (place.kind == facts::PlaceKind::Param && place.function != kNone &&
-        !Called[place.function] && !escaped && !Untracked.count(id)) {
+        !Called[place.function] && !escapes(place) && !Untracked.count(id)) {
       c.how = facts::CreateHow::Parameter;
       c.origin = "parameter '" + place.name + "' of " + functions[place.function].name +
                  "(), which has no caller in the program";
@@ -2242,10 +2336,11 @@ Components components(const Graph &out) {
 
 void Program::propagate() {
   std::size_t n = places.size();
-  std::vector<std::vector<Id>> createdAt(n);
-  for (Id c = 0; c < creates.size(); ++c)
-    createdAt[creates[c].place].push_back(c);
-  auto run = [&](bool exactOnly, std::vector<OriginSet> &result) {
+  const Graph createdAt = makeGraph(n, [&](auto add) {
+    for (Id c = 0; c < creates.size(); ++c)
+      add(creates[c].place, c);
+  });
+  auto run = [&](bool exactOnly, PlaceSets &result) {
     const Graph out = makeGraph(n, [&](auto add) {
       for (const facts::Flow &f : flows)
         if (!exactOnly || f.exact)
@@ -2259,7 +2354,7 @@ void Program::propagate() {
   keepLibrariesApart(Exact);
 }
 
-void Program::keepLibrariesApart(std::vector<OriginSet> &sets) {
+void Program::keepLibrariesApart(PlaceSets &sets) {
   // Two libraries of one database that define the same functions (eudev's libudev and
   // libudev-legacy): a call reaches either definition, so one library's objects reach the other's
   // code (udevd's monitor comes back from both copies of udev_monitor_new_from_netlink() and goes
@@ -2279,7 +2374,7 @@ void Program::keepLibrariesApart(std::vector<OriginSet> &sets) {
     return place == kNone ? kNone : places[place].function;
   };
   for (Id p = 0; p < sets.size() && p < places.size(); ++p) {
-    if (!sets[p] || sets[p]->empty())
+    if (sets.at(p).empty())
       continue;
     Id fn = ownerOf(p);
     if (fn == kNone)
@@ -2293,20 +2388,18 @@ void Program::keepLibrariesApart(std::vector<OriginSet> &sets) {
       Id file = site == kNone ? kNone : sites[site].file;
       return file != kNone && file != functions[fn].file && others.count(file);
     };
-    if (std::none_of(sets[p]->begin(), sets[p]->end(), foreign))
+    if (std::none_of(sets.at(p).begin(), sets.at(p).end(), foreign))
       continue;
     std::vector<Id> kept;
-    for (Id c : *sets[p])
+    for (Id c : sets.at(p))
       if (!foreign(c))
         kept.push_back(c);
-    sets[p] = std::make_shared<const std::vector<Id>>(std::move(kept));
+    sets.share(p, sets.add(std::move(kept)));
   }
 }
 
 const std::vector<Id> &Program::originsOf(Id place) const {
-  if (place == kNone || place >= Origins.size() || !Origins[place])
-    return none();
-  return *Origins[place];
+  return Origins.at(place);
 }
 
 bool Program::reaches(Id origin, Id place) const {
@@ -2315,9 +2408,7 @@ bool Program::reaches(Id origin, Id place) const {
 }
 
 bool Program::reachesExactly(Id origin, Id place) const {
-  if (place == kNone || place >= Exact.size() || !Exact[place])
-    return false;
-  return std::binary_search(Exact[place]->begin(), Exact[place]->end(), origin);
+  return Exact.contains(place, origin);
 }
 
 bool Program::storedInto(Id place) const {
@@ -2520,7 +2611,7 @@ const Summary &Program::summary(Id function) const {
       if (pl.place != kNone && downstream.count(pl.place) && e.sentAsFd == kNone)
         e.sentAsFd = pl.site;
   }
-  Id ret = placeByKey("r:" + functions[function].key);
+  Id ret = returnPlace(function);
   if (ret != kNone) {
     std::optional<facts::Family> family;
     bool agree = true;
@@ -2596,9 +2687,7 @@ std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {
   auto holds = [&](Id value, bool address, Id at) {
     if (!address)
       return reaches(value, at);
-    if (at >= Addresses.size() || !Addresses[at])
-      return false;
-    return std::binary_search(Addresses[at]->begin(), Addresses[at]->end(), value);
+    return Addresses.contains(at, value);
   };
   std::set<std::tuple<Id, Id, bool>> visited{{place, origin, false}};
   std::vector<std::tuple<Id, Id, bool, int>> work{{place, origin, false, 0}};

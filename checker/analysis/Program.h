@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <memory>
@@ -51,6 +52,39 @@ template <class Edges> Graph makeGraph(std::size_t n, Edges edges) {
   return g;
 }
 
+// A set of ids (origins, address values) for each place, each distinct set stored once: the places
+// of a cycle share one, and so do places that only pass on what one predecessor holds. Four bytes
+// a place, not a reference-counted pointer: the link's rounds remake these for millions of places.
+class PlaceSets {
+public:
+  std::size_t size() const { return SetOf.size(); }
+  // Ascending; empty for a place without a set (kNone and places made after the sets included).
+  const std::vector<Id> &at(Id place) const {
+    static const std::vector<Id> kEmpty;
+    return place < SetOf.size() && SetOf[place] != kNone ? Sets[SetOf[place]] : kEmpty;
+  }
+  bool contains(Id place, Id value) const {
+    const std::vector<Id> &set = at(place);
+    return std::binary_search(set.begin(), set.end(), value);
+  }
+  // A new set (ascending) and its index, for share().
+  Id add(std::vector<Id> set) {
+    Sets.push_back(std::move(set));
+    return static_cast<Id>(Sets.size() - 1);
+  }
+  const std::vector<Id> &set(Id index) const { return Sets[index]; }
+  // Gives `place` the set `index` (kNone: none).
+  void share(Id place, Id index) {
+    if (place >= SetOf.size())
+      SetOf.resize(place + 1, kNone);
+    SetOf[place] = index;
+  }
+
+private:
+  std::vector<Id> SetOf; // per place: an index into Sets, or kNone
+  std::vector<std::vector<Id>> Sets;
+};
+
 // What a function does to the sockets in its parameters and returns, over the whole program.
 struct ParamEffects {
   Id passcred = kNone;   // site of an SO_PASSCRED that may enable it
@@ -71,8 +105,11 @@ struct Summary {
 
 class Program {
 public:
-  // Merges and propagates. Units need not be distinct: facts seen twice count once.
-  static std::unique_ptr<Program> link(const std::vector<const facts::Unit *> &units);
+  // Merges and propagates. Units need not be distinct: facts seen twice count once. A unit that
+  // `movable` also holds at its index is read for the last time: its strings and vectors may be
+  // moved into the program (it is left valid, its contents unspecified).
+  static std::unique_ptr<Program> link(const std::vector<const facts::Unit *> &units,
+                                       const std::vector<facts::Unit *> &movable = {});
 
   // Tables (indices are program-wide).
   std::vector<std::string> files;
@@ -174,17 +211,20 @@ public:
 
   // The place with this key, or kNone.
   Id placeByKey(llvm::StringRef key) const;
+  // The return place of a function (r:<key>), or kNone.
+  Id returnPlace(Id function) const { return function < ReturnPlaces.size() ? ReturnPlaces[function] : kNone; }
   std::string describe(Id place) const { return place == kNone ? "?" : places[place].key; }
 
 private:
-  void mergeUnit(const facts::Unit &unit);
+  void reserveFor(const std::vector<const facts::Unit *> &units);
+  void mergeUnit(const facts::Unit &unit, facts::Unit *movable);
   void deriveFlows();
   void deriveCallFlows(const facts::Call &call);
   Id thisPlace(Id function);
   void dropFallbacks();
   void addRoots();
   void propagate();
-  void keepLibrariesApart(std::vector<std::shared_ptr<const std::vector<Id>>> &sets);
+  void keepLibrariesApart(PlaceSets &sets);
   // Objects: which objects (and functions) reach each pointer, what a place reached through a
   // pointer is in each of them, and which functions a call through a pointer calls.
   void resolveObjects();
@@ -248,6 +288,10 @@ private:
   }
 
   llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
+  // Every pass asks for functions' return places; only the merge makes them (later places are
+  // parameters, members, elements, store sides and clones, whose keys start otherwise).
+  void indexReturns();
+  std::vector<Id> ReturnPlaces;
   // The places paramPlace()/thisPlace() (index -1) and elementPlace() made or found, by their
   // parts: each is asked for once per call argument, and its key is a string to build and hash.
   llvm::DenseMap<std::pair<Id, int>, Id> ParamPlaceIds, ElementPlaceIds;
@@ -273,15 +317,14 @@ private:
   llvm::DenseSet<std::tuple<Id, Id, int, int>> FlowKeys; // from, to, kind, exact
   llvm::DenseSet<std::tuple<Id, Id, int>> CallbackKeys;
 
-  using OriginSet = std::shared_ptr<const std::vector<Id>>;
-  std::vector<OriginSet> Origins, Exact;
+  PlaceSets Origins, Exact;
   // Address values (resolveObjects): ids [0, ObjectPlaces.size()) are objects, then functions by
   // FunctionValues index; kUnknownObject is what a pointer from outside may point to.
   static constexpr Id kUnknownObject = 0x7fffffff;
   static constexpr Id kConstantBase = 0x70000000; // + Points::constant: a socket constant
   std::vector<Id> ObjectPlaces, FunctionValues;
   llvm::DenseMap<Id, Id> ObjectIds, FunctionValueIds; // place / function -> value id
-  std::vector<OriginSet> Addresses;                    // per place
+  PlaceSets Addresses;                                 // per place
   std::vector<std::vector<Id>> AddressSeeds;           // per place: value ids made there
   std::vector<Id> DerefRoots;                          // per place (derefRoot), kNone: none
   std::vector<Id> Derefs;                              // every Deref place

@@ -387,9 +387,13 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
   PhaseTimer linkTimer(options.stats, "link");
   for (const facts::Unit &unit : services)
     units.push_back(&unit);
+  // Nothing reads the extracted units' facts after the link (their outcomes were taken above).
+  std::vector<facts::Unit *> movable;
+  for (ExtractedUnit &unit : extracted)
+    movable.push_back(&unit.unit);
   // The prefilter's last round linked these very units (linkedUnits()).
   std::unique_ptr<analysis::Program> program =
-      prelinked ? std::move(prelinked) : analysis::Program::link(units);
+      prelinked ? std::move(prelinked) : analysis::Program::link(units, movable);
   linkTimer.stop();
   if (options.stats) {
     options.stats->places = program->places.size();
