@@ -435,34 +435,28 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
     if (!seen(FlowKeys, std::make_tuple(copy.from, copy.to, static_cast<int>(copy.kind), static_cast<int>(copy.exact))))
       flows.push_back(copy);
   }
-  // A call of the unit, direct or through a pointer, in the program's numbering.
-  auto mappedCall = [&](const facts::Call &c, facts::Call *movableCall) {
-    facts::Call copy = movableCall ? facts::Call(std::move(*movableCall)) : c; // (c is moved from too)
-    copy.site = siteMap[copy.site];
-    copy.caller = mapped(functionMap, copy.caller);
-    for (facts::Argument &a : copy.args)
-      a.place = mapped(placeMap, a.place);
-    copy.receiver.place = mapped(placeMap, copy.receiver.place);
-    return copy;
+  // The unit's calls, direct (once per site and callee) or through a pointer (once per site and
+  // pointer), in the program's numbering.
+  auto mergeCalls = [&](const std::vector<facts::Call> &unitCalls, std::vector<facts::Call> *movableCalls,
+                        bool direct, llvm::DenseSet<std::pair<Id, Id>> &keys, std::vector<facts::Call> &into) {
+    for (std::size_t i = 0; i < unitCalls.size(); ++i) {
+      const facts::Call &c = unitCalls[i];
+      Id site = siteMap[c.site], to = direct ? functionMap[c.callee] : placeMap[c.target];
+      if (seen(keys, std::make_pair(site, to)))
+        continue;
+      facts::Call copy = movableCalls ? facts::Call(std::move((*movableCalls)[i])) : c; // (c is moved from too)
+      copy.site = site;
+      copy.caller = mapped(functionMap, copy.caller);
+      for (facts::Argument &a : copy.args)
+        a.place = mapped(placeMap, a.place);
+      copy.receiver.place = mapped(placeMap, copy.receiver.place);
+      (direct ? copy.callee : copy.target) = to;
+      into.push_back(std::move(copy));
+    }
   };
-  for (std::size_t i = 0; i < u.calls.size(); ++i) {
-    const facts::Call &c = u.calls[i];
-    Id site = siteMap[c.site], callee = functionMap[c.callee];
-    if (seen(CallKeys, std::make_pair(site, callee)))
-      continue;
-    facts::Call copy = mappedCall(c, movable ? &movable->calls[i] : nullptr);
-    copy.callee = callee;
-    calls.push_back(std::move(copy));
-  }
-  for (std::size_t i = 0; i < u.indirectCalls.size(); ++i) {
-    const facts::Call &c = u.indirectCalls[i];
-    Id site = siteMap[c.site], target = placeMap[c.target];
-    if (seen(IndirectKeys, std::make_pair(site, target)))
-      continue;
-    facts::Call copy = mappedCall(c, movable ? &movable->indirectCalls[i] : nullptr);
-    copy.target = target;
-    indirectCalls.push_back(std::move(copy));
-  }
+  mergeCalls(u.calls, movable ? &movable->calls : nullptr, /*direct=*/true, CallKeys, calls);
+  mergeCalls(u.indirectCalls, movable ? &movable->indirectCalls : nullptr, /*direct=*/false, IndirectKeys,
+             indirectCalls);
   for (const facts::Points &pt : u.points) {
     // The constant too (bind_listen(AF_INET6, ...)): dropped here, it reached the link as a place
     // given nothing.
