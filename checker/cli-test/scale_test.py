@@ -262,8 +262,7 @@ class ScaleTest(unittest.TestCase):
         # A run notes the database it found valid (its digest) in the facts cache, and the next
         # run over the same bytes does not check it again; other bytes are checked as always.
         cold = self.ws.cold()
-        self.warm()  # makes the cache directory
-        self.warm()  # notes the database there
+        self.warm()  # makes the cache directory, then notes the database there
         note = os.path.join(self.ws.build, "afunix-cache", "database-checked")
         self.assertTrue(os.path.exists(note))
         self.assertEqual(timings(self.warm().stderr), (0, self.ws.parsed))
@@ -705,6 +704,106 @@ def worst_case_source(sockets):
     return "\n".join(lines) + "\n"
 
 
+class RememberedTest(unittest.TestCase):
+    """What a run keeps in the facts cache besides facts, for the next run: the names that matter
+    of each prefilter round (by a digest of every unit's facts its link read) and the jobs of the
+    database (by its bytes). Neither may change an output: each test compares with a run on a
+    fresh cache over the same tree."""
+
+    PROJECT = "pos_fd_flood_loop_in_plain_file"
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(prefix="afunix-remembered-")
+        self.addCleanup(shutil.rmtree, self.root, True)
+        self.src = os.path.join(self.root, "src")
+        shutil.copytree(os.path.join(PROJECTS, self.PROJECT), self.src)
+        self.build = os.path.join(self.root, "build")
+        os.makedirs(self.build)
+        self.database = os.path.join(self.build, "compile_commands.json")
+        with open(self.database, "w") as f:
+            json.dump([{"directory": self.src, "file": os.path.join(self.src, name),
+                        "arguments": ["cc", "-std=gnu11", "-c", name]}
+                       for name in sorted(os.listdir(self.src)) if name.endswith(".c")], f, indent=1)
+
+    def check(self, *extra):
+        proc = run("-p", self.build, "--format=json", "--timings", *extra, cwd=self.root)
+        return json.loads(proc.stdout), proc.stderr
+
+    def fresh(self):
+        cache = tempfile.mkdtemp(dir=self.root, prefix="fresh-cache-")
+        return self.check(f"--cache-dir={cache}", "--no-store-facts")[0]
+
+    def links_spared(self, stderr):
+        m = re.search(r"(\d+) rounds not linked", stderr)
+        return int(m[1]) if m else 0
+
+    def test_prefilter_rounds_are_remembered_and_an_edit_is_still_seen(self):
+        first, err = self.check()
+        self.assertEqual(first["skipped"], [os.path.join(self.src, "usage.c")])
+        self.assertRegex(err, r"prefilter: 1 seeds .*, 2 rounds, 1 skipped")
+        self.assertEqual(self.links_spared(err), 0)
+        # The first round links the facts it linked before: its names come from the cache.
+        second, err = self.check()
+        self.assertEqual(self.links_spared(err), 1, err)
+        self.assertEqual(second, first)
+        # A skipped file's text is read again each run: once it names what the remembered names
+        # say matters, it is parsed (and its loop found), as on a fresh cache.
+        usage = os.path.join(self.src, "usage.c")
+        with open(usage, "w") as f:
+            f.write('#include "pool.h"\n#include "usage.h"\n'
+                    "int usage(const char *program) {\n  int channel = open_channel(program);\n"
+                    "  while (hand_out_pair(channel) == 0)\n    ;\n  return 2;\n}\n")
+        edited, err = self.check()
+        self.assertEqual(self.links_spared(err), 1, err)
+        self.assertEqual(edited["skipped"], [])
+        self.assertIn(usage, {f["file"] for f in edited["findings"]})
+        self.assertEqual(edited, self.fresh())
+        # An edit of the facts of the first round's file: a new key, linked again.
+        fdpass = os.path.join(self.src, "fdpass.c")
+        with open(fdpass, "a") as f:
+            f.write("\nint spare_channel(void) { return open_channel(\"/tmp/spare\"); }\n")
+        refacted, err = self.check()
+        self.assertEqual(self.links_spared(err), 0, err)
+        self.assertEqual(refacted, self.fresh())
+
+    def test_damaged_remembered_results_are_reported_and_derived_again(self):
+        expected, _ = self.check()
+        table = os.path.join(self.build, "afunix-cache", "derived-results")
+        self.assertTrue(os.path.exists(table))
+        with open(table, "r+b") as f:
+            data = bytearray(f.read())
+            data[len(data) // 2] ^= 0x5a
+            f.seek(0)
+            f.write(data)
+        report, err = self.check()
+        self.assertIn("derived-results is damaged", err)
+        self.assertEqual(self.links_spared(err), 0)
+        self.assertEqual(report, expected)
+        report, err = self.check()
+        self.assertNotIn("damaged", err)
+        self.assertEqual(self.links_spared(err), 1, err)
+        self.assertEqual(report, expected)
+
+    def test_the_database_jobs_are_remembered_by_its_bytes(self):
+        expected, _ = self.check()
+        note = os.path.join(self.build, "afunix-cache", "database-jobs")
+        self.assertTrue(os.path.exists(note), "the first run notes the jobs once it made the cache")
+        self.assertEqual(self.check()[0], expected)
+        # Other bytes: read again, the new command used (the note is of the old bytes).
+        with open(self.database) as f:
+            entries = json.load(f)
+        entries[0]["arguments"].insert(1, "-DNOTED_BY_THE_TEST=1")
+        with open(self.database, "w") as f:
+            json.dump(entries, f)
+        commands = run("-p", self.build, "--print-commands", cwd=self.root).stdout
+        self.assertIn("-DNOTED_BY_THE_TEST=1", commands)
+        self.assertEqual(self.check()[0], expected)
+        # The file system is asked each run: a listed file gone is an input error, note or not.
+        os.remove(os.path.join(self.src, "usage.c"))
+        gone = run("-p", self.build, check_status=(2,), cwd=self.root)
+        self.assertIn("usage.c, which does not exist", gone.stderr)
+
+
 class WorkBoundTest(unittest.TestCase):
     """Every rule's work is bounded (RuleContext::kWorkBound): on a generated worst case the run
     ends, says which rules stopped, and a program of ordinary shape never reaches the bound."""
@@ -745,7 +844,7 @@ def main():
     def qualified(name):
         if name.startswith("-") or "." in name:
             return name
-        for cls in (ScaleTest, WorkBoundTest):
+        for cls in (ScaleTest, RememberedTest, WorkBoundTest):
             if hasattr(cls, name):
                 return f"{cls.__name__}.{name}"
         return name

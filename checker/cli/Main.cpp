@@ -785,6 +785,8 @@ int run(int argc, char **argv) {
   std::vector<std::string> missingFiles; // listed by the database, not on the disk
   bool partial = false;
   unsigned excludedFromProgram = 0; // files of the program --exclude leaves out (not extracted)
+  // What spares the next run reading the database, written once the run has made the cache.
+  std::vector<std::pair<std::string, std::string>> databaseNotes;
   if (!cli.link) {
     CompileRequest request;
     request.buildPath = cli.buildPath;
@@ -792,6 +794,7 @@ int run(int argc, char **argv) {
     request.extraArgs = cli.compilerArgs;
     request.haveDashDash = cli.haveDashDash;
     request.checkedNoteDir = factsCacheDir(cli);
+    request.notes = &databaseNotes;
     if (!collectJobs(request, jobs, error))
       return inputError(error);
 
@@ -1021,6 +1024,7 @@ int run(int argc, char **argv) {
       return inputError(error);
   } else {
     result = runChecks(jobs, options);
+    writeDatabaseNotes(factsCacheDir(cli), databaseNotes);
   }
   if (cli.timings) {
     stats.peakRssKiB = peakRssKiB();

@@ -5,6 +5,7 @@
 #include "FactsCache.h"
 #include "SafeFiles.h"
 
+#include "FactsBinary.h"
 #include "InputFiles.h"
 
 #include "clang/Basic/Diagnostic.h"
@@ -300,6 +301,9 @@ bool fileExists(const std::string &path) {
   return llvm::sys::fs::is_regular_file(path);
 }
 
+// The note of the last database found valid (validateDatabase()).
+constexpr char kCheckedNoteName[] = "database-checked";
+
 std::string databasePath(const std::string &buildPath) {
   if (llvm::sys::fs::is_directory(buildPath)) {
     llvm::SmallString<256> json(buildPath);
@@ -320,8 +324,19 @@ std::string databasePath(const std::string &buildPath) {
 // `noteDir` (the facts cache): a digest of this afunix-check, the database's path and its bytes.
 // A run that finds the note equal to its own digest of them skips the check: the same checks of
 // the same bytes pass again. A note that is missing, damaged or of other bytes only costs the check.
-bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, std::string &text,
+// A note for the facts cache's directory: written now when it is already a cache, or handed to
+// the caller (CompileRequest::notes) to write once the run has made it one.
+void saveNote(const CompileRequest &request, const std::string &name, std::string bytes) {
+  if (request.notes) {
+    request.notes->emplace_back(name, std::move(bytes));
+    return;
+  }
+  writeDatabaseNotes(request.checkedNoteDir, {{name, std::move(bytes)}});
+}
+
+bool validateDatabase(const std::string &jsonPath, const CompileRequest &request, std::string &text,
                       std::string &error) {
+  const std::string &noteDir = request.checkedNoteDir;
   std::string why;
   if (!analysis::readInputFile(jsonPath, analysis::kMaxJsonInputBytes, text, why)) {
     error = "cannot read the compile database " + why;
@@ -330,7 +345,7 @@ bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, s
   std::string note, digest;
   if (!noteDir.empty()) {
     llvm::SmallString<256> path(noteDir);
-    llvm::sys::path::append(path, "database-checked");
+    llvm::sys::path::append(path, kCheckedNoteName);
     note = std::string(path);
     digest = fileDigest(checkerIdentity() + '\0' + absolutePath(jsonPath) + '\0' + fileDigest(text));
     std::string known, ignored;
@@ -389,12 +404,8 @@ bool validateDatabase(const std::string &jsonPath, const std::string &noteDir, s
   }
   if (rewritten) {
     text = llvm::formatv("{0}", *parsed).str();
-  } else if (std::string why; !note.empty() &&
-             FactsCache::adoptable(noteDir, why) == FactsCache::Adoption::Ours) {
-    // Only into a cache directory already marked as afunix-check's (the run creates it later).
-    // A failure only costs the check next time.
-    std::string ignored;
-    writeOwnFileAtomically(note, digest, ignored);
+  } else if (!note.empty()) {
+    saveNote(request, kCheckedNoteName, digest);
   }
   return true;
 }
@@ -430,6 +441,135 @@ std::vector<std::string> preprocessingOf(const std::vector<std::string> &argv) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
+
+// A file the database lists (as it spells it) and its job, before the file system is asked
+// whether the file is there.
+struct ListedJob {
+  std::string listed;
+  CompileJob job;
+};
+
+// The job note: the jobs a database's bytes make (clang's reader, @file expansion, the
+// adjustments), so that a run over a database it has seen neither parses it again nor adjusts
+// every command. The file system's answers (is the file there, its directory, its identity) are
+// asked each run.
+constexpr char kJobNoteName[] = "database-jobs";
+
+std::string encodeJobNote(const std::vector<ListedJob> &listed) {
+  std::string out;
+  facts::putVarint(out, listed.size());
+  for (const ListedJob &entry : listed) {
+    facts::putString(out, entry.listed);
+    facts::putString(out, entry.job.file);
+    facts::putString(out, entry.job.directory);
+    facts::putVarint(out, entry.job.argv.size());
+    for (const std::string &arg : entry.job.argv)
+      facts::putString(out, arg);
+    facts::putString(out, entry.job.target);
+    facts::putVarint(out, entry.job.otherConfigurations);
+  }
+  return out;
+}
+
+// The note's jobs when it was written for `key`; false when it is missing, of another key or
+// damaged (the database is then read as without it).
+bool readJobNote(const std::string &noteDir, const std::string &key, std::vector<ListedJob> &listed) {
+  llvm::SmallString<256> path(noteDir);
+  llvm::sys::path::append(path, kJobNoteName);
+  std::string bytes, ignored;
+  if (!analysis::readInputFile(std::string(path), analysis::kMaxJsonInputBytes, bytes, ignored))
+    return false;
+  llvm::StringRef in(bytes);
+  if (!in.consume_front(key) || !in.consume_front("\n"))
+    return false;
+  std::uint64_t count = 0;
+  if (!facts::getVarint(in, count) || count > in.size())
+    return false;
+  listed.resize(count);
+  for (ListedJob &entry : listed) {
+    llvm::StringRef listedName, file, directory, target;
+    std::uint64_t args = 0, others = 0;
+    if (!facts::getString(in, listedName) || !facts::getString(in, file) ||
+        !facts::getString(in, directory) || !facts::getVarint(in, args) || args > in.size())
+      return false;
+    entry.listed = listedName.str();
+    entry.job.file = file.str();
+    entry.job.directory = directory.str();
+    entry.job.argv.resize(args);
+    for (std::string &arg : entry.job.argv) {
+      llvm::StringRef value;
+      if (!facts::getString(in, value))
+        return false;
+      arg = value.str();
+    }
+    if (!facts::getString(in, target) || !facts::getVarint(in, others) || others > UINT32_MAX)
+      return false;
+    entry.job.target = target.str();
+    entry.job.otherConfigurations = static_cast<unsigned>(others);
+  }
+  return in.empty();
+}
+
+// What the database says of `files` (every C or C++ file it lists when empty), in order. Errors:
+// a database clang's reader refuses, a named file it does not list. `respondsToFiles`: some
+// command reads an @file.
+bool listJobs(const std::string &jsonPath, const std::string &text, const CompileRequest &request,
+              const std::vector<std::string> &files, std::vector<ListedJob> &listed,
+              bool &respondsToFiles, std::string &error) {
+  using namespace clang::tooling;
+  std::string loadError;
+  std::unique_ptr<JSONCompilationDatabase> json =
+      JSONCompilationDatabase::loadFromBuffer(text, loadError, JSONCommandLineSyntax::AutoDetect);
+  if (!json) {
+    llvm::StringRef message(loadError);
+    message.consume_front("Error while parsing JSON.");
+    error = jsonPath + ": broken compile database: " + message.trim().str();
+    return false;
+  }
+  std::vector<std::string> names = files;
+  if (names.empty()) {
+    // getAllFiles() lists them in the order of a hash of their absolute paths: the same database
+    // in another checkout (CI's, a copy) would link its units in another order. By path, the
+    // order is the same wherever the tree lies.
+    std::vector<std::string> allFiles = json->getAllFiles();
+    std::sort(allFiles.begin(), allFiles.end());
+    for (const std::string &f : allFiles)
+      if (isCOrCxxSource(f))
+        names.push_back(f);
+  }
+  // Conservative: any @ in the database (a path may hold one too).
+  respondsToFiles = llvm::StringRef(text).contains('@');
+  // @file response files in the commands are expanded, relative to each command's directory.
+  std::unique_ptr<CompilationDatabase> db =
+      expandResponseFiles(std::move(json), llvm::vfs::getRealFileSystem());
+  for (const std::string &f : names) {
+    std::vector<CompileCommand> commands = db->getCompileCommands(f);
+    if (commands.empty()) {
+      error = f + ": not in the compile database " + jsonPath;
+      return false;
+    }
+    // A file compiled several ways is checked once, with its first command.
+    const CompileCommand &command = commands.front();
+    std::vector<std::string> argv = command.CommandLine;
+    if (request.haveDashDash) {
+      auto end = std::find(argv.begin(), argv.end(), "--");
+      argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
+    }
+    ListedJob entry{f, {absolutePath(f, command.Directory), command.Directory, adjustCommand(argv, f),
+                        outputTarget(argv, command.Output)}};
+    if (commands.size() > 1) {
+      std::vector<std::string> first = preprocessingOf(command.CommandLine);
+      for (std::size_t c = 1; c < commands.size(); ++c)
+        entry.job.otherConfigurations += preprocessingOf(commands[c].CommandLine) != first;
+    }
+    listed.push_back(std::move(entry));
+  }
+  return true;
+}
+
+} // namespace
 
 bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
                  std::string &error) {
@@ -488,79 +628,77 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
     return false;
   }
   std::string text;
-  if (!validateDatabase(jsonPath, request.checkedNoteDir, text, error))
+  if (!validateDatabase(jsonPath, request, text, error))
     return false;
-  std::string loadError;
-  std::unique_ptr<JSONCompilationDatabase> json =
-      JSONCompilationDatabase::loadFromBuffer(text, loadError, JSONCommandLineSyntax::AutoDetect);
-  if (!json) {
-    llvm::StringRef message(loadError);
-    message.consume_front("Error while parsing JSON.");
-    error = jsonPath + ": broken compile database: " + message.trim().str();
-    return false;
+  // Every C or C++ file of the database (assembler and other languages built alongside are no
+  // business of the checks), or the files named, each with its command: from the job note when
+  // it is of these bytes and arguments, else from clang's reader.
+  bool everyFile = files.empty();
+  std::string noteKey;
+  if (everyFile && !request.checkedNoteDir.empty())
+    noteKey = fileDigest(checkerIdentity() + '\0' + absolutePath(jsonPath) + '\0' + fileDigest(text) +
+                         '\0' + llvm::join(request.extraArgs, std::string(1, '\0')) +
+                         (request.haveDashDash ? "\1" : "\2"));
+  std::vector<ListedJob> listed;
+  if (noteKey.empty() || !readJobNote(request.checkedNoteDir, noteKey, listed)) {
+    listed.clear();
+    bool respondsToFiles = false;
+    if (!listJobs(jsonPath, text, request, files, listed, respondsToFiles, error))
+      return false;
+    // A command with an @file takes its arguments from that file, which the note's key does not
+    // cover: such a database is read anew each run.
+    if (!noteKey.empty() && !respondsToFiles)
+      saveNote(request, kJobNoteName, noteKey + "\n" + encodeJobNote(listed));
   }
-  std::vector<std::string> allFiles = json->getAllFiles();
-  // getAllFiles() lists them in the order of a hash of their absolute paths: the same database in
-  // another checkout (CI's, a copy) would link its units in another order. By path, the order is
-  // the same wherever the tree lies.
-  std::sort(allFiles.begin(), allFiles.end());
-  // @file response files in the commands are expanded, relative to each command's directory.
-  std::unique_ptr<CompilationDatabase> db =
-      expandResponseFiles(std::move(json), llvm::vfs::getRealFileSystem());
-  if (files.empty()) {
-    // Every C or C++ file of the database; assembler and other languages built alongside are no
-    // business of the checks.
-    for (const std::string &f : allFiles)
-      if (isCOrCxxSource(f))
-        files.push_back(f);
-    if (files.empty()) {
+  if (everyFile) {
+    if (listed.empty()) {
       error = jsonPath + ": the compile database lists no C or C++ file";
       return false;
     }
-    std::vector<std::string> present;
-    for (const std::string &f : files) {
-      if (fileExists(f)) {
-        present.push_back(f);
+    // Listed but absent: left out and named, or an input error.
+    std::vector<ListedJob> present;
+    for (ListedJob &entry : listed) {
+      if (fileExists(entry.listed)) {
+        present.push_back(std::move(entry));
       } else if (request.missing) {
-        request.missing->push_back(f);
+        request.missing->push_back(entry.listed);
       } else {
-        error = jsonPath + ": lists " + f + ", which does not exist (build the project first?)";
+        error = jsonPath + ": lists " + entry.listed + ", which does not exist (build the project first?)";
         return false;
       }
     }
-    files = std::move(present);
+    listed = std::move(present);
   }
   std::set<std::string> requested;
-  for (const std::string &f : files) {
-    if (!requested.insert(f).second)
+  for (ListedJob &entry : listed) {
+    if (!requested.insert(entry.listed).second)
       continue;
-    std::vector<CompileCommand> commands = db->getCompileCommands(f);
-    if (commands.empty()) {
-      error = f + ": not in the compile database " + jsonPath;
+    if (!llvm::sys::fs::is_directory(entry.job.directory)) {
+      error = jsonPath + ": the directory of " + entry.listed + " (" + entry.job.directory +
+              ") does not exist";
       return false;
     }
-    // A file compiled several ways is checked once, with its first command.
-    const CompileCommand &command = commands.front();
-    if (!llvm::sys::fs::is_directory(command.Directory)) {
-      error = jsonPath + ": the directory of " + f + " (" + command.Directory + ") does not exist";
-      return false;
-    }
-    std::string file = absolutePath(f, command.Directory);
-    if (!firstTime(file))
+    if (!firstTime(entry.job.file))
       continue;
-    std::vector<std::string> argv = command.CommandLine;
-    if (request.haveDashDash) {
-      auto end = std::find(argv.begin(), argv.end(), "--");
-      argv.insert(end, request.extraArgs.begin(), request.extraArgs.end());
-    }
-    jobs.push_back({file, command.Directory, adjustCommand(argv, f), outputTarget(argv, command.Output)});
-    if (commands.size() > 1) {
-      std::vector<std::string> first = preprocessingOf(command.CommandLine);
-      for (std::size_t c = 1; c < commands.size(); ++c)
-        jobs.back().otherConfigurations += preprocessingOf(commands[c].CommandLine) != first;
-    }
+    jobs.push_back(std::move(entry.job));
   }
   return true;
+}
+
+void writeDatabaseNotes(const std::string &noteDir,
+                        const std::vector<std::pair<std::string, std::string>> &notes) {
+  // Only into a cache directory already marked as afunix-check's. A failure only costs the work
+  // the note would have spared, next time.
+  std::string why;
+  if (noteDir.empty() || notes.empty() ||
+      FactsCache::adoptable(noteDir, why) != FactsCache::Adoption::Ours)
+    return;
+  for (const auto &[name, bytes] : notes) {
+    llvm::SmallString<256> path(noteDir);
+    llvm::sys::path::append(path, name);
+    std::string ignored;
+    writeOwnFileAtomically(std::string(path), bytes, ignored);
+  }
 }
 
 } // namespace afunix::check

@@ -5,6 +5,7 @@
 #include "Paths.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace afunix::check {
@@ -33,7 +34,15 @@ struct CompileRequest {
   // With -p and no FILE: when set, a file the database lists that does not exist is left out
   // and named here (a partial run judges its files without it), instead of an input error.
   std::vector<std::string> *missing = nullptr;
+  // When set, the notes for checkedNoteDir (name, bytes: what spares the next run checking and
+  // reading an unchanged database) are handed here instead of written: a first run makes the
+  // cache directory only later, and writes them then (writeDatabaseNotes()).
+  std::vector<std::pair<std::string, std::string>> *notes = nullptr;
 };
+
+// Writes the notes collectJobs() handed out into `noteDir`, when it is a facts cache directory.
+void writeDatabaseNotes(const std::string &noteDir,
+                        const std::vector<std::pair<std::string, std::string>> &notes);
 
 // Builds one job per file. On failure `error` says what is wrong with which input (missing file,
 // unreadable or malformed database, file not in the database): the caller exits 2.

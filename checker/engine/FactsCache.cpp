@@ -44,6 +44,10 @@ constexpr auto kRemoveAge = std::chrono::hours(24 * 14);
 constexpr char kStampsMagic[8] = {'A', 'F', 'X', 'S', 'T', 'A', 'M', 'P'};
 constexpr int kStampsVersion = 1;
 constexpr char kStampsName[] = "input-stamps";
+// The table of derived results (FactsCache::recall()); bumped when its layout changes.
+constexpr char kDerivedMagic[8] = {'A', 'F', 'X', 'D', 'E', 'R', 'I', 'V'};
+constexpr int kDerivedVersion = 1;
+constexpr char kDerivedName[] = "derived-results";
 
 std::int64_t nanosecondsSinceEpoch(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -347,6 +351,102 @@ void FactsCache::writeStamps() {
   // about every file it names; the last one wins, and what it lacks is only read again.
   std::string error;
   if (!writeOwnFileAtomically(Directory + "/" + kStampsName, out, error))
+    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+}
+
+void FactsCache::readDerived() {
+  Derived.read = true;
+  std::string path = Directory + "/" + kDerivedName;
+  if (!llvm::sys::fs::exists(path))
+    return;
+  std::string why;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
+  if (!file) {
+    llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
+    Derived.changed = true;
+    return;
+  }
+  llvm::StringRef all = file->getBuffer();
+  llvm::StringRef in = all;
+  std::uint64_t version = 0, count = 0;
+  bool ok = in.size() >= kChecksumBytes &&
+            in.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
+  if (ok)
+    in = in.drop_back(kChecksumBytes);
+  llvm::StringRef identity;
+  ok = ok && in.consume_front(llvm::StringRef(kDerivedMagic, sizeof kDerivedMagic)) &&
+       getVarint(in, version);
+  if (ok && (version != kDerivedVersion || !getString(in, identity) ||
+             identity != checkerIdentity())) {
+    Derived.changed = true; // another layout or checker: replaced by this run's
+    return;
+  }
+  ok = ok && getVarint(in, count) && count <= in.size();
+  for (std::uint64_t i = 0; i < count && ok; ++i) {
+    llvm::StringRef key, value;
+    ok = getString(in, key) && getString(in, value);
+    if (ok && Derived.values.try_emplace(key, value.str()).second)
+      Derived.order.push_back(key.str());
+  }
+  if (!ok || !in.empty()) {
+    llvm::errs() << "afunix-check: warning: facts cache " << path
+                 << " is damaged; its results are derived again\n";
+    Derived.values.clear();
+    Derived.order.clear();
+    Derived.changed = true;
+  }
+}
+
+std::optional<std::string> FactsCache::recall(llvm::StringRef key) {
+  std::lock_guard<std::mutex> guard(Derived.lock);
+  if (!Derived.read)
+    readDerived();
+  auto it = Derived.values.find(key);
+  if (it == Derived.values.end())
+    return std::nullopt;
+  // Used again: kept when the table is cut to its newest entries.
+  auto at = std::find(Derived.order.begin(), Derived.order.end(), key);
+  if (at != Derived.order.begin()) {
+    std::rotate(Derived.order.begin(), at, at + 1);
+    Derived.changed = true;
+  }
+  return it->second;
+}
+
+void FactsCache::remember(llvm::StringRef key, std::string value) {
+  std::lock_guard<std::mutex> guard(Derived.lock);
+  if (!Derived.read)
+    readDerived();
+  auto [it, fresh] = Derived.values.try_emplace(key, std::move(value));
+  if (!fresh)
+    return; // the same key derives the same value
+  Derived.order.insert(Derived.order.begin(), key.str());
+  Derived.changed = true;
+}
+
+void FactsCache::writeDerived() {
+  std::string out;
+  {
+    std::lock_guard<std::mutex> guard(Derived.lock);
+    if (!Derived.changed)
+      return;
+    Derived.changed = false;
+    out.assign(kDerivedMagic, sizeof kDerivedMagic);
+    putVarint(out, kDerivedVersion);
+    putString(out, checkerIdentity());
+    std::size_t count = std::min(Derived.order.size(), kMaxDerived);
+    putVarint(out, count);
+    for (std::size_t i = 0; i < count; ++i) {
+      putString(out, Derived.order[i]);
+      putString(out, Derived.values[Derived.order[i]]);
+    }
+  }
+  out += checksum(out);
+  // Whole, by a rename, like the stamp table: the last of concurrent runs wins, and what its
+  // table lacks is only derived again.
+  std::string error;
+  if (!writeOwnFileAtomically(Directory + "/" + kDerivedName, out, error))
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
 }
 
@@ -720,6 +820,7 @@ void FactsCache::finish() {
   if (!flushLocked(error))
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
   writeStamps();
+  writeDerived();
 
   auto now = std::chrono::system_clock::now();
   // Temporary files of interrupted runs, and packs nobody here can read once they are old.
@@ -730,10 +831,11 @@ void FactsCache::finish() {
   known.insert(Unreadable.begin(), Unreadable.end()); // not ours to remove
   for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    // Temporary files of ours only: packs, the stamp table, the database note.
+    // Temporary files of ours only: packs, the stamp and derived tables, the database notes.
     bool temporary = name.ends_with(".tmp") &&
                      (name.starts_with("pack-") || name.starts_with(kStampsName) ||
-                      name.starts_with("database-checked"));
+                      name.starts_with(kDerivedName) ||
+                      name.starts_with("database-"));
     bool foreign = name.starts_with("pack-") && name.ends_with(".pack") && !known.count(it->path());
     auto age = now - modified(it->path());
     if ((temporary && age > std::chrono::hours(1)) || (foreign && age > kRemoveAge &&

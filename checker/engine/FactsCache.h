@@ -116,6 +116,16 @@ public:
   // other checkers and temporary files of interrupted runs once old. Idempotent.
   void finish();
 
+  // Results derived from facts, by a key that digests everything they depend on (the facts of
+  // every unit a prefilter round linked, for the names that matter in it): a warm run whose round
+  // links the same facts as an earlier run's reads its outcome instead of linking again. Kept in
+  // one small table (`derived-results`, the newest kMaxDerived entries), read on the first
+  // recall(), written whole by rename at finish() when changed; a damaged table is reported and
+  // dropped. Thread-safe.
+  std::optional<std::string> recall(llvm::StringRef key);
+  void remember(llvm::StringRef key, std::string value);
+  static constexpr std::size_t kMaxDerived = 256;
+
   // What open() found that it could not use: damaged packs (reported on stderr) and packs of
   // another checker or cache format (silently left to age out).
   std::size_t damagedPacks() const { return Damaged; }
@@ -189,6 +199,15 @@ private:
   };
   void readStamps();
   void writeStamps();
+  void readDerived();  // under DerivedLock
+  void writeDerived();
+  struct DerivedTable {
+    std::mutex lock;
+    bool read = false, changed = false;
+    // Key -> value, and the keys newest first (what a run used or made moves to the front).
+    llvm::StringMap<std::string> values;
+    std::vector<std::string> order;
+  } Derived;
   std::string StampsPath;
   std::int64_t RunStart = 0;             // nanoseconds since the epoch, before anything was read
   llvm::StringMap<StampRecord> Stamps;   // guarded by Digests.lock

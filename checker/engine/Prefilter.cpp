@@ -1,6 +1,7 @@
 #include "Prefilter.h"
 
 #include "FactsCache.h"
+#include "FactsBinary.h"
 #include "Program.h"
 #include "Relevance.h"
 
@@ -673,6 +674,55 @@ ExtractedUnit skippedUnit(const CompileJob &job, const analysis::ProjectOptions 
   return unit;
 }
 
+// The key a round's names that matter are remembered by in the facts cache: a digest of
+// everything its link reads (every unit's facts and target, what the link adds), "" when some
+// unit's facts have no digest (not from or into the cache) or there is no cache.
+std::string roundKey(const std::vector<ExtractedUnit> &units, const PrefilterSettings &filter,
+                     const FactsCache *cache) {
+  if (!cache || (filter.link && filter.linkInputsDigest.empty()))
+    return "";
+  std::string all = "afunix-prefilter-round";
+  all.push_back('\0');
+  all += filter.linkInputsDigest;
+  for (const ExtractedUnit &unit : units) {
+    if (unit.digest.empty())
+      return "";
+    all.push_back('\0');
+    all += unit.digest;
+    all.push_back('\0');
+    all += unit.unit.target;
+  }
+  return "prefilter-round:" + fileDigest(all);
+}
+
+std::string encodeNames(const analysis::NamesThatMatter &names) {
+  std::string out;
+  for (const std::set<std::string> *set : {&names.used, &names.defined, &names.fields}) {
+    facts::putVarint(out, set->size());
+    for (const std::string &name : *set)
+      facts::putString(out, name);
+  }
+  return out;
+}
+
+std::optional<analysis::NamesThatMatter> decodeNames(llvm::StringRef in) {
+  analysis::NamesThatMatter names;
+  for (std::set<std::string> *set : {&names.used, &names.defined, &names.fields}) {
+    std::uint64_t count = 0;
+    if (!facts::getVarint(in, count) || count > in.size())
+      return std::nullopt;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      llvm::StringRef name;
+      if (!facts::getString(in, name))
+        return std::nullopt;
+      set->insert(set->end(), name.str());
+    }
+  }
+  if (!in.empty())
+    return std::nullopt;
+  return names;
+}
+
 // The rounds: parse what is wanted (and may be parsed here), link, read the names that matter,
 // want the files that name them; until a round wants nothing new. `out[j]` is job j's unit
 // (skipped until parsed), `done[j]` whether it holds facts. Returns the number of rounds.
@@ -687,7 +737,7 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
   std::size_t finished = 0, total = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j)
     total += parseable(j) && !done[j];
-  unsigned rounds = 0;
+  unsigned rounds = 0, linksSpared = 0; // links spared: their names remembered
   double namesWall = 0, namesCpu = 0; // reading the names that matter out of each round's facts
   for (bool first = true;; first = false) {
     std::vector<std::size_t> batch;
@@ -752,24 +802,38 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
         }
       continue;
     }
-    PhaseTimer linkTimer(settings.stats, "link (prefilter round)");
-    std::unique_ptr<analysis::Program> program;
-    if (filter.link) {
-      program = filter.link(out);
-    } else {
+    auto link = [&] {
+      PhaseTimer linkTimer(settings.stats, "link (prefilter round)");
+      if (filter.link)
+        return filter.link(out);
       std::vector<const facts::Unit *> units;
       for (const ExtractedUnit &unit : out)
         units.push_back(&unit.unit);
-      program = analysis::Program::link(units);
-    }
-    linkTimer.stop();
+      return analysis::Program::link(units);
+    };
+    std::unique_ptr<analysis::Program> program;
     double wall = seconds(), cpu = processCpuSeconds();
     std::vector<bool> more(jobs.size());
     TextIndex::Wanted names;
     if (candidateCount > 0) {
-      analysis::NamesThatMatter found = analysis::namesThatMatter(*program);
+      // The names that matter are the link's: the same facts give the same names, so a round
+      // that links the facts an earlier run's round linked takes that round's names.
+      std::string key = roundKey(out, filter, settings.cache);
+      std::optional<analysis::NamesThatMatter> found;
+      if (!key.empty())
+        if (std::optional<std::string> value = settings.cache->recall(key))
+          found = decodeNames(*value);
+      if (!found) {
+        namesWall += seconds() - wall;
+        namesCpu += processCpuSeconds() - cpu;
+        program = link();
+        wall = seconds(), cpu = processCpuSeconds();
+        found = analysis::namesThatMatter(*program);
+        if (!key.empty())
+          settings.cache->remember(key, encodeNames(*found));
+      }
       names = text.withMacros(
-          {text.idsOf(found.used), text.idsOf(found.defined), text.idsOf(found.fields), {}});
+          {text.idsOf(found->used), text.idsOf(found->defined), text.idsOf(found->fields), {}});
       more = text.mentioning(names);
     }
     bool fresh = false;
@@ -783,10 +847,11 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     }
     namesWall += seconds() - wall;
     namesCpu += processCpuSeconds() - cpu;
+    linksSpared += fresh && !program;
     if (!fresh) {
       // Nothing new to parse: this program holds the final units, the one the run judges.
       if (filter.program)
-        *filter.program = std::move(program);
+        *filter.program = program ? std::move(program) : link();
       break;
     }
   }
@@ -801,6 +866,7 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
   if (settings.stats) {
     settings.stats->phases.push_back({"prefilter names", namesWall, namesCpu, currentRssKiB()});
     settings.stats->prefilterRounds += rounds;
+    settings.stats->prefilterLinksSpared += linksSpared;
     settings.stats->prefilterSkipped += skipped;
     settings.stats->prefilterFilesRead += text.filesRead();
   }

@@ -32,6 +32,9 @@ struct PrefilterSettings {
   // given every job's unit (skipped ones included); unset: the units alone. Each round reads the
   // names that matter from it.
   std::function<std::unique_ptr<analysis::Program>(const std::vector<ExtractedUnit> &)> link;
+  // A digest of what `link` adds to the units (for the rounds the facts cache remembers); ""
+  // with `link` set: rounds are not remembered.
+  std::string linkInputsDigest;
   // Jobs that may be parsed here (a slice parses its own only; the others come back skipped);
   // empty: all.
   std::vector<bool> parseable;

@@ -68,6 +68,11 @@ std::string RunStats::describe() const {
                   "tell), %zu rounds, %zu skipped (name nothing that matters), %zu files read",
                   prefilterSeeds, prefilterRounds, prefilterSkipped, prefilterFilesRead);
     out += buffer;
+    if (prefilterLinksSpared) {
+      std::snprintf(buffer, sizeof buffer, ", %zu rounds not linked (names from the cache)",
+                    prefilterLinksSpared);
+      out += buffer;
+    }
   }
   if (places) {
     std::snprintf(buffer, sizeof buffer, "; value flow: %zu places, %zu objects, %zu pointer sets widened",

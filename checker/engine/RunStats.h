@@ -32,6 +32,7 @@ struct RunStats {
   // jobs never parsed, files whose text was read (main files, project headers).
   std::size_t prefilterSeeds = 0;
   std::size_t prefilterRounds = 0;
+  std::size_t prefilterLinksSpared = 0; // rounds not linked: the facts cache had their names
   std::size_t prefilterSkipped = 0;
   std::size_t prefilterFilesRead = 0;
   // The judged program's value flow: its places, its objects, and the pointers' sets that held

@@ -14,6 +14,7 @@
 
 #include "AfunixChecks.h"
 #include "Extract.h"
+#include "FactsBinary.h"
 #include "Program.h"
 #include "ProjectOptions.h"
 #include "ServiceFiles.h"
@@ -181,6 +182,8 @@ RunResult runWholeProgram(const std::vector<CompileJob> &allJobs, const EngineOp
     filter.link = [&](const std::vector<ExtractedUnit> &units) {
       return analysis::Program::link(linkedUnits(units, *inputs));
     };
+    if (cache)
+      filter.linkInputsDigest = linkInputsDigest(*inputs);
     filter.program = &prelinked;
   }
   std::vector<ExtractedUnit> extracted;
@@ -301,6 +304,22 @@ LinkInputs gatherLinkInputs(const std::vector<std::string> &mainFiles, const std
     }
   }
   return in;
+}
+
+std::string linkInputsDigest(const LinkInputs &inputs) {
+  std::string all;
+  auto add = [&](const facts::Unit &unit) {
+    all += factsDigest(facts::encodeUnit(unit));
+    all.push_back('\0');
+    all += unit.target; // not in the encoding (never cached): from the command
+    all.push_back('\0');
+  };
+  for (const facts::Unit *unit : inputs.storedUnits)
+    add(*unit);
+  all.push_back('\1');
+  for (const facts::Unit &unit : inputs.services)
+    add(unit);
+  return fileDigest(all);
 }
 
 std::vector<const facts::Unit *> linkedUnits(const std::vector<ExtractedUnit> &extracted,

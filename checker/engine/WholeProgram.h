@@ -47,6 +47,8 @@ struct LinkInputs {
 };
 LinkInputs gatherLinkInputs(const std::vector<std::string> &mainFiles, const std::string &fingerprint,
                             const EngineOptions &options);
+// A digest of what the link adds (the units of `inputs`, in their order).
+std::string linkInputsDigest(const LinkInputs &inputs);
 // The units the link merges, in its order: the extracted ones, the stored ones, the services.
 std::vector<const facts::Unit *> linkedUnits(const std::vector<ExtractedUnit> &extracted,
                                              const LinkInputs &inputs);
