@@ -225,8 +225,10 @@ class InputsTest(unittest.TestCase):
         run("-p", self.project.dir, f"--cache-dir={cache}", "--no-store-facts", cwd=self.root)
         self.fifo(os.path.join(cache, "pack-00000000000000000001-1-0.pack"))
         os.symlink("/dev/zero", os.path.join(cache, "pack-00000000000000000002-1-0.pack"))
-        os.remove(os.path.join(cache, "input-stamps"))
-        os.symlink("/dev/urandom", os.path.join(cache, "input-stamps"))
+        for name in ("input-stamps", "derived-results", "file-results", "database-jobs"):
+            if os.path.lexists(os.path.join(cache, name)):
+                os.remove(os.path.join(cache, name))
+            os.symlink("/dev/urandom", os.path.join(cache, name))
         code, report, err = run_json("-p", self.project.dir, f"--cache-dir={cache}",
                                      "--no-store-facts", cwd=self.root)
         self.assertEqual(code, 1, err)

@@ -768,21 +768,57 @@ class RememberedTest(unittest.TestCase):
 
     def test_damaged_remembered_results_are_reported_and_derived_again(self):
         expected, _ = self.check()
-        table = os.path.join(self.build, "afunix-cache", "derived-results")
-        self.assertTrue(os.path.exists(table))
-        with open(table, "r+b") as f:
-            data = bytearray(f.read())
-            data[len(data) // 2] ^= 0x5a
-            f.seek(0)
-            f.write(data)
+        age_past_racy_margin()
+        self.check()  # records the files' scans
+        for name in ("derived-results", "file-results"):
+            table = os.path.join(self.build, "afunix-cache", name)
+            self.assertTrue(os.path.exists(table), name)
+            with open(table, "r+b") as f:
+                data = bytearray(f.read())
+                data[len(data) // 2] ^= 0x5a
+                f.seek(0)
+                f.write(data)
         report, err = self.check()
         self.assertIn("derived-results is damaged", err)
+        self.assertIn("file-results is damaged", err)
         self.assertEqual(self.links_spared(err), 0)
+        self.assertEqual(self.files_by_stamp(err)[1], 0)
         self.assertEqual(report, expected)
         report, err = self.check()
         self.assertNotIn("damaged", err)
         self.assertEqual(self.links_spared(err), 1, err)
+        read, known = self.files_by_stamp(err)
+        self.assertEqual(known, read)
         self.assertEqual(report, expected)
+
+    def files_by_stamp(self, stderr):
+        m = re.search(r"(\d+) files read(?: \((\d+) of them known by their stamp)?", stderr)
+        self.assertTrue(m, stderr)
+        return int(m[1]), int(m[2] or 0)
+
+    def test_the_prefilter_reads_again_only_the_text_whose_stamp_changed(self):
+        first, err = self.check()
+        read, _ = self.files_by_stamp(err)
+        self.assertGreater(read, 4)  # the main files and their project headers
+        age_past_racy_margin()
+        self.check()  # the stamps are reliable now: the scans are recorded
+        report, err = self.check()
+        self.assertEqual(self.files_by_stamp(err), (read, read))
+        self.assertEqual(report, first)
+        # The same size, the time set back: the stamp (its change time) still tells.
+        usage = os.path.join(self.src, "usage.c")
+        same_size_edit(usage, "return 2;", "return 3;", os.stat(usage).st_mtime_ns)
+        report, err = self.check()
+        self.assertEqual(self.files_by_stamp(err), (read, read - 1))
+        self.assertEqual(report, self.fresh())
+        # A skipped file that now names what matters is parsed, its scan read anew.
+        with open(usage, "a") as f:
+            f.write('#include "pool.h"\nint usage_again(const char *path) {\n'
+                    "  int channel = open_channel(path);\n"
+                    "  while (hand_out_pair(channel) == 0)\n    ;\n  return 2;\n}\n")
+        report, err = self.check()
+        self.assertEqual(report["skipped"], [])
+        self.assertEqual(report, self.fresh())
 
     def test_the_database_jobs_are_remembered_by_its_bytes(self):
         expected, _ = self.check()

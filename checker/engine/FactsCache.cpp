@@ -450,6 +450,136 @@ void FactsCache::writeDerived() {
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
 }
 
+namespace {
+
+// The table of results derived from single files (FactsCache::recallForFile()).
+constexpr char kFileResultsMagic[8] = {'A', 'F', 'X', 'F', 'I', 'L', 'E', 'R'};
+constexpr int kFileResultsVersion = 1;
+constexpr char kFileResultsName[] = "file-results";
+
+std::string fileResultKey(llvm::StringRef kind, const std::string &path) {
+  return kind.str() + '\0' + path;
+}
+
+} // namespace
+
+void FactsCache::readFileResults() {
+  FileResults.read = true;
+  std::string path = Directory + "/" + kFileResultsName;
+  if (!llvm::sys::fs::exists(path))
+    return;
+  std::string why;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
+  if (!file) {
+    llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
+    FileResults.changed = true;
+    return;
+  }
+  llvm::StringRef all = file->getBuffer();
+  llvm::StringRef in = all;
+  std::uint64_t version = 0, count = 0;
+  bool ok = in.size() >= kChecksumBytes &&
+            in.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
+  if (ok)
+    in = in.drop_back(kChecksumBytes);
+  llvm::StringRef identity;
+  ok = ok && in.consume_front(llvm::StringRef(kFileResultsMagic, sizeof kFileResultsMagic)) &&
+       getVarint(in, version);
+  if (ok && (version != kFileResultsVersion || !getString(in, identity) ||
+             identity != checkerIdentity())) {
+    FileResults.changed = true; // another layout or checker: replaced by this run's
+    return;
+  }
+  ok = ok && getVarint(in, count) && count <= in.size();
+  for (std::uint64_t i = 0; i < count && ok; ++i) {
+    llvm::StringRef key, value;
+    FileResultTable::Result result;
+    std::uint64_t mtime = 0, ctime = 0;
+    ok = getString(in, key) && getVarint(in, result.stamp.device) &&
+         getVarint(in, result.stamp.inode) && getVarint(in, result.stamp.size) &&
+         getVarint(in, mtime) && getVarint(in, ctime) && getString(in, value);
+    if (!ok)
+      break;
+    result.stamp.mtime = static_cast<std::int64_t>(mtime);
+    result.stamp.ctime = static_cast<std::int64_t>(ctime);
+    result.value = value.str();
+    FileResults.results.try_emplace(key, std::move(result));
+  }
+  if (!ok || !in.empty()) {
+    llvm::errs() << "afunix-check: warning: facts cache " << path
+                 << " is damaged; the files it described are read again\n";
+    FileResults.results.clear();
+    FileResults.changed = true;
+  }
+}
+
+std::optional<std::string> FactsCache::recallForFile(const std::string &path, llvm::StringRef kind,
+                                                     const Stamp &stamp) {
+  std::lock_guard<std::mutex> guard(FileResults.lock);
+  if (!FileResults.read)
+    readFileResults();
+  auto it = FileResults.results.find(fileResultKey(kind, path));
+  if (it == FileResults.results.end() || !(it->second.stamp == stamp) ||
+      !reliable(stamp, RunStart))
+    return std::nullopt;
+  it->second.used = true;
+  return it->second.value;
+}
+
+void FactsCache::rememberForFile(const std::string &path, llvm::StringRef kind, const Stamp &stamp,
+                                 std::string value) {
+  if (!reliable(stamp, RunStart))
+    return; // changed too recently for its stamp to stand for its bytes
+  std::lock_guard<std::mutex> guard(FileResults.lock);
+  if (!FileResults.read)
+    readFileResults();
+  FileResultTable::Result &result = FileResults.results[fileResultKey(kind, path)];
+  result.stamp = stamp;
+  result.value = std::move(value);
+  result.used = true;
+  FileResults.changed = true;
+}
+
+void FactsCache::writeFileResults() {
+  std::string out;
+  {
+    std::lock_guard<std::mutex> guard(FileResults.lock);
+    if (!FileResults.changed)
+      return;
+    FileResults.changed = false;
+    // Sorted, this run's first when the table must be cut: equal tables, equal bytes.
+    std::vector<const llvm::StringMapEntry<FileResultTable::Result> *> results;
+    for (const auto &result : FileResults.results)
+      results.push_back(&result);
+    std::sort(results.begin(), results.end(), [](const auto *a, const auto *b) {
+      if (a->getValue().used != b->getValue().used)
+        return a->getValue().used;
+      return a->getKey() < b->getKey();
+    });
+    if (results.size() > kMaxFileResults)
+      results.resize(kMaxFileResults);
+    out.assign(kFileResultsMagic, sizeof kFileResultsMagic);
+    putVarint(out, kFileResultsVersion);
+    putString(out, checkerIdentity());
+    putVarint(out, results.size());
+    for (const auto *result : results) {
+      const Stamp &s = result->getValue().stamp;
+      putString(out, result->getKey());
+      putVarint(out, s.device);
+      putVarint(out, s.inode);
+      putVarint(out, s.size);
+      putVarint(out, static_cast<std::uint64_t>(s.mtime));
+      putVarint(out, static_cast<std::uint64_t>(s.ctime));
+      putString(out, result->getValue().value);
+    }
+  }
+  out += checksum(out);
+  std::string error;
+  if (!writeOwnFileAtomically(Directory + "/" + kFileResultsName, out, error))
+    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+}
+
 FactsCache::~FactsCache() { finish(); }
 
 namespace {
@@ -821,6 +951,7 @@ void FactsCache::finish() {
     llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
   writeStamps();
   writeDerived();
+  writeFileResults();
 
   auto now = std::chrono::system_clock::now();
   // Temporary files of interrupted runs, and packs nobody here can read once they are old.
@@ -831,10 +962,10 @@ void FactsCache::finish() {
   known.insert(Unreadable.begin(), Unreadable.end()); // not ours to remove
   for (llvm::sys::fs::directory_iterator it(Directory, ec), end; !ec && it != end; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    // Temporary files of ours only: packs, the stamp and derived tables, the database notes.
+    // Temporary files of ours only: packs, the stamp and result tables, the database notes.
     bool temporary = name.ends_with(".tmp") &&
                      (name.starts_with("pack-") || name.starts_with(kStampsName) ||
-                      name.starts_with(kDerivedName) ||
+                      name.starts_with(kDerivedName) || name.starts_with(kFileResultsName) ||
                       name.starts_with("database-"));
     bool foreign = name.starts_with("pack-") && name.ends_with(".pack") && !known.count(it->path());
     auto age = now - modified(it->path());

@@ -126,6 +126,7 @@ public:
   void remember(llvm::StringRef key, std::string value);
   static constexpr std::size_t kMaxDerived = 256;
 
+
   // What open() found that it could not use: damaged packs (reported on stderr) and packs of
   // another checker or cache format (silently left to age out).
   std::size_t damagedPacks() const { return Damaged; }
@@ -192,6 +193,19 @@ public:
   // small inodes; 2 s on FAT).
   static constexpr std::int64_t kRacyMarginNs = 3'000'000'000;
 
+  // Results derived from one file's bytes alone (the prefilter's scan of its text), by the file's
+  // path, a `kind` (how it was derived) and its stamp: a later run takes them while the file's
+  // stamp is the one recorded, as the input stamps stand for a file's digest. Remembered only
+  // when `stamp` is reliable() (taken before the bytes were read, and equal after). Kept in one
+  // table (`file-results`), read on first use, written whole by rename at finish() when changed.
+  // Thread-safe.
+  std::optional<std::string> recallForFile(const std::string &path, llvm::StringRef kind,
+                                           const Stamp &stamp);
+  void rememberForFile(const std::string &path, llvm::StringRef kind, const Stamp &stamp,
+                       std::string value);
+  std::int64_t runStart() const { return RunStart; }
+  static constexpr std::size_t kMaxFileResults = 500'000;
+
 private:
   struct StampRecord {
     Stamp stamp;
@@ -199,8 +213,20 @@ private:
   };
   void readStamps();
   void writeStamps();
-  void readDerived();  // under DerivedLock
+  void readDerived();     // under Derived.lock
   void writeDerived();
+  void readFileResults(); // under FileResults.lock
+  void writeFileResults();
+  struct FileResultTable {
+    struct Result {
+      Stamp stamp;
+      std::string value;
+      bool used = false; // recalled or remembered by this run: kept first when the table is cut
+    };
+    std::mutex lock;
+    bool read = false, changed = false;
+    llvm::StringMap<Result> results; // by kind, NUL, path
+  } FileResults;
   struct DerivedTable {
     std::mutex lock;
     bool read = false, changed = false;

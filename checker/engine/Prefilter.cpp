@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -354,12 +355,94 @@ SearchPath searchPathOf(const CompileJob &job) {
   return out;
 }
 
+// What scanSource() found in one file.
+struct Scan {
+  std::vector<std::string> words, members, declared;
+  std::vector<MacroText> macros;
+};
+
+void putStrings(std::string &out, const std::vector<std::string> &strings) {
+  facts::putVarint(out, strings.size());
+  for (const std::string &s : strings)
+    facts::putString(out, s);
+}
+
+bool getStrings(llvm::StringRef &in, std::vector<std::string> &strings) {
+  std::uint64_t count = 0;
+  if (!facts::getVarint(in, count) || count > in.size())
+    return false;
+  strings.resize(count);
+  for (std::string &s : strings) {
+    llvm::StringRef value;
+    if (!facts::getString(in, value))
+      return false;
+    s = value.str();
+  }
+  return true;
+}
+
+void sortUnique(std::vector<std::string> &words) {
+  if (!std::is_sorted(words.begin(), words.end()))
+    std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+}
+
+// Each list sorted, without repeats: as interned (so kept), in the workers that scan.
+void sortUnique(Scan &scan) {
+  for (std::vector<std::string> *words : {&scan.words, &scan.members, &scan.declared})
+    sortUnique(*words);
+  for (MacroText &macro : scan.macros) {
+    sortUnique(macro.identifiers);
+    sortUnique(macro.members);
+  }
+}
+
+// A file's scan as the facts cache keeps it (FactsCache::rememberForFile()).
+std::string encodeScan(const Scan &scan, const std::vector<std::string> &includes,
+                       bool computedInclude) {
+  std::string out;
+  putStrings(out, scan.words);
+  putStrings(out, scan.members);
+  putStrings(out, scan.declared);
+  facts::putVarint(out, scan.macros.size());
+  for (const MacroText &macro : scan.macros) {
+    facts::putString(out, macro.name);
+    putStrings(out, macro.identifiers);
+    putStrings(out, macro.members);
+  }
+  putStrings(out, includes);
+  facts::putVarint(out, computedInclude ? 1 : 0);
+  return out;
+}
+
+bool decodeScan(llvm::StringRef in, Scan &scan, std::vector<std::string> &includes,
+                bool &computedInclude) {
+  std::uint64_t macros = 0, computed = 0;
+  if (!getStrings(in, scan.words) || !getStrings(in, scan.members) ||
+      !getStrings(in, scan.declared) || !facts::getVarint(in, macros) || macros > in.size())
+    return false;
+  scan.macros.resize(macros);
+  for (MacroText &macro : scan.macros) {
+    llvm::StringRef name;
+    if (!facts::getString(in, name) || !getStrings(in, macro.identifiers) ||
+        !getStrings(in, macro.members))
+      return false;
+    macro.name = name.str();
+  }
+  if (!getStrings(in, includes) || !facts::getVarint(in, computed) || computed > 1)
+    return false;
+  computedInclude = computed == 1;
+  return in.empty();
+}
+
 // The identifiers of every file read, interned, and which files each job's text is made of.
 class TextIndex {
 public:
   // `unread[j]`: job j's text is not needed (it never matches); empty: every job's is.
-  TextIndex(const std::vector<CompileJob> &jobs, const std::vector<bool> &unread, unsigned threads)
-      : Jobs(jobs.size()) {
+  // `cache`: where the scans of files not changed since an earlier run are (nullptr: none).
+  TextIndex(const std::vector<CompileJob> &jobs, const std::vector<bool> &unread, unsigned threads,
+            FactsCache *cache)
+      : Jobs(jobs.size()), Cache(cache) {
     auto needed = [&](std::size_t j) { return unread.empty() || !unread[j]; };
     std::vector<SearchPath> paths(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j)
@@ -512,6 +595,8 @@ public:
     return Jobs[job].computedInclude || Jobs[job].unreadable || Jobs[job].missingHeader;
   }
   std::size_t filesRead() const { return Files.size(); }
+  // Of those, the files whose scan the facts cache had (by their stamp): not read.
+  std::size_t filesKnownByStamp() const { return KnownByStamp; }
 
 private:
   struct FileText {
@@ -571,8 +656,7 @@ private:
   }
 
   std::vector<std::uint32_t> intern(std::vector<std::string> &words) {
-    std::sort(words.begin(), words.end());
-    words.erase(std::unique(words.begin(), words.end()), words.end());
+    sortUnique(words); // done already by the workers that scanned them (a pass to see it)
     std::vector<std::uint32_t> out;
     out.reserve(words.size());
     for (const std::string &w : words) {
@@ -584,30 +668,45 @@ private:
     return out;
   }
 
-  // Reads and scans the files found since the last call (in parallel when there are many).
+  // Reads and scans the files found since the last call (in parallel when there are many). A
+  // file whose stamp the facts cache knows is not read: its scan is the one recorded.
   void scanPending(unsigned threads) {
     if (Pending.empty())
       return;
     std::vector<std::size_t> batch;
     batch.swap(Pending);
-    struct Scan {
-      std::vector<std::string> words, members, declared;
-      std::vector<MacroText> macros;
-    };
     std::vector<Scan> scans(batch.size());
     std::atomic<std::size_t> next{0};
     auto work = [&] {
       for (std::size_t b; (b = next.fetch_add(1)) < batch.size();) {
         FileText &file = Files[batch[b]];
+        file.scanned = true;
+        // How the text was scanned: a main file's all of it, a header's what it runs.
+        llvm::StringRef kind = file.main ? "prefilter-scan:main" : "prefilter-scan:header";
+        std::optional<FactsCache::Stamp> before;
+        if (Cache && (before = FactsCache::stampOf(file.path)))
+          if (std::optional<std::string> value = Cache->recallForFile(file.path, kind, *before)) {
+            if (decodeScan(*value, scans[b], file.includes, file.computedInclude)) {
+              ++KnownByStamp;
+              continue;
+            }
+            scans[b] = Scan();
+            file.includes.clear();
+            file.computedInclude = false;
+          }
         auto buffer = llvm::MemoryBuffer::getFile(file.path, /*IsText=*/false,
                                                   /*RequiresNullTerminator=*/false);
-        file.scanned = true;
         if (!buffer) {
           file.readable = false;
           continue;
         }
         scanSource((*buffer)->getBuffer(), !file.main, scans[b].words, scans[b].members,
                    scans[b].declared, scans[b].macros, file.includes, file.computedInclude);
+        sortUnique(scans[b]);
+        // Remembered when the stamp taken before the read is still the file's after it.
+        if (before && FactsCache::stampOf(file.path) == before)
+          Cache->rememberForFile(file.path, kind, *before,
+                                 encodeScan(scans[b], file.includes, file.computedInclude));
       }
     };
     unsigned count = std::max(1u, std::min<unsigned>(threads, batch.size() / 16));
@@ -644,6 +743,8 @@ private:
   };
   std::map<std::uint32_t, MacroBody> MacroBodies;
   std::vector<std::size_t> Pending;
+  FactsCache *Cache = nullptr;
+  std::atomic<std::size_t> KnownByStamp{0};
 };
 
 } // namespace
@@ -869,6 +970,7 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     settings.stats->prefilterLinksSpared += linksSpared;
     settings.stats->prefilterSkipped += skipped;
     settings.stats->prefilterFilesRead += text.filesRead();
+    settings.stats->prefilterFilesByStamp += text.filesKnownByStamp();
   }
   return rounds;
 }
@@ -883,7 +985,7 @@ std::vector<ExtractedUnit> extractRelevantUnits(const std::vector<CompileJob> &j
     return extractUnits(jobs, project, settings);
 
   PhaseTimer scanTimer(settings.stats, "prefilter");
-  TextIndex text(jobs, {}, settings.jobs);
+  TextIndex text(jobs, {}, settings.jobs, settings.cache);
   // The vocabulary of every distinct set of options (per-directory configurations differ).
   std::set<std::string> vocabulary;
   std::set<std::string> fingerprints;
@@ -939,7 +1041,7 @@ void completeRelevantUnits(const std::vector<CompileJob> &jobs,
   if (!any)
     return;
   PhaseTimer scanTimer(settings.stats, "prefilter");
-  TextIndex text(jobs, done, settings.jobs); // the skipped files' text only
+  TextIndex text(jobs, done, settings.jobs, settings.cache); // the skipped files' text only
   scanTimer.stop();
   runRounds(jobs, project, settings, filter, text, units, done, std::vector<bool>(jobs.size()),
             explaining());

@@ -68,6 +68,11 @@ std::string RunStats::describe() const {
                   "tell), %zu rounds, %zu skipped (name nothing that matters), %zu files read",
                   prefilterSeeds, prefilterRounds, prefilterSkipped, prefilterFilesRead);
     out += buffer;
+    if (prefilterFilesByStamp) {
+      std::snprintf(buffer, sizeof buffer, " (%zu of them known by their stamp, not read)",
+                    prefilterFilesByStamp);
+      out += buffer;
+    }
     if (prefilterLinksSpared) {
       std::snprintf(buffer, sizeof buffer, ", %zu rounds not linked (names from the cache)",
                     prefilterLinksSpared);

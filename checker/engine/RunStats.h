@@ -35,6 +35,7 @@ struct RunStats {
   std::size_t prefilterLinksSpared = 0; // rounds not linked: the facts cache had their names
   std::size_t prefilterSkipped = 0;
   std::size_t prefilterFilesRead = 0;
+  std::size_t prefilterFilesByStamp = 0; // of those, scans the facts cache had (files not read)
   // The judged program's value flow: its places, its objects, and the pointers' sets that held
   // more objects than Program::kMaxObjectsPerPointer and were widened to any object.
   std::size_t places = 0;
