@@ -57,6 +57,9 @@ template <class Edges> Graph makeGraph(std::size_t n, Edges edges) {
 // a place, not a reference-counted pointer: the link's rounds remake these for millions of places.
 class PlaceSets {
 public:
+  PlaceSets() = default;
+  // `places` places, none with a set yet.
+  explicit PlaceSets(std::size_t places) : SetOf(places, kNone) {}
   std::size_t size() const { return SetOf.size(); }
   // Ascending; empty for a place without a set (kNone and places made after the sets included).
   const std::vector<Id> &at(Id place) const {
@@ -314,7 +317,12 @@ private:
   // Keyed by a site or place first, never kNone (so never a hash table's empty key, all kNone).
   llvm::DenseSet<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
   llvm::DenseSet<std::tuple<Id, Id, Id, int>> PointsKeys;
-  llvm::DenseSet<std::tuple<Id, Id, int, int>> FlowKeys; // from, to, kind, exact
+  // A flow's identity for de-duplication: from, to, kind, exact (the site is not part of it).
+  using FlowKey = std::tuple<Id, Id, int, int>;
+  static FlowKey flowKey(Id from, Id to, facts::FlowKind kind, bool exact) {
+    return {from, to, static_cast<int>(kind), static_cast<int>(exact)};
+  }
+  llvm::DenseSet<FlowKey> FlowKeys;
   llvm::DenseSet<std::tuple<Id, Id, int>> CallbackKeys;
 
   PlaceSets Origins, Exact;
