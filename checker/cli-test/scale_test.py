@@ -722,7 +722,8 @@ class RememberedTest(unittest.TestCase):
         self.database = os.path.join(self.build, "compile_commands.json")
         with open(self.database, "w") as f:
             json.dump([{"directory": self.src, "file": os.path.join(self.src, name),
-                        "arguments": ["cc", "-std=gnu11", "-c", name]}
+                        # A -D value is text the prefilter reads too, but not a file.
+                        "arguments": ["cc", "-std=gnu11", "-DREMEMBERED=1", "-c", name]}
                        for name in sorted(os.listdir(self.src)) if name.endswith(".c")], f, indent=1)
 
     def check(self, *extra):

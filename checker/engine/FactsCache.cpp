@@ -48,6 +48,10 @@ constexpr char kStampsName[] = "input-stamps";
 constexpr char kDerivedMagic[8] = {'A', 'F', 'X', 'D', 'E', 'R', 'I', 'V'};
 constexpr int kDerivedVersion = 1;
 constexpr char kDerivedName[] = "derived-results";
+// The table of results derived from single files (FactsCache::recallForFile()).
+constexpr char kFileResultsMagic[8] = {'A', 'F', 'X', 'F', 'I', 'L', 'E', 'R'};
+constexpr int kFileResultsVersion = 1;
+constexpr char kFileResultsName[] = "file-results";
 
 std::int64_t nanosecondsSinceEpoch(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -269,54 +273,112 @@ bool FactsCache::reliable(const Stamp &stamp, std::int64_t runStart) {
   return stamp.ctime < bound && stamp.mtime < bound;
 }
 
-void FactsCache::readStamps() {
-  // Read whole: a table another run renames into place meanwhile is a whole other table.
-  if (!llvm::sys::fs::exists(StampsPath))
-    return; // none yet
+namespace {
+
+// The cache's own tables beside the packs (input stamps, derived results): one file each, read
+// whole (a table another run renames into place meanwhile is a whole other table) and written
+// whole by a rename, so concurrent runs each replace it with a table that is right about all it
+// holds; the last one wins, and what it lacks is only done again. Layout: magic, version, the
+// checker's identity when `identity` (another build's table is replaced, not read), the body,
+// a checksum of all before it.
+struct TableFormat {
+  const char *magic; // 8 bytes
+  int version;
+  bool identity;
+};
+constexpr TableFormat kStampsTable{kStampsMagic, kStampsVersion, false};
+constexpr TableFormat kDerivedTable{kDerivedMagic, kDerivedVersion, true};
+constexpr TableFormat kFileResultsTable{kFileResultsMagic, kFileResultsVersion, true};
+
+enum class TableRead {
+  Absent,  // none yet
+  Replace, // not read (another layout or checker, or not a regular file): written anew
+  Damaged, // its checksum or header is wrong
+  Body,    // `body` holds what lies between the header and the checksum
+};
+
+TableRead readTable(const std::string &path, const TableFormat &format,
+                    std::unique_ptr<llvm::MemoryBuffer> &file, llvm::StringRef &body) {
+  if (!llvm::sys::fs::exists(path))
+    return TableRead::Absent;
   std::string why;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      analysis::readInputFile(StampsPath, analysis::kMaxOwnFileBytes, why);
+  file = analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
   if (!file) {
-    // Not ours to read (a FIFO, a device, too large): every input is read and hashed, and the
-    // table is written anew beside it (a rename replaces the name, never what it named).
+    // Not ours to read (a FIFO, a device, too large): the table is written anew beside it (a
+    // rename replaces the name, never what it named).
     llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
-    StampsChanged = true;
-    return;
+    return TableRead::Replace;
   }
   llvm::StringRef all = file->getBuffer();
-  llvm::StringRef in = all;
-  std::uint64_t version = 0, count = 0;
-  bool ok = in.size() >= kChecksumBytes &&
-            in.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
-  if (ok)
-    in = in.drop_back(kChecksumBytes);
-  ok = ok && in.consume_front(llvm::StringRef(kStampsMagic, sizeof kStampsMagic)) &&
-       getVarint(in, version);
-  if (ok && version != kStampsVersion) {
-    StampsChanged = true; // another layout: replaced by this run's
+  if (all.size() < kChecksumBytes ||
+      all.take_back(kChecksumBytes) != checksum(all.drop_back(kChecksumBytes)))
+    return TableRead::Damaged;
+  body = all.drop_back(kChecksumBytes);
+  std::uint64_t version = 0;
+  if (!body.consume_front(llvm::StringRef(format.magic, 8)) || !getVarint(body, version))
+    return TableRead::Damaged;
+  if (version != static_cast<std::uint64_t>(format.version))
+    return TableRead::Replace;
+  llvm::StringRef identity;
+  if (format.identity && (!getString(body, identity) || identity != checkerIdentity()))
+    return TableRead::Replace;
+  return TableRead::Body;
+}
+
+std::string tableHeader(const TableFormat &format) {
+  std::string out(format.magic, 8);
+  putVarint(out, format.version);
+  if (format.identity)
+    putString(out, checkerIdentity());
+  return out;
+}
+
+void writeTable(const std::string &path, std::string bytes) {
+  bytes += checksum(bytes);
+  std::string error;
+  if (!writeOwnFileAtomically(path, bytes, error))
+    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+}
+
+} // namespace
+
+void FactsCache::readStamps() {
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  llvm::StringRef in;
+  switch (readTable(StampsPath, kStampsTable, file, in)) {
+  case TableRead::Absent:
     return;
-  }
-  ok = ok && getVarint(in, count) && count <= in.size();
-  llvm::StringMap<StampRecord> records;
-  for (std::uint64_t i = 0; i < count && ok; ++i) {
-    llvm::StringRef path, digest;
-    std::uint64_t device, inode, size, mtime, ctime;
-    ok = getString(in, path) && getVarint(in, device) && getVarint(in, inode) &&
-         getVarint(in, size) && getVarint(in, mtime) && getVarint(in, ctime) &&
-         getString(in, digest);
-    if (ok)
-      records[path] = StampRecord{{device, inode, size, static_cast<std::int64_t>(mtime),
-                                   static_cast<std::int64_t>(ctime)},
-                                  digest.str()};
-  }
-  if (!ok || !in.empty()) {
-    // Damaged: no stamp is trusted, every input is read and hashed, and the table is rewritten.
-    llvm::errs() << "afunix-check: warning: facts cache " << StampsPath
-                 << " is damaged; the files it described are read again\n";
-    StampsChanged = true;
+  case TableRead::Replace:
+    StampsChanged = true; // every input is read and hashed, and the table written anew
     return;
+  case TableRead::Damaged:
+    break;
+  case TableRead::Body: {
+    std::uint64_t count = 0;
+    bool ok = getVarint(in, count) && count <= in.size();
+    llvm::StringMap<StampRecord> records;
+    for (std::uint64_t i = 0; i < count && ok; ++i) {
+      llvm::StringRef path, digest;
+      std::uint64_t device, inode, size, mtime, ctime;
+      ok = getString(in, path) && getVarint(in, device) && getVarint(in, inode) &&
+           getVarint(in, size) && getVarint(in, mtime) && getVarint(in, ctime) &&
+           getString(in, digest);
+      if (ok)
+        records[path] = StampRecord{{device, inode, size, static_cast<std::int64_t>(mtime),
+                                     static_cast<std::int64_t>(ctime)},
+                                    digest.str()};
+    }
+    if (ok && in.empty()) {
+      Stamps = std::move(records);
+      return;
+    }
+    break;
   }
-  Stamps = std::move(records);
+  }
+  // Damaged: no stamp is trusted, every input is read and hashed, and the table is rewritten.
+  llvm::errs() << "afunix-check: warning: facts cache " << StampsPath
+               << " is damaged; the files it described are read again\n";
+  StampsChanged = true;
 }
 
 void FactsCache::writeStamps() {
@@ -332,8 +394,7 @@ void FactsCache::writeStamps() {
       records.push_back(&record);
     std::sort(records.begin(), records.end(),
               [](const auto *a, const auto *b) { return a->getKey() < b->getKey(); });
-    out.assign(kStampsMagic, sizeof kStampsMagic);
-    putVarint(out, kStampsVersion);
+    out = tableHeader(kStampsTable);
     putVarint(out, records.size());
     for (const auto *record : records) {
       const Stamp &s = record->getValue().stamp;
@@ -346,56 +407,41 @@ void FactsCache::writeStamps() {
       putString(out, record->getValue().digest);
     }
   }
-  out += checksum(out);
-  // Whole, under its name by a rename: concurrent runs each replace it with a table that is right
-  // about every file it names; the last one wins, and what it lacks is only read again.
-  std::string error;
-  if (!writeOwnFileAtomically(Directory + "/" + kStampsName, out, error))
-    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+  writeTable(StampsPath, std::move(out));
 }
 
 void FactsCache::readDerived() {
   Derived.read = true;
   std::string path = Directory + "/" + kDerivedName;
-  if (!llvm::sys::fs::exists(path))
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  llvm::StringRef in;
+  switch (readTable(path, kDerivedTable, file, in)) {
+  case TableRead::Absent:
     return;
-  std::string why;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
-  if (!file) {
-    llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
+  case TableRead::Replace:
     Derived.changed = true;
     return;
-  }
-  llvm::StringRef all = file->getBuffer();
-  llvm::StringRef in = all;
-  std::uint64_t version = 0, count = 0;
-  bool ok = in.size() >= kChecksumBytes &&
-            in.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
-  if (ok)
-    in = in.drop_back(kChecksumBytes);
-  llvm::StringRef identity;
-  ok = ok && in.consume_front(llvm::StringRef(kDerivedMagic, sizeof kDerivedMagic)) &&
-       getVarint(in, version);
-  if (ok && (version != kDerivedVersion || !getString(in, identity) ||
-             identity != checkerIdentity())) {
-    Derived.changed = true; // another layout or checker: replaced by this run's
-    return;
-  }
-  ok = ok && getVarint(in, count) && count <= in.size();
-  for (std::uint64_t i = 0; i < count && ok; ++i) {
-    llvm::StringRef key, value;
-    ok = getString(in, key) && getString(in, value);
-    if (ok && Derived.values.try_emplace(key, value.str()).second)
-      Derived.order.push_back(key.str());
-  }
-  if (!ok || !in.empty()) {
-    llvm::errs() << "afunix-check: warning: facts cache " << path
-                 << " is damaged; its results are derived again\n";
+  case TableRead::Damaged:
+    break;
+  case TableRead::Body: {
+    std::uint64_t count = 0;
+    bool ok = getVarint(in, count) && count <= in.size();
+    for (std::uint64_t i = 0; i < count && ok; ++i) {
+      llvm::StringRef key, value;
+      ok = getString(in, key) && getString(in, value);
+      if (ok && Derived.values.try_emplace(key, value.str()).second)
+        Derived.order.push_back(key.str());
+    }
+    if (ok && in.empty())
+      return;
     Derived.values.clear();
     Derived.order.clear();
-    Derived.changed = true;
+    break;
   }
+  }
+  llvm::errs() << "afunix-check: warning: facts cache " << path
+               << " is damaged; its results are derived again\n";
+  Derived.changed = true;
 }
 
 std::optional<std::string> FactsCache::recall(llvm::StringRef key) {
@@ -432,9 +478,7 @@ void FactsCache::writeDerived() {
     if (!Derived.changed)
       return;
     Derived.changed = false;
-    out.assign(kDerivedMagic, sizeof kDerivedMagic);
-    putVarint(out, kDerivedVersion);
-    putString(out, checkerIdentity());
+    out = tableHeader(kDerivedTable);
     std::size_t count = std::min(Derived.order.size(), kMaxDerived);
     putVarint(out, count);
     for (std::size_t i = 0; i < count; ++i) {
@@ -442,20 +486,10 @@ void FactsCache::writeDerived() {
       putString(out, Derived.values[Derived.order[i]]);
     }
   }
-  out += checksum(out);
-  // Whole, by a rename, like the stamp table: the last of concurrent runs wins, and what its
-  // table lacks is only derived again.
-  std::string error;
-  if (!writeOwnFileAtomically(Directory + "/" + kDerivedName, out, error))
-    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+  writeTable(Directory + "/" + kDerivedName, std::move(out));
 }
 
 namespace {
-
-// The table of results derived from single files (FactsCache::recallForFile()).
-constexpr char kFileResultsMagic[8] = {'A', 'F', 'X', 'F', 'I', 'L', 'E', 'R'};
-constexpr int kFileResultsVersion = 1;
-constexpr char kFileResultsName[] = "file-results";
 
 std::string fileResultKey(llvm::StringRef kind, const std::string &path) {
   return kind.str() + '\0' + path;
@@ -466,52 +500,42 @@ std::string fileResultKey(llvm::StringRef kind, const std::string &path) {
 void FactsCache::readFileResults() {
   FileResults.read = true;
   std::string path = Directory + "/" + kFileResultsName;
-  if (!llvm::sys::fs::exists(path))
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  llvm::StringRef in;
+  switch (readTable(path, kFileResultsTable, file, in)) {
+  case TableRead::Absent:
     return;
-  std::string why;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
-  if (!file) {
-    llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
+  case TableRead::Replace:
     FileResults.changed = true;
     return;
-  }
-  llvm::StringRef all = file->getBuffer();
-  llvm::StringRef in = all;
-  std::uint64_t version = 0, count = 0;
-  bool ok = in.size() >= kChecksumBytes &&
-            in.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
-  if (ok)
-    in = in.drop_back(kChecksumBytes);
-  llvm::StringRef identity;
-  ok = ok && in.consume_front(llvm::StringRef(kFileResultsMagic, sizeof kFileResultsMagic)) &&
-       getVarint(in, version);
-  if (ok && (version != kFileResultsVersion || !getString(in, identity) ||
-             identity != checkerIdentity())) {
-    FileResults.changed = true; // another layout or checker: replaced by this run's
-    return;
-  }
-  ok = ok && getVarint(in, count) && count <= in.size();
-  for (std::uint64_t i = 0; i < count && ok; ++i) {
-    llvm::StringRef key, value;
-    FileResultTable::Result result;
-    std::uint64_t mtime = 0, ctime = 0;
-    ok = getString(in, key) && getVarint(in, result.stamp.device) &&
-         getVarint(in, result.stamp.inode) && getVarint(in, result.stamp.size) &&
-         getVarint(in, mtime) && getVarint(in, ctime) && getString(in, value);
-    if (!ok)
-      break;
-    result.stamp.mtime = static_cast<std::int64_t>(mtime);
-    result.stamp.ctime = static_cast<std::int64_t>(ctime);
-    result.value = value.str();
-    FileResults.results.try_emplace(key, std::move(result));
-  }
-  if (!ok || !in.empty()) {
-    llvm::errs() << "afunix-check: warning: facts cache " << path
-                 << " is damaged; the files it described are read again\n";
+  case TableRead::Damaged:
+    break;
+  case TableRead::Body: {
+    std::uint64_t count = 0;
+    bool ok = getVarint(in, count) && count <= in.size();
+    for (std::uint64_t i = 0; i < count && ok; ++i) {
+      llvm::StringRef key, value;
+      FileResultTable::Result result;
+      std::uint64_t mtime = 0, ctime = 0;
+      ok = getString(in, key) && getVarint(in, result.stamp.device) &&
+           getVarint(in, result.stamp.inode) && getVarint(in, result.stamp.size) &&
+           getVarint(in, mtime) && getVarint(in, ctime) && getString(in, value);
+      if (!ok)
+        break;
+      result.stamp.mtime = static_cast<std::int64_t>(mtime);
+      result.stamp.ctime = static_cast<std::int64_t>(ctime);
+      result.value = value.str();
+      FileResults.results.try_emplace(key, std::move(result));
+    }
+    if (ok && in.empty())
+      return;
     FileResults.results.clear();
-    FileResults.changed = true;
+    break;
   }
+  }
+  llvm::errs() << "afunix-check: warning: facts cache " << path
+               << " is damaged; the files it described are read again\n";
+  FileResults.changed = true;
 }
 
 std::optional<std::string> FactsCache::recallForFile(const std::string &path, llvm::StringRef kind,
@@ -559,9 +583,7 @@ void FactsCache::writeFileResults() {
     });
     if (results.size() > kMaxFileResults)
       results.resize(kMaxFileResults);
-    out.assign(kFileResultsMagic, sizeof kFileResultsMagic);
-    putVarint(out, kFileResultsVersion);
-    putString(out, checkerIdentity());
+    out = tableHeader(kFileResultsTable);
     putVarint(out, results.size());
     for (const auto *result : results) {
       const Stamp &s = result->getValue().stamp;
@@ -574,10 +596,7 @@ void FactsCache::writeFileResults() {
       putString(out, result->getValue().value);
     }
   }
-  out += checksum(out);
-  std::string error;
-  if (!writeOwnFileAtomically(Directory + "/" + kFileResultsName, out, error))
-    llvm::errs() << "afunix-check: warning: facts cache: " << error << "\n";
+  writeTable(Directory + "/" + kFileResultsName, std::move(out));
 }
 
 FactsCache::~FactsCache() { finish(); }

@@ -464,6 +464,7 @@ public:
       if (!path.defines.empty()) {
         std::size_t own = Files.size();
         Files.push_back({"<command line of " + jobs[j].file + ">"});
+        ++CommandLines;
         Files.back().scanned = true;
         std::vector<std::string> ids, members, declared, includes;
         std::vector<MacroText> macros;
@@ -594,7 +595,7 @@ public:
   bool opaque(std::size_t job) const {
     return Jobs[job].computedInclude || Jobs[job].unreadable || Jobs[job].missingHeader;
   }
-  std::size_t filesRead() const { return Files.size(); }
+  std::size_t filesRead() const { return Files.size() - CommandLines; } // not the -D texts
   // Of those, the files whose scan the facts cache had (by their stamp): not read.
   std::size_t filesKnownByStamp() const { return KnownByStamp; }
 
@@ -745,6 +746,7 @@ private:
   std::vector<std::size_t> Pending;
   FactsCache *Cache = nullptr;
   std::atomic<std::size_t> KnownByStamp{0};
+  std::size_t CommandLines = 0; // of Files: the -D values of a job's command, not a file
 };
 
 } // namespace
