@@ -290,39 +290,59 @@ constexpr TableFormat kStampsTable{kStampsMagic, kStampsVersion, false};
 constexpr TableFormat kDerivedTable{kDerivedMagic, kDerivedVersion, true};
 constexpr TableFormat kFileResultsTable{kFileResultsMagic, kFileResultsVersion, true};
 
-enum class TableRead {
-  Absent,  // none yet
-  Replace, // not read (another layout or checker, or not a regular file): written anew
-  Damaged, // its checksum or header is wrong
-  Body,    // `body` holds what lies between the header and the checksum
-};
-
-TableRead readTable(const std::string &path, const TableFormat &format,
-                    std::unique_ptr<llvm::MemoryBuffer> &file, llvm::StringRef &body) {
+// Reads the table at `path` into its owner: `parse` takes the body (between the header and the
+// checksum) and says whether it was whole. True when the table is to be written anew: not ours to
+// read (reported), of another layout or build (silently), or damaged (reported, with what the
+// damage costs).
+bool loadTable(const std::string &path, const TableFormat &format, llvm::StringRef damageCost,
+               llvm::function_ref<bool(llvm::StringRef)> parse) {
   if (!llvm::sys::fs::exists(path))
-    return TableRead::Absent;
+    return false; // none yet
   std::string why;
-  file = analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      analysis::readInputFile(path, analysis::kMaxOwnFileBytes, why);
   if (!file) {
     // Not ours to read (a FIFO, a device, too large): the table is written anew beside it (a
     // rename replaces the name, never what it named).
     llvm::errs() << "afunix-check: warning: facts cache: " << why << "; not used\n";
-    return TableRead::Replace;
+    return true;
   }
   llvm::StringRef all = file->getBuffer();
-  if (all.size() < kChecksumBytes ||
-      all.take_back(kChecksumBytes) != checksum(all.drop_back(kChecksumBytes)))
-    return TableRead::Damaged;
-  body = all.drop_back(kChecksumBytes);
+  bool whole = all.size() >= kChecksumBytes &&
+               all.take_back(kChecksumBytes) == checksum(all.drop_back(kChecksumBytes));
+  llvm::StringRef body = all.drop_back(std::min(all.size(), kChecksumBytes));
   std::uint64_t version = 0;
-  if (!body.consume_front(llvm::StringRef(format.magic, 8)) || !getVarint(body, version))
-    return TableRead::Damaged;
-  if (version != static_cast<std::uint64_t>(format.version))
-    return TableRead::Replace;
-  llvm::StringRef identity;
-  if (format.identity && (!getString(body, identity) || identity != checkerIdentity()))
-    return TableRead::Replace;
-  return TableRead::Body;
+  whole = whole && body.consume_front(llvm::StringRef(format.magic, 8)) && getVarint(body, version);
+  if (whole) {
+    llvm::StringRef identity;
+    if (version != static_cast<std::uint64_t>(format.version) ||
+        (format.identity && (!getString(body, identity) || identity != checkerIdentity())))
+      return true; // another layout or build: replaced by this run's
+    if (parse(body))
+      return false;
+  }
+  llvm::errs() << "afunix-check: warning: facts cache " << path << " is damaged; " << damageCost
+               << "\n";
+  return true;
+}
+
+// A file's stamp in a table: device, inode, size, modification and change times.
+void putStamp(std::string &out, const FactsCache::Stamp &stamp) {
+  putVarint(out, stamp.device);
+  putVarint(out, stamp.inode);
+  putVarint(out, stamp.size);
+  putVarint(out, static_cast<std::uint64_t>(stamp.mtime));
+  putVarint(out, static_cast<std::uint64_t>(stamp.ctime));
+}
+
+bool getStamp(llvm::StringRef &in, FactsCache::Stamp &stamp) {
+  std::uint64_t mtime = 0, ctime = 0;
+  if (!getVarint(in, stamp.device) || !getVarint(in, stamp.inode) || !getVarint(in, stamp.size) ||
+      !getVarint(in, mtime) || !getVarint(in, ctime))
+    return false;
+  stamp.mtime = static_cast<std::int64_t>(mtime);
+  stamp.ctime = static_cast<std::int64_t>(ctime);
+  return true;
 }
 
 std::string tableHeader(const TableFormat &format) {
@@ -343,42 +363,24 @@ void writeTable(const std::string &path, std::string bytes) {
 } // namespace
 
 void FactsCache::readStamps() {
-  std::unique_ptr<llvm::MemoryBuffer> file;
-  llvm::StringRef in;
-  switch (readTable(StampsPath, kStampsTable, file, in)) {
-  case TableRead::Absent:
-    return;
-  case TableRead::Replace:
-    StampsChanged = true; // every input is read and hashed, and the table written anew
-    return;
-  case TableRead::Damaged:
-    break;
-  case TableRead::Body: {
+  // Damaged: no stamp is trusted, every input is read and hashed, and the table is rewritten.
+  StampsChanged |= loadTable(StampsPath, kStampsTable, "the files it described are read again",
+                             [&](llvm::StringRef in) {
     std::uint64_t count = 0;
     bool ok = getVarint(in, count) && count <= in.size();
     llvm::StringMap<StampRecord> records;
     for (std::uint64_t i = 0; i < count && ok; ++i) {
       llvm::StringRef path, digest;
-      std::uint64_t device, inode, size, mtime, ctime;
-      ok = getString(in, path) && getVarint(in, device) && getVarint(in, inode) &&
-           getVarint(in, size) && getVarint(in, mtime) && getVarint(in, ctime) &&
-           getString(in, digest);
+      Stamp stamp;
+      ok = getString(in, path) && getStamp(in, stamp) && getString(in, digest);
       if (ok)
-        records[path] = StampRecord{{device, inode, size, static_cast<std::int64_t>(mtime),
-                                     static_cast<std::int64_t>(ctime)},
-                                    digest.str()};
+        records[path] = StampRecord{stamp, digest.str()};
     }
-    if (ok && in.empty()) {
-      Stamps = std::move(records);
-      return;
-    }
-    break;
-  }
-  }
-  // Damaged: no stamp is trusted, every input is read and hashed, and the table is rewritten.
-  llvm::errs() << "afunix-check: warning: facts cache " << StampsPath
-               << " is damaged; the files it described are read again\n";
-  StampsChanged = true;
+    if (!ok || !in.empty())
+      return false;
+    Stamps = std::move(records);
+    return true;
+  });
 }
 
 void FactsCache::writeStamps() {
@@ -397,13 +399,8 @@ void FactsCache::writeStamps() {
     out = tableHeader(kStampsTable);
     putVarint(out, records.size());
     for (const auto *record : records) {
-      const Stamp &s = record->getValue().stamp;
       putString(out, record->getKey());
-      putVarint(out, s.device);
-      putVarint(out, s.inode);
-      putVarint(out, s.size);
-      putVarint(out, static_cast<std::uint64_t>(s.mtime));
-      putVarint(out, static_cast<std::uint64_t>(s.ctime));
+      putStamp(out, record->getValue().stamp);
       putString(out, record->getValue().digest);
     }
   }
@@ -412,18 +409,8 @@ void FactsCache::writeStamps() {
 
 void FactsCache::readDerived() {
   Derived.read = true;
-  std::string path = Directory + "/" + kDerivedName;
-  std::unique_ptr<llvm::MemoryBuffer> file;
-  llvm::StringRef in;
-  switch (readTable(path, kDerivedTable, file, in)) {
-  case TableRead::Absent:
-    return;
-  case TableRead::Replace:
-    Derived.changed = true;
-    return;
-  case TableRead::Damaged:
-    break;
-  case TableRead::Body: {
+  Derived.changed |= loadTable(Directory + "/" + kDerivedName, kDerivedTable,
+                               "its results are derived again", [&](llvm::StringRef in) {
     std::uint64_t count = 0;
     bool ok = getVarint(in, count) && count <= in.size();
     for (std::uint64_t i = 0; i < count && ok; ++i) {
@@ -433,15 +420,11 @@ void FactsCache::readDerived() {
         Derived.order.push_back(key.str());
     }
     if (ok && in.empty())
-      return;
+      return true;
     Derived.values.clear();
     Derived.order.clear();
-    break;
-  }
-  }
-  llvm::errs() << "afunix-check: warning: facts cache " << path
-               << " is damaged; its results are derived again\n";
-  Derived.changed = true;
+    return false;
+  });
 }
 
 std::optional<std::string> FactsCache::recall(llvm::StringRef key) {
@@ -499,43 +482,24 @@ std::string fileResultKey(llvm::StringRef kind, const std::string &path) {
 
 void FactsCache::readFileResults() {
   FileResults.read = true;
-  std::string path = Directory + "/" + kFileResultsName;
-  std::unique_ptr<llvm::MemoryBuffer> file;
-  llvm::StringRef in;
-  switch (readTable(path, kFileResultsTable, file, in)) {
-  case TableRead::Absent:
-    return;
-  case TableRead::Replace:
-    FileResults.changed = true;
-    return;
-  case TableRead::Damaged:
-    break;
-  case TableRead::Body: {
+  FileResults.changed |= loadTable(Directory + "/" + kFileResultsName, kFileResultsTable,
+                                   "the files it described are read again", [&](llvm::StringRef in) {
     std::uint64_t count = 0;
     bool ok = getVarint(in, count) && count <= in.size();
     for (std::uint64_t i = 0; i < count && ok; ++i) {
       llvm::StringRef key, value;
       FileResultTable::Result result;
-      std::uint64_t mtime = 0, ctime = 0;
-      ok = getString(in, key) && getVarint(in, result.stamp.device) &&
-           getVarint(in, result.stamp.inode) && getVarint(in, result.stamp.size) &&
-           getVarint(in, mtime) && getVarint(in, ctime) && getString(in, value);
+      ok = getString(in, key) && getStamp(in, result.stamp) && getString(in, value);
       if (!ok)
         break;
-      result.stamp.mtime = static_cast<std::int64_t>(mtime);
-      result.stamp.ctime = static_cast<std::int64_t>(ctime);
       result.value = value.str();
       FileResults.results.try_emplace(key, std::move(result));
     }
     if (ok && in.empty())
-      return;
+      return true;
     FileResults.results.clear();
-    break;
-  }
-  }
-  llvm::errs() << "afunix-check: warning: facts cache " << path
-               << " is damaged; the files it described are read again\n";
-  FileResults.changed = true;
+    return false;
+  });
 }
 
 std::optional<std::string> FactsCache::recallForFile(const std::string &path, llvm::StringRef kind,
@@ -586,13 +550,8 @@ void FactsCache::writeFileResults() {
     out = tableHeader(kFileResultsTable);
     putVarint(out, results.size());
     for (const auto *result : results) {
-      const Stamp &s = result->getValue().stamp;
       putString(out, result->getKey());
-      putVarint(out, s.device);
-      putVarint(out, s.inode);
-      putVarint(out, s.size);
-      putVarint(out, static_cast<std::uint64_t>(s.mtime));
-      putVarint(out, static_cast<std::uint64_t>(s.ctime));
+      putStamp(out, result->getValue().stamp);
       putString(out, result->getValue().value);
     }
   }
