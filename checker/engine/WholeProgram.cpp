@@ -309,9 +309,7 @@ LinkInputs gatherLinkInputs(const std::vector<std::string> &mainFiles, const std
 std::string linkInputsDigest(const LinkInputs &inputs) {
   std::string all;
   auto add = [&](const facts::Unit &unit) {
-    all += factsDigest(facts::encodeUnit(unit));
-    all.push_back('\0');
-    all += unit.target; // not in the encoding (never cached): from the command
+    all += factsDigest(facts::encodeUnit(unit)); // the whole unit, its target included
     all.push_back('\0');
   };
   for (const facts::Unit *unit : inputs.storedUnits)
