@@ -835,6 +835,13 @@ class RememberedTest(unittest.TestCase):
         commands = run("-p", self.build, "--print-commands", cwd=self.root).stdout
         self.assertIn("-DNOTED_BY_THE_TEST=1", commands)
         self.assertEqual(self.check()[0], expected)
+        # A note damaged since is not used: trusted, it would list a file that is not there.
+        with open(note, "rb") as f:
+            noted = f.read()
+        self.assertIn(b"usage.c", noted)
+        with open(note, "wb") as f:
+            f.write(noted.replace(b"usage.c", b"usagX.c"))
+        self.assertEqual(self.check()[0], expected)
         # The file system is asked each run: a listed file gone is an input error, note or not.
         os.remove(os.path.join(self.src, "usage.c"))
         gone = run("-p", self.build, check_status=(2,), cwd=self.root)

@@ -313,6 +313,16 @@ std::string databasePath(const std::string &buildPath) {
   return buildPath;
 }
 
+// A note for the facts cache's directory: written now when it is already a cache, or handed to
+// the caller (CompileRequest::notes) to write once the run has made it one.
+void saveNote(const CompileRequest &request, const std::string &name, std::string bytes) {
+  if (request.notes) {
+    request.notes->emplace_back(name, std::move(bytes));
+    return;
+  }
+  writeDatabaseNotes(request.checkedNoteDir, {{name, std::move(bytes)}});
+}
+
 // The checks JSONCompilationDatabase makes, done first so that the message names the entry and
 // the field, and so that its YAML parser never prints to stderr. A relative "directory" (the
 // JSON Compilation Database format wants it absolute; some generators write it relative) is
@@ -324,16 +334,6 @@ std::string databasePath(const std::string &buildPath) {
 // `noteDir` (the facts cache): a digest of this afunix-check, the database's path and its bytes.
 // A run that finds the note equal to its own digest of them skips the check: the same checks of
 // the same bytes pass again. A note that is missing, damaged or of other bytes only costs the check.
-// A note for the facts cache's directory: written now when it is already a cache, or handed to
-// the caller (CompileRequest::notes) to write once the run has made it one.
-void saveNote(const CompileRequest &request, const std::string &name, std::string bytes) {
-  if (request.notes) {
-    request.notes->emplace_back(name, std::move(bytes));
-    return;
-  }
-  writeDatabaseNotes(request.checkedNoteDir, {{name, std::move(bytes)}});
-}
-
 bool validateDatabase(const std::string &jsonPath, const CompileRequest &request, std::string &text,
                       std::string &error) {
   const std::string &noteDir = request.checkedNoteDir;
@@ -482,8 +482,11 @@ bool readJobNote(const std::string &noteDir, const std::string &key, std::vector
   if (!analysis::readInputFile(std::string(path), analysis::kMaxJsonInputBytes, bytes, ignored))
     return false;
   llvm::StringRef in(bytes);
-  if (!in.consume_front(key) || !in.consume_front("\n"))
+  // The key, then a digest of the rest: a note damaged since it was written is not used.
+  if (!in.consume_front(key) || !in.consume_front("\n") || in.size() < 33 ||
+      in.take_front(32) != fileDigest(in.drop_front(33)) || in[32] != '\n')
     return false;
+  in = in.drop_front(33);
   std::uint64_t count = 0;
   if (!facts::getVarint(in, count) || count > in.size())
     return false;
@@ -647,8 +650,10 @@ bool collectJobs(const CompileRequest &request, std::vector<CompileJob> &jobs,
       return false;
     // A command with an @file takes its arguments from that file, which the note's key does not
     // cover: such a database is read anew each run.
-    if (!noteKey.empty() && !respondsToFiles)
-      saveNote(request, kJobNoteName, noteKey + "\n" + encodeJobNote(listed));
+    if (!noteKey.empty() && !respondsToFiles) {
+      std::string body = encodeJobNote(listed);
+      saveNote(request, kJobNoteName, noteKey + "\n" + fileDigest(body) + "\n" + body);
+    }
   }
   if (everyFile) {
     if (listed.empty()) {

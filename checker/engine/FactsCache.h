@@ -126,7 +126,6 @@ public:
   void remember(llvm::StringRef key, std::string value);
   static constexpr std::size_t kMaxDerived = 256;
 
-
   // What open() found that it could not use: damaged packs (reported on stderr) and packs of
   // another checker or cache format (silently left to age out).
   std::size_t damagedPacks() const { return Damaged; }
@@ -203,7 +202,6 @@ public:
                                            const Stamp &stamp);
   void rememberForFile(const std::string &path, llvm::StringRef kind, const Stamp &stamp,
                        std::string value);
-  std::int64_t runStart() const { return RunStart; }
   static constexpr std::size_t kMaxFileResults = 500'000;
 
 private:
