@@ -399,6 +399,20 @@ bool getString(llvm::StringRef &in, llvm::StringRef &value) {
   return true;
 }
 
+bool getStrings(llvm::StringRef &in, std::vector<std::string> &strings) {
+  std::uint64_t count = 0;
+  if (!getVarint(in, count) || count > in.size())
+    return false;
+  strings.resize(count);
+  for (std::string &value : strings) {
+    llvm::StringRef bytes;
+    if (!getString(in, bytes))
+      return false;
+    value = bytes.str();
+  }
+  return true;
+}
+
 void encodeUnit(const Unit &unit, std::string &out) {
   out.append(kMagic, sizeof kMagic);
   Encoder io(out);

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace afunix::facts {
 
@@ -34,6 +35,13 @@ void putVarint(std::string &out, std::uint64_t value);
 void putString(std::string &out, llvm::StringRef value);
 bool getVarint(llvm::StringRef &in, std::uint64_t &value);
 bool getString(llvm::StringRef &in, llvm::StringRef &value);
+// A list of strings (any container of them): its length, then each string.
+template <typename Strings> void putStrings(std::string &out, const Strings &strings) {
+  putVarint(out, strings.size());
+  for (const auto &value : strings)
+    putString(out, value);
+}
+bool getStrings(llvm::StringRef &in, std::vector<std::string> &strings);
 
 // The rules every unit must satisfy (what the decoders check): empty when it does, else what is
 // wrong. For units built by hand (tests, synthetic facts) and for the decoders.

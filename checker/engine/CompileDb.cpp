@@ -464,9 +464,7 @@ std::string encodeJobNote(const std::vector<ListedJob> &listed) {
     facts::putString(out, entry.listed);
     facts::putString(out, entry.job.file);
     facts::putString(out, entry.job.directory);
-    facts::putVarint(out, entry.job.argv.size());
-    for (const std::string &arg : entry.job.argv)
-      facts::putString(out, arg);
+    facts::putStrings(out, entry.job.argv);
     facts::putString(out, entry.job.target);
     facts::putVarint(out, entry.job.otherConfigurations);
   }
@@ -493,20 +491,13 @@ bool readJobNote(const std::string &noteDir, const std::string &key, std::vector
   listed.resize(count);
   for (ListedJob &entry : listed) {
     llvm::StringRef listedName, file, directory, target;
-    std::uint64_t args = 0, others = 0;
+    std::uint64_t others = 0;
     if (!facts::getString(in, listedName) || !facts::getString(in, file) ||
-        !facts::getString(in, directory) || !facts::getVarint(in, args) || args > in.size())
+        !facts::getString(in, directory) || !facts::getStrings(in, entry.job.argv))
       return false;
     entry.listed = listedName.str();
     entry.job.file = file.str();
     entry.job.directory = directory.str();
-    entry.job.argv.resize(args);
-    for (std::string &arg : entry.job.argv) {
-      llvm::StringRef value;
-      if (!facts::getString(in, value))
-        return false;
-      arg = value.str();
-    }
     if (!facts::getString(in, target) || !facts::getVarint(in, others) || others > UINT32_MAX)
       return false;
     entry.job.target = target.str();

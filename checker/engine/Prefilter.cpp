@@ -361,26 +361,6 @@ struct Scan {
   std::vector<MacroText> macros;
 };
 
-void putStrings(std::string &out, const std::vector<std::string> &strings) {
-  facts::putVarint(out, strings.size());
-  for (const std::string &s : strings)
-    facts::putString(out, s);
-}
-
-bool getStrings(llvm::StringRef &in, std::vector<std::string> &strings) {
-  std::uint64_t count = 0;
-  if (!facts::getVarint(in, count) || count > in.size())
-    return false;
-  strings.resize(count);
-  for (std::string &s : strings) {
-    llvm::StringRef value;
-    if (!facts::getString(in, value))
-      return false;
-    s = value.str();
-  }
-  return true;
-}
-
 void sortUnique(std::vector<std::string> &words) {
   if (!std::is_sorted(words.begin(), words.end()))
     std::sort(words.begin(), words.end());
@@ -401,16 +381,16 @@ void sortUnique(Scan &scan) {
 std::string encodeScan(const Scan &scan, const std::vector<std::string> &includes,
                        bool computedInclude) {
   std::string out;
-  putStrings(out, scan.words);
-  putStrings(out, scan.members);
-  putStrings(out, scan.declared);
+  facts::putStrings(out, scan.words);
+  facts::putStrings(out, scan.members);
+  facts::putStrings(out, scan.declared);
   facts::putVarint(out, scan.macros.size());
   for (const MacroText &macro : scan.macros) {
     facts::putString(out, macro.name);
-    putStrings(out, macro.identifiers);
-    putStrings(out, macro.members);
+    facts::putStrings(out, macro.identifiers);
+    facts::putStrings(out, macro.members);
   }
-  putStrings(out, includes);
+  facts::putStrings(out, includes);
   facts::putVarint(out, computedInclude ? 1 : 0);
   return out;
 }
@@ -418,18 +398,18 @@ std::string encodeScan(const Scan &scan, const std::vector<std::string> &include
 bool decodeScan(llvm::StringRef in, Scan &scan, std::vector<std::string> &includes,
                 bool &computedInclude) {
   std::uint64_t macros = 0, computed = 0;
-  if (!getStrings(in, scan.words) || !getStrings(in, scan.members) ||
-      !getStrings(in, scan.declared) || !facts::getVarint(in, macros) || macros > in.size())
+  if (!facts::getStrings(in, scan.words) || !facts::getStrings(in, scan.members) ||
+      !facts::getStrings(in, scan.declared) || !facts::getVarint(in, macros) || macros > in.size())
     return false;
   scan.macros.resize(macros);
   for (MacroText &macro : scan.macros) {
     llvm::StringRef name;
-    if (!facts::getString(in, name) || !getStrings(in, macro.identifiers) ||
-        !getStrings(in, macro.members))
+    if (!facts::getString(in, name) || !facts::getStrings(in, macro.identifiers) ||
+        !facts::getStrings(in, macro.members))
       return false;
     macro.name = name.str();
   }
-  if (!getStrings(in, includes) || !facts::getVarint(in, computed) || computed > 1)
+  if (!facts::getStrings(in, includes) || !facts::getVarint(in, computed) || computed > 1)
     return false;
   computedInclude = computed == 1;
   return in.empty();
@@ -800,26 +780,18 @@ std::string roundKey(const std::vector<ExtractedUnit> &units, const PrefilterSet
 
 std::string encodeNames(const analysis::NamesThatMatter &names) {
   std::string out;
-  for (const std::set<std::string> *set : {&names.used, &names.defined, &names.fields}) {
-    facts::putVarint(out, set->size());
-    for (const std::string &name : *set)
-      facts::putString(out, name);
-  }
+  for (const std::set<std::string> *set : {&names.used, &names.defined, &names.fields})
+    facts::putStrings(out, *set);
   return out;
 }
 
 std::optional<analysis::NamesThatMatter> decodeNames(llvm::StringRef in) {
   analysis::NamesThatMatter names;
   for (std::set<std::string> *set : {&names.used, &names.defined, &names.fields}) {
-    std::uint64_t count = 0;
-    if (!facts::getVarint(in, count) || count > in.size())
+    std::vector<std::string> list;
+    if (!facts::getStrings(in, list))
       return std::nullopt;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      llvm::StringRef name;
-      if (!facts::getString(in, name))
-        return std::nullopt;
-      set->insert(set->end(), name.str());
-    }
+    set->insert(list.begin(), list.end());
   }
   if (!in.empty())
     return std::nullopt;
