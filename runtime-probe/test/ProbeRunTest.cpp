@@ -509,6 +509,10 @@ TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
     std::printf("note: %s", said.c_str());
   // The inodes the kernel still listed, from the program's stderr ("<shape> left: 1 2 3").
   std::set<uint64_t> listed;
+  // Each attempt built the shape and closed every fd, so its garbage was real and the probe
+  // reports it, also when a GC run from elsewhere freed it before the program looked and the
+  // program tried again (the retry lines above).
+  int attempts = 1;
   std::istringstream err(p.program.err);
   std::string line;
   while (std::getline(err, line))
@@ -516,6 +520,8 @@ TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
       std::istringstream inodes(line.substr(run.shape.size() + 6));
       for (uint64_t inode; inodes >> inode;)
         listed.insert(inode);
+    } else if (line.rfind(run.shape + ": ", 0) == 0 && line.ends_with("; again")) {
+      ++attempts;
     }
   int findings = 0, sockets = 0;
   for (const auto &proc : p.summary["processes"])
@@ -540,8 +546,8 @@ TEST_P(GcShapes, AreReportedAsTheKernelKeepsThem) {
   } else {
     if (!freedEarly)
       EXPECT_EQ(left, held) << "the kernel kept the cycles and what they hold";
-    EXPECT_EQ(findings, cycles);
-    EXPECT_EQ(sockets, cyclic);
+    EXPECT_EQ(findings, cycles * attempts);
+    EXPECT_EQ(sockets, cyclic * attempts);
   }
 }
 
