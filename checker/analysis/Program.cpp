@@ -5,6 +5,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <functional>
@@ -29,6 +30,26 @@ void unionInto(std::vector<Id> &into, const std::vector<Id> &from) {
 }
 
 } // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Key indexes
+
+std::uint64_t KeyIndex::hashOf(llvm::StringRef key) {
+  return llvm::xxh3_64bits(llvm::ArrayRef<std::uint8_t>(reinterpret_cast<const std::uint8_t *>(key.data()), key.size()));
+}
+
+void KeyIndex::resize(std::size_t slots) {
+  std::size_t size = 16;
+  while (size < slots)
+    size *= 2;
+  Slots.assign(size, Slot{});
+  Mask = size - 1;
+}
+
+void KeyIndex::reserve(std::size_t keys) {
+  if (Count == 0 && keys * 10 > Slots.size() * 7)
+    resize(keys * 10 / 7 + 1);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Merging units
@@ -105,13 +126,11 @@ void Program::indexReturns() {
 }
 
 Id Program::functionByKey(llvm::StringRef key) const {
-  auto it = FunctionIds.find(key);
-  return it == FunctionIds.end() ? kNone : it->second;
+  return FunctionIds.find(key, [this](Id id) { return functionKeyOf(id); });
 }
 
 Id Program::placeByKey(llvm::StringRef key) const {
-  auto it = PlaceIds.find(key);
-  return it == PlaceIds.end() ? kNone : it->second;
+  return PlaceIds.find(key, [this](Id id) { return placeKeyOf(id); });
 }
 
 std::pair<Id, bool> Program::siteAt(Id file, std::uint32_t offset, const std::string &text) {
@@ -144,9 +163,9 @@ void Program::reserveFor(const std::vector<const facts::Unit *> &units) {
       callCount += unit->calls.size();
     }
   places.reserve(placeCount);
-  PlaceIds = llvm::StringMap<Id>(static_cast<unsigned>(placeCount)); // (no reserve())
+  PlaceIds.reserve(placeCount);
   functions.reserve(functionCount);
-  FunctionIds = llvm::StringMap<Id>(static_cast<unsigned>(functionCount));
+  FunctionIds.reserve(functionCount);
   sites.reserve(siteCount);
   NextSiteAt.reserve(siteCount);
   SitesAt.reserve(siteCount);
@@ -212,8 +231,9 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
   std::vector<Id> functionMap(u.functions.size());
   for (std::size_t i = 0; i < u.functions.size(); ++i) {
     const facts::Function &f = u.functions[i];
-    auto [it, fresh] = FunctionIds.try_emplace(functionKey(f.key), functions.size());
-    functionMap[i] = it->second;
+    auto [id, fresh] = FunctionIds.insert(functionKey(f.key), functions.size(),
+                                          [this](Id known) { return functionKeyOf(known); });
+    functionMap[i] = id;
     if (fresh) {
       facts::Function copy;
       copy.key = functionKey(f.key);
@@ -221,7 +241,7 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
       copy.system = f.system;
       functions.push_back(std::move(copy));
     }
-    facts::Function &g = functions[it->second];
+    facts::Function &g = functions[id];
     g.params = std::max(g.params, f.params);
     for (Id p : f.paramIsInt)
       if (!llvm::is_contained(g.paramIsInt, p))
@@ -269,8 +289,8 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
     if (inherited)
       owned = (owned.empty() ? p.key : owned) + "@" + u.target;
     const std::string &key = owned.empty() ? p.key : owned;
-    auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
-    placeMap[i] = it->second;
+    auto [id, fresh] = PlaceIds.insert(key, places.size(), [this](Id known) { return placeKeyOf(known); });
+    placeMap[i] = id;
     if (fresh) {
       facts::Place copy = movable ? facts::Place(std::move(movable->places[i])) : p; // (p is moved from too)
       if (!owned.empty())
@@ -491,10 +511,10 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
 
 Id Program::internPlace(const std::string &key, facts::PlaceKind kind, const std::string &name,
                         Id function, int index, Id base) {
-  auto [it, fresh] = PlaceIds.try_emplace(key, places.size());
+  auto [id, fresh] = PlaceIds.insert(key, places.size(), [this](Id known) { return placeKeyOf(known); });
   if (fresh)
     places.push_back({key, kind, name, function, index, base});
-  return it->second;
+  return id;
 }
 
 Id Program::paramPlace(Id function, unsigned index) {

@@ -26,6 +26,69 @@ namespace afunix::analysis {
 using facts::Id;
 using facts::kNone;
 
+// Ids of keys a table of the program holds (a place's or a function's `key`), found by the key's
+// hash: a slot is the hash's high half and the id, so a lookup touches one slot and, only when
+// the halves agree, the key it stands for. A map owning copies of the keys (llvm::StringMap) cost
+// a second copy of three million keys, an allocation each, on a 100,000-file link.
+class KeyIndex {
+public:
+  // Room for this many keys without growing (before the first insert).
+  void reserve(std::size_t keys);
+  // The id `key` was given, or kNone; `keyOf(id)` is the key of an id given before.
+  template <typename KeyOf> Id find(llvm::StringRef key, const KeyOf &keyOf) const {
+    if (Slots.empty())
+      return kNone;
+    std::uint64_t hash = hashOf(key);
+    for (std::size_t at = hash & Mask;; at = (at + 1) & Mask) {
+      const Slot &slot = Slots[at];
+      if (slot.id == kNone)
+        return kNone;
+      if (slot.tag == tagOf(hash) && keyOf(slot.id) == key)
+        return slot.id;
+    }
+  }
+  // `key`'s id: the one given before, or `fresh` (then the caller makes keyOf(fresh) `key` before
+  // the next call); the flag says which.
+  template <typename KeyOf> std::pair<Id, bool> insert(llvm::StringRef key, Id fresh, const KeyOf &keyOf) {
+    if ((Count + 1) * 10 > Slots.size() * 7)
+      grow(keyOf);
+    std::uint64_t hash = hashOf(key);
+    for (std::size_t at = hash & Mask;; at = (at + 1) & Mask) {
+      Slot &slot = Slots[at];
+      if (slot.id == kNone) {
+        slot = {tagOf(hash), fresh};
+        ++Count;
+        return {fresh, true};
+      }
+      if (slot.tag == tagOf(hash) && keyOf(slot.id) == key)
+        return {slot.id, false};
+    }
+  }
+
+private:
+  struct Slot {
+    std::uint32_t tag = 0;
+    Id id = kNone;
+  };
+  static std::uint64_t hashOf(llvm::StringRef key);
+  static std::uint32_t tagOf(std::uint64_t hash) { return static_cast<std::uint32_t>(hash >> 32); }
+  template <typename KeyOf> void grow(const KeyOf &keyOf) {
+    std::vector<Slot> old = std::move(Slots);
+    resize(old.size() * 2);
+    for (const Slot &slot : old)
+      if (slot.id != kNone) {
+        std::uint64_t hash = hashOf(keyOf(slot.id));
+        std::size_t at = hash & Mask;
+        while (Slots[at].id != kNone)
+          at = (at + 1) & Mask;
+        Slots[at] = slot;
+      }
+  }
+  void resize(std::size_t slots);
+  std::vector<Slot> Slots;
+  std::size_t Mask = 0, Count = 0;
+};
+
 // A graph over ids in compressed rows: the successors of `p` are targets[offsets[p],
 // offsets[p + 1]). One allocation per array, not one per node: the link's graphs have millions of
 // places, most with one successor or none.
@@ -290,7 +353,11 @@ private:
       visit(c.listener);
   }
 
-  llvm::StringMap<Id> FileIds, FunctionIds, PlaceIds;
+  llvm::StringMap<Id> FileIds;
+  KeyIndex FunctionIds, PlaceIds;
+  // What the indexes compare a key with.
+  llvm::StringRef functionKeyOf(Id id) const { return functions[id].key; }
+  llvm::StringRef placeKeyOf(Id id) const { return places[id].key; }
   // Every pass asks for functions' return places; only the merge makes them (later places are
   // parameters, members, elements, store sides and clones, whose keys start otherwise).
   void indexReturns();
