@@ -113,6 +113,7 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   program->index();
   program->addRoots();
   program->propagate();
+  program->indexListeners();
   program->inheritListenerFamilies();
   return program;
 }
@@ -2413,6 +2414,25 @@ const std::vector<Id> &Program::originsOf(Id place) const {
   return Origins.at(place);
 }
 
+const std::vector<Id> &Program::listenersOf(const facts::Create &accepted) const {
+  auto it = Listeners.find(accepted.listener);
+  return it == Listeners.end() ? none() : it->second;
+}
+
+void Program::indexListeners() {
+  for (const facts::Create &c : creates) {
+    if (c.how != facts::CreateHow::Accept || c.listener == kNone || Listeners.count(c.listener))
+      continue;
+    std::vector<Id> &listening = Listeners[c.listener];
+    for (Id origin : originsOf(c.listener)) {
+      const facts::Create &made = creates[origin];
+      if (made.how != facts::CreateHow::NotSocket && made.how != facts::CreateHow::Accept &&
+          made.how != facts::CreateHow::Socketpair && made.type != kernel::kSockDgram)
+        listening.push_back(origin);
+    }
+  }
+}
+
 bool Program::reaches(Id origin, Id place) const {
   return Origins.contains(place, origin);
 }
@@ -2450,7 +2470,7 @@ void Program::inheritListenerFamilies() {
     std::string name;
     int type = -1;
     bool agree = true;
-    for (Id listener : originsOf(c.listener)) {
+    for (Id listener : listenersOf(c)) {
       const facts::Create &origin = creates[listener];
       if (family && (*family != origin.family || type != origin.type))
         agree = false;

@@ -213,6 +213,11 @@ public:
   // Indices into creates() of every origin that can reach `place`, ascending.
   const std::vector<Id> &originsOf(Id place) const;
   bool reaches(Id origin, Id place) const;
+  // The origins of `accepted`'s listener (an accept()ed Create) that can be listening: not a
+  // pipe or other non-socket, an accepted socket or a socketpair() end (connected), nor a
+  // datagram socket. accept() on those fails (experiment accept_needs_listener), so an event
+  // loop's table that hands its acceptor every fd it holds does not make them listeners.
+  const std::vector<Id> &listenersOf(const facts::Create &accepted) const;
   // Reaches along flows that keep the fd itself (no dup(), no run-time array index).
   bool reachesExactly(Id origin, Id place) const;
   // The flows into `place` whose source holds `origin` (how it arrived), in program order.
@@ -354,6 +359,9 @@ private:
   }
 
   llvm::StringMap<Id> FileIds;
+  // listenersOf(), by the place accept() was given.
+  void indexListeners();
+  llvm::DenseMap<Id, std::vector<Id>> Listeners;
   KeyIndex FunctionIds, PlaceIds;
   // What the indexes compare a key with.
   llvm::StringRef functionKeyOf(Id id) const { return functions[id].key; }

@@ -319,7 +319,7 @@ CredentialQueries::CredentialQueries(const Program &program) : P(program) {
   Accepted.assign(P.creates.size(), {});
   for (Id c = 0; c < P.creates.size(); ++c)
     if (P.creates[c].how == facts::CreateHow::Accept && P.creates[c].listener != kNone)
-      for (Id listener : P.originsOf(P.creates[c].listener))
+      for (Id listener : P.listenersOf(P.creates[c]))
         Accepted[listener].push_back(c);
 }
 
@@ -372,7 +372,7 @@ bool CredentialQueries::unixByUse(Id origin) const {
   // An accepted socket is what its listener is.
   const facts::Create &create = P.creates[origin];
   if (create.how == facts::CreateHow::Accept && create.listener != kNone) {
-    const std::vector<Id> &listeners = P.originsOf(create.listener);
+    const std::vector<Id> &listeners = P.listenersOf(create);
     return !listeners.empty() && llvm::all_of(listeners, [&](Id l) {
       return P.creates[l].family == facts::Family::Unix || (l != origin && unixByUse(l));
     });
@@ -407,10 +407,10 @@ Passcred CredentialQueries::reaching(Id origin) const {
     return Passcred::Unknown;
   if (create.how != facts::CreateHow::Accept)
     return Passcred::Never;
-  if (create.listener == kNone || P.originsOf(create.listener).empty())
+  if (create.listener == kNone || P.listenersOf(create).empty())
     return Passcred::Unknown;
   Passcred result = Passcred::Never;
-  for (Id listener : P.originsOf(create.listener)) {
+  for (Id listener : P.listenersOf(create)) {
     if (!Options[listener].empty())
       return Passcred::Enabled;
     if (P.creates[listener].how == facts::CreateHow::External) {

@@ -16,7 +16,7 @@ void noteListener(RuleContext &ctx, Report &report, const facts::Create &accepte
   if (accepted.how != facts::CreateHow::Accept || accepted.listener == kNone)
     return;
   ctx.note(report, accepted.site, "accept() here");
-  for (Id listener : ctx.P.originsOf(accepted.listener))
+  for (Id listener : ctx.P.listenersOf(accepted))
     ctx.note(report, ctx.P.creates[listener].site,
              ctx.P.creates[listener].how == facts::CreateHow::External
                  ? "the program takes the listening socket over here"
@@ -62,7 +62,7 @@ Id handedOverOrigin(const Program &P, Id origin) {
   if (create.how == facts::CreateHow::External)
     return origin;
   if (create.how == facts::CreateHow::Accept && create.listener != kNone)
-    for (Id listener : P.originsOf(create.listener))
+    for (Id listener : P.listenersOf(create))
       if (P.creates[listener].how == facts::CreateHow::External)
         return listener;
   return kNone;

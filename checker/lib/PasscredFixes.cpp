@@ -143,9 +143,9 @@ std::optional<ReportEdit> enablePasscredEarly(const Program &P, const Credential
   switch (create.how) {
   case facts::CreateHow::Accept: {
     // Accepted sockets inherit it from the listener: before the listener's only listen().
-    if (create.listener == kNone || P.originsOf(create.listener).size() != 1)
+    if (create.listener == kNone || P.listenersOf(create).size() != 1)
       return std::nullopt;
-    Id listener = P.originsOf(create.listener).front();
+    Id listener = P.listenersOf(create).front();
     if (!createdHere(P.creates[listener].how))
       return std::nullopt;
     return only(listener, facts::Lifecycle::Listen);

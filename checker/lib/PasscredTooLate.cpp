@@ -298,7 +298,7 @@ private:
     const facts::Create &accepted = P.creates[origin];
     if (accepted.listener == kNone)
       return false;
-    const std::vector<Id> &listeners = P.originsOf(accepted.listener);
+    const std::vector<Id> &listeners = P.listenersOf(accepted);
     if (listeners.empty())
       return false;
     std::vector<Id> handed; // listeners a service manager made without SO_PASSCRED

@@ -319,5 +319,21 @@ TEST(PasscredInet, AgreesWithAnIndependentUdpSocket) {
   EXPECT_EQ(o.rules, std::vector<std::string>{"afunix-passcred-wrong-family"});
 }
 
+// What the checker's listenersOf() relies on: of the fds an event loop may hand an acceptor, only
+// the listener gives a connection (here EAGAIN: nothing is pending); every other accept4() fails.
+TEST(AcceptNeedsListener, OnlyAListeningSocketGivesConnections) {
+  Observation o = acceptNeedsListenerExperiment();
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  EXPECT_EQ(o.get("accept.listener")->text, "EAGAIN");
+  for (const char *kind : {"accepted", "client", "socketpair", "unlistened", "dgram", "pipe"}) {
+    const std::string &got = o.get(std::string("accept.") + kind)->text;
+    EXPECT_NE(got, "a connection") << kind;
+    EXPECT_NE(got, "EAGAIN") << kind << " would wait for a connection like a listener";
+  }
+  EXPECT_EQ(o.get("accept.pipe")->text, "ENOTSOCK");
+  EXPECT_EQ(o.get("accept.dgram")->text, "EOPNOTSUPP");
+  EXPECT_EQ(o.rules, (std::vector<std::string>{"afunix-passcred-too-late", "afunix-creds-without-passcred"}));
+}
+
 } // namespace
 } // namespace afunix::kernel

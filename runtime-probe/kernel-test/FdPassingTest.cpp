@@ -153,6 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Named{"listener_inherit", listenerInheritExperiment},
                       Named{"features", featuresExperiment},
                       Named{"passcred_inet", passcredInetExperiment},
+                      Named{"accept_needs_listener", acceptNeedsListenerExperiment},
                       Named{"fd_limit", fdLimitExperiment}, Named{"etoomanyrefs", tooManyRefs},
                       Named{"gc", smallGcExperiment}, Named{"meminit", meminitExperiment}),
     [](const ::testing::TestParamInfo<Named> &info) { return std::string(info.param.name); });

@@ -507,6 +507,62 @@ Observation featuresExperiment() {
   return o;
 }
 
+// accept() on every kind of fd an event loop's table may hand an acceptor: only a listening
+// stream or seqpacket socket gives a connection. The checker leaves the others out of where an
+// accepted socket may come from (Program::listenersOf).
+Observation acceptNeedsListenerExperiment() {
+  Observation o;
+  o.experiment = "accept_needs_listener";
+  auto answer = [](int fd) {
+    Fd got(accept4(fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    return got ? std::string("a connection") : errnoName(errno);
+  };
+  sockaddr_un addr{};
+  socklen_t len = 0;
+  Fd listener = autoboundListener(SOCK_STREAM, addr, len);
+  Fd client = listener ? connectTo(SOCK_STREAM, addr, len) : Fd();
+  Fd accepted = client ? Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)) : Fd();
+  Pair pair = unixPair(SOCK_STREAM);
+  Fd unlistened(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  Fd dgram(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  int pipeFds[2] = {-1, -1};
+  bool piped = pipe2(pipeFds, O_CLOEXEC) == 0;
+  Fd pipeRead(pipeFds[0]), pipeWrite(pipeFds[1]);
+  if (!accepted || !pair.a || !unlistened || !dgram || !piped) {
+    o.fail("could not set up the sockets and the pipe: " + errnoName(errno));
+    return o;
+  }
+  int flags = fcntl(listener.get(), F_GETFL);
+  fcntl(listener.get(), F_SETFL, flags | O_NONBLOCK); // nothing is pending: EAGAIN, as a listener
+  const std::pair<const char *, int> kinds[] = {
+      {"listener", listener.get()},     {"accepted", accepted.get()},
+      {"client", client.get()},         {"socketpair", pair.a.get()},
+      {"unlistened", unlistened.get()}, {"dgram", dgram.get()},
+      {"pipe", pipeRead.get()},
+  };
+  bool onlyListener = true;
+  std::string summary;
+  for (const auto &[kind, fd] : kinds) {
+    std::string got = answer(fd);
+    o.set(std::string("accept.") + kind, Value::of(got));
+    o.note(std::string("accept4() on ") + kind + ": " + got);
+    summary += std::string(summary.empty() ? "" : ", ") + kind + " " + got;
+    bool refused = got != "a connection" && got != "EAGAIN";
+    if ((std::string(kind) == "listener") == refused)
+      onlyListener = false;
+  }
+  o.verdict = "accept4(): " + summary;
+  if (onlyListener)
+    o.implies("accept() gives a connection only on a listening socket: an accepted or connected "
+              "socket, a socketpair() end, a datagram socket or a pipe in the same event-loop table "
+              "is never where an accepted socket came from.",
+              {"afunix-passcred-too-late", "afunix-creds-without-passcred"});
+  else
+    o.implies("accept() succeeded on something other than a listener here: an accepted socket may "
+              "come from any fd its acceptor is handed.");
+  return o;
+}
+
 Observation passcredInetExperiment() {
   Observation o;
   o.experiment = "passcred_inet";

@@ -210,6 +210,7 @@ KernelReport runKernelReport(const KernelReportOptions &options) {
       {"listener_inherit", listenerInheritExperiment},
       {"features", featuresExperiment},
       {"passcred_inet", passcredInetExperiment},
+      {"accept_needs_listener", acceptNeedsListenerExperiment},
       {"fd_limit", fdLimitExperiment},
       {"fd_limit_total", fdLimitTotalExperiment},
       {"etoomanyrefs", [] { return tooManyRefsExperiment(64); }},

@@ -42,6 +42,7 @@ Observation credentialsExperiment();      // creds.table.*, default_attach, late
 Observation listenerInheritExperiment();  // creds.listener_inherit
 Observation featuresExperiment();         // features.so_passpidfd / so_peerpidfd / so_passrights
 Observation passcredInetExperiment();     // passcred.inet
+Observation acceptNeedsListenerExperiment(); // accept.<kind of fd>
 // One per claim of the credential rules' messages (see ExperimentRegistry.h).
 Observation credsWithoutPasscredExperiment();         // creds.without_passcred.*
 Observation passcredHandedOverExperiment();           // passcred.handed_over.*
