@@ -481,10 +481,13 @@ bool readJobNote(const std::string &noteDir, const std::string &key, std::vector
     return false;
   llvm::StringRef in(bytes);
   // The key, then a digest of the rest: a note damaged since it was written is not used.
-  if (!in.consume_front(key) || !in.consume_front("\n") || in.size() < 33 ||
-      in.take_front(32) != fileDigest(in.drop_front(33)) || in[32] != '\n')
+  if (!in.consume_front(key) || !in.consume_front("\n") || in.size() <= kDigestChars ||
+      in[kDigestChars] != '\n')
     return false;
-  in = in.drop_front(33);
+  llvm::StringRef digest = in.take_front(kDigestChars);
+  in = in.drop_front(kDigestChars + 1);
+  if (digest != fileDigest(in))
+    return false;
   std::uint64_t count = 0;
   if (!facts::getVarint(in, count) || count > in.size())
     return false;

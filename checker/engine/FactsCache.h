@@ -68,8 +68,9 @@ namespace afunix::check {
 // bytes were never read).
 using CacheInputs = std::vector<std::pair<std::string, std::string>>;
 
-// xxHash3-128 of `bytes`, as 32 hex digits.
+// xxHash3-128 of `bytes`, as kDigestChars hex digits.
 std::string fileDigest(llvm::StringRef bytes);
+inline constexpr std::size_t kDigestChars = 32;
 
 // Every file the parse behind `sources` read, with the digest of the bytes it parsed.
 CacheInputs inputsOf(const clang::SourceManager &sources);

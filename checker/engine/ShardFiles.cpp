@@ -31,7 +31,6 @@ constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
 // The layout of a shard file; bumped when it changes (the facts inside have their own versions).
 // 2: whether the facts' paths are relative; 3: the command of each file the prefilter skipped.
 constexpr int kShardVersion = 3;
-constexpr std::size_t kChecksumHex = 32;
 
 // `arg` with every path below the working directory relative to it ("-I/src/x/include" ->
 // "-Iinclude" when run in /src/x): a command's bytes as the same command in another checkout.
@@ -139,12 +138,12 @@ bool readShard(const std::string &path, Shard &shard, std::string &error) {
   }
   // The checksum first (the last 32 bytes: the digest of all before): nothing of a damaged
   // file is used.
-  if (all.size() < sizeof kShardMagic + kChecksumHex)
+  if (all.size() < sizeof kShardMagic + kDigestChars)
     return damaged("truncated");
-  if (fileDigest(all.drop_back(kChecksumHex)) != all.take_back(kChecksumHex))
+  if (fileDigest(all.drop_back(kDigestChars)) != all.take_back(kDigestChars))
     return damaged("its checksum does not match");
-  shard.checksum = all.take_back(kChecksumHex).str();
-  in = in.drop_back(kChecksumHex);
+  shard.checksum = all.take_back(kDigestChars).str();
+  in = in.drop_back(kDigestChars);
   llvm::StringRef identity, fingerprint, database;
   std::uint64_t units = 0, relative = 0;
   shard.path = path;
