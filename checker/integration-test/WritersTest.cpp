@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -48,7 +49,9 @@ protected:
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("afunix-writers", dir));
     root = std::string(dir.str());
   }
-  void TearDown() override { llvm::sys::fs::remove_directories(root); }
+  // std::filesystem, not llvm::sys::fs::remove_directories(): that leaves a fifo (and so the
+  // directory) behind.
+  void TearDown() override { std::filesystem::remove_all(root); }
   std::string path(const std::string &name) const { return root + "/" + name; }
 
   // A finding of a real catalog rule on `line` of `file`, with the line's text as the engine
