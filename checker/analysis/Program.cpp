@@ -114,6 +114,7 @@ std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &u
   program->addRoots();
   program->propagate();
   program->indexListeners();
+  program->indexListenerViews();
   program->inheritListenerFamilies();
   return program;
 }
@@ -2379,16 +2380,10 @@ void Program::keepLibrariesApart(PlaceSets &sets) {
   for (const facts::Function &f : functions)
     if (auto it = DefinitionOf.find(f.key); it != DefinitionOf.end() && f.file != kNone)
       filesDefining[it->second].insert(f.file);
-  auto ownerOf = [&](Id place) {
-    std::size_t steps = 0;
-    while (place != kNone && places[place].function == kNone && steps++ < places.size())
-      place = places[place].base;
-    return place == kNone ? kNone : places[place].function;
-  };
   for (Id p = 0; p < sets.size() && p < places.size(); ++p) {
     if (sets.at(p).empty())
       continue;
-    Id fn = ownerOf(p);
+    Id fn = ownerFunction(p);
     if (fn == kNone)
       continue;
     auto plain = DefinitionOf.find(functions[fn].key);
@@ -2408,6 +2403,13 @@ void Program::keepLibrariesApart(PlaceSets &sets) {
         kept.push_back(c);
     sets.share(p, sets.add(std::move(kept)));
   }
+}
+
+Id Program::ownerFunction(Id place) const {
+  std::size_t steps = 0;
+  while (place != kNone && places[place].function == kNone && steps++ < places.size())
+    place = places[place].base;
+  return place == kNone ? kNone : places[place].function;
 }
 
 const std::vector<Id> &Program::originsOf(Id place) const {
@@ -2430,6 +2432,139 @@ void Program::indexListeners() {
           made.how != facts::CreateHow::Socketpair && made.type != kernel::kSockDgram)
         listening.push_back(origin);
     }
+  }
+}
+
+std::vector<llvm::ArrayRef<Id>> Program::listenerViewsOf(Id accepted) const {
+  if (auto it = ListenerViews.find(accepted); it != ListenerViews.end())
+    return {it->second.begin(), it->second.end()};
+  const std::vector<Id> &all = listenersOf(creates[accepted]);
+  if (all.empty())
+    return {};
+  return {llvm::ArrayRef<Id>(all)};
+}
+
+std::optional<std::vector<Id>> Program::programsReaching(Id function) const {
+  // Bounds the walk up the callers on a large link; past it the function counts as everyone's.
+  constexpr std::size_t kMaxWalk = 200000;
+  if (function == kNone || function >= Callers.size())
+    return std::nullopt;
+  if (auto it = ProgramsReaching.find(function); it != ProgramsReaching.end())
+    return it->second;
+  std::optional<std::vector<Id>> result = std::vector<Id>();
+  llvm::DenseSet<Id> seen{function};
+  std::vector<Id> work{function};
+  while (!work.empty() && result) {
+    Id at = work.back();
+    work.pop_back();
+    if (std::binary_search(Mains.begin(), Mains.end(), at)) {
+      result->push_back(at);
+      continue;
+    }
+    llvm::ArrayRef<Id> from = Callers[at];
+    if (from.empty() || seen.size() > kMaxWalk)
+      result.reset(); // entered from outside the database (or too far to tell)
+    for (Id caller : from) {
+      if (caller == kNone) {
+        result.reset(); // called from a global initialiser's table
+        break;
+      }
+      if (seen.insert(caller).second)
+        work.push_back(caller);
+    }
+  }
+  if (result && (result->empty() || result->size() > kMaxPrograms))
+    result.reset();
+  if (result)
+    llvm::sort(*result);
+  ProgramsReaching[function] = result;
+  return result;
+}
+
+void Program::indexListenerViews() {
+  for (Id f = 0; f < functions.size(); ++f)
+    if (functions[f].defined && functions[f].name == "main")
+      Mains.push_back(f);
+  if (Mains.size() < 2)
+    return;
+  auto split = [&](const facts::Create &c) {
+    return c.how == facts::CreateHow::Accept && c.listener != kNone && listenersOf(c).size() >= 2;
+  };
+  if (llvm::none_of(creates, split))
+    return;
+  Callers = makeGraph(functions.size(), [&](auto add) {
+    // A call through a pointer is not an edge: the pointer holds what the code that took the
+    // function's address stored, and that code runs only in its own programs, while the call (an
+    // event loop's dispatcher) runs in all of them, with the merged table's every callback.
+    for (const facts::Call &call : calls)
+      if (call.callee != kNone && call.target == kNone)
+        add(call.callee, call.caller);
+    for (const facts::Callback &cb : callbacks)
+      if (cb.callee != kNone)
+        add(cb.callee, cb.site == kNone ? kNone : sites[cb.site].function);
+    // A function whose address is taken runs where the code that takes it runs: the statement
+    // that moves its address (&fn:...: one place per function) on, or the function the place
+    // holding it belongs to (kNone: a global initialiser's table, every program's).
+    for (const facts::Points &pt : points) {
+      if (pt.function == kNone)
+        continue;
+      if (Id owner = ownerFunction(pt.place); owner != kNone) {
+        add(pt.function, owner);
+        continue;
+      }
+      for (Id e : Outgoing[pt.place]) {
+        const facts::Flow &f = flows[e];
+        add(pt.function, f.site != kNone ? sites[f.site].function : ownerFunction(f.to));
+      }
+    }
+    // An overrider runs wherever its base is called; a file's own definition of a function two
+    // files define, wherever the function is.
+    for (Id f = 0; f < functions.size(); ++f)
+      for (Id base : functions[f].overrides)
+        add(f, base);
+    for (const auto &[plain, own] : Definitions)
+      if (Id called = functionByKey(plain); called != kNone)
+        for (const std::string &key : own)
+          if (Id defined = functionByKey(key); defined != kNone && defined != called)
+            add(defined, called);
+  });
+  auto maker = [&](Id origin) {
+    Id site = creates[origin].site;
+    return site == kNone ? kNone : sites[site].function;
+  };
+  for (Id c = 0; c < creates.size(); ++c) {
+    if (!split(creates[c]))
+      continue;
+    const std::vector<Id> &all = listenersOf(creates[c]);
+    std::vector<std::optional<std::vector<Id>>> programsOf;
+    std::set<Id> programs; // those some listener is made in only some programs of
+    for (Id listener : all) {
+      programsOf.push_back(programsReaching(maker(listener)));
+      if (programsOf.back())
+        programs.insert(programsOf.back()->begin(), programsOf.back()->end());
+    }
+    if (programs.empty())
+      continue;
+    std::optional<std::vector<Id>> running = programsReaching(sites[creates[c].site].function);
+    auto viewOf = [&](std::optional<Id> program) {
+      std::vector<Id> view;
+      for (std::size_t i = 0; i < all.size(); ++i)
+        if (!programsOf[i] || (program && std::binary_search(programsOf[i]->begin(), programsOf[i]->end(), *program)))
+          view.push_back(all[i]);
+      return view;
+    };
+    std::set<std::vector<Id>> views;
+    for (Id program : programs)
+      if (!running || std::binary_search(running->begin(), running->end(), program))
+        if (std::vector<Id> view = viewOf(program); !view.empty())
+          views.insert(std::move(view));
+    // The programs none of the listeners names see only the listeners every program makes.
+    if (!running || llvm::any_of(*running, [&](Id program) { return !programs.count(program); }))
+      if (std::vector<Id> view = viewOf(std::nullopt); !view.empty())
+        views.insert(std::move(view));
+    if (views.empty() || (views.size() == 1 && *views.begin() == all))
+      continue;
+    ListenerViews[c].assign(views.begin(), views.end());
   }
 }
 

@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -218,6 +219,20 @@ public:
   // datagram socket. accept() on those fails (experiment accept_needs_listener), so an event
   // loop's table that hands its acceptor every fd it holds does not make them listeners.
   const std::vector<Id> &listenersOf(const facts::Create &accepted) const;
+  // The same listeners seen from each program of the database that runs the accept() (the
+  // creates index `accepted`): one list per program, as far as the programs' listeners differ.
+  // A database builds several programs (a daemon, its examples and tests) around one library,
+  // whose objects the link merges: an event loop's table holds every program's fds. A program
+  // runs only the code its main() reaches, so a listener made in code only another main()
+  // reaches is never its accept()'s. One list, listenersOf(), when the programs do not tell the
+  // listeners apart (see programsReaching()).
+  std::vector<llvm::ArrayRef<Id>> listenerViewsOf(Id accepted) const;
+  // The main() functions whose calls, registrations or address-taking reach `function`, in id
+  // order; nullopt when code outside the database may run it (a function nothing in it calls: a
+  // library's export, a constructor, a handler installed from a table in a global initialiser),
+  // or when more than kMaxPrograms programs reach it.
+  std::optional<std::vector<Id>> programsReaching(Id function) const;
+  static constexpr std::size_t kMaxPrograms = 64;
   // Reaches along flows that keep the fd itself (no dup(), no run-time array index).
   bool reachesExactly(Id origin, Id place) const;
   // The flows into `place` whose source holds `origin` (how it arrived), in program order.
@@ -362,6 +377,16 @@ private:
   // listenersOf(), by the place accept() was given.
   void indexListeners();
   llvm::DenseMap<Id, std::vector<Id>> Listeners;
+  // listenerViewsOf(), by the accept()'s create; only accepts whose programs' listeners differ.
+  void indexListenerViews();
+  llvm::DenseMap<Id, std::vector<std::vector<Id>>> ListenerViews;
+  // programsReaching(): the functions each function is called, registered or taken from
+  // (kNone: from outside any function), and the main() definitions.
+  Graph Callers;
+  std::vector<Id> Mains;
+  mutable llvm::DenseMap<Id, std::optional<std::vector<Id>>> ProgramsReaching;
+  // The function a place belongs to, through the places it is part of.
+  Id ownerFunction(Id place) const;
   KeyIndex FunctionIds, PlaceIds;
   // What the indexes compare a key with.
   llvm::StringRef functionKeyOf(Id id) const { return functions[id].key; }

@@ -360,6 +360,19 @@ Id CredentialQueries::credentialRead(Id origin) const {
   return kNone;
 }
 
+bool CredentialQueries::onlyListening(Id origin) const {
+  facts::CreateHow how = P.creates[origin].how;
+  if (how != facts::CreateHow::Socket && how != facts::CreateHow::Producer)
+    return false;
+  bool listens = false;
+  for (Id e : Events[origin]) {
+    if (P.lifecycle[e].kind == facts::Lifecycle::Connect)
+      return false;
+    listens |= P.lifecycle[e].kind == facts::Lifecycle::Listen;
+  }
+  return listens;
+}
+
 bool CredentialQueries::unixByUse(Id origin) const {
   for (Id e : Events[origin])
     if (P.lifecycle[e].kind != facts::Lifecycle::Listen && P.lifecycle[e].address.known())
@@ -371,12 +384,12 @@ bool CredentialQueries::unixByUse(Id origin) const {
     return true;
   // An accepted socket is what its listener is.
   const facts::Create &create = P.creates[origin];
-  if (create.how == facts::CreateHow::Accept && create.listener != kNone) {
-    const std::vector<Id> &listeners = P.listenersOf(create);
-    return !listeners.empty() && llvm::all_of(listeners, [&](Id l) {
-      return P.creates[l].family == facts::Family::Unix || (l != origin && unixByUse(l));
+  if (create.how == facts::CreateHow::Accept && create.listener != kNone)
+    return llvm::any_of(P.listenerViewsOf(origin), [&](llvm::ArrayRef<Id> listeners) {
+      return llvm::all_of(listeners, [&](Id l) {
+        return P.creates[l].family == facts::Family::Unix || (l != origin && unixByUse(l));
+      });
     });
-  }
   return false;
 }
 
@@ -407,21 +420,37 @@ Passcred CredentialQueries::reaching(Id origin) const {
     return Passcred::Unknown;
   if (create.how != facts::CreateHow::Accept)
     return Passcred::Never;
-  if (create.listener == kNone || P.listenersOf(create).empty())
+  if (create.listener == kNone)
     return Passcred::Unknown;
-  Passcred result = Passcred::Never;
-  for (Id listener : P.listenersOf(create)) {
-    if (!Options[listener].empty())
-      return Passcred::Enabled;
-    if (P.creates[listener].how == facts::CreateHow::External) {
-      facts::Tri configured = handoverOf(P, listener).passcred;
-      if (configured == facts::Tri::True)
+  auto fromListeners = [&](llvm::ArrayRef<Id> listeners) {
+    Passcred result = Passcred::Never;
+    for (Id listener : listeners) {
+      if (!Options[listener].empty())
         return Passcred::Enabled;
-      if (configured == facts::Tri::Maybe)
+      if (P.creates[listener].how == facts::CreateHow::External) {
+        facts::Tri configured = handoverOf(P, listener).passcred;
+        if (configured == facts::Tri::True)
+          return Passcred::Enabled;
+        if (configured == facts::Tri::Maybe)
+          result = Passcred::Unknown;
+      } else if (!createdHere(P.creates[listener].how)) {
         result = Passcred::Unknown;
-    } else if (!createdHere(P.creates[listener].how)) {
-      result = Passcred::Unknown;
+      }
     }
+    return result;
+  };
+  // One program of the database whose listeners never enable it is enough: its connections
+  // never have it (listenerViewsOf()).
+  std::vector<llvm::ArrayRef<Id>> views = P.listenerViewsOf(origin);
+  if (views.empty())
+    return Passcred::Unknown;
+  Passcred result = Passcred::Enabled;
+  for (llvm::ArrayRef<Id> view : views) {
+    Passcred seen = fromListeners(view);
+    if (seen == Passcred::Never)
+      return Passcred::Never;
+    if (seen == Passcred::Unknown)
+      result = Passcred::Unknown;
   }
   return result;
 }

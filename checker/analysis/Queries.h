@@ -57,6 +57,9 @@ public:
   // What says the socket is an AF_UNIX one although its socket() call does not name the family:
   // a bind()/connect() to a sun_path, the service files' sockets it may be, all AF_UNIX.
   bool unixByUse(Id origin) const;
+  // A socket the program only ever listens on (a listen() and no connect() on it): no message is
+  // ever read from it (experiment accept_needs_listener: recvmsg() on a listener fails).
+  bool onlyListening(Id origin) const;
 
   // Order of two facts on one origin (site and the place the fact is on), in one function or
   // seen from a function that reaches both through calls passing the socket.

@@ -143,9 +143,15 @@ std::optional<ReportEdit> enablePasscredEarly(const Program &P, const Credential
   switch (create.how) {
   case facts::CreateHow::Accept: {
     // Accepted sockets inherit it from the listener: before the listener's only listen().
-    if (create.listener == kNone || P.listenersOf(create).size() != 1)
+    // The listener of every program that runs this accept() (listenerViewsOf()), if only one.
+    std::vector<llvm::ArrayRef<Id>> views = P.listenerViewsOf(origin);
+    std::vector<Id> everywhere;
+    for (Id l : P.listenersOf(create))
+      if (!views.empty() && llvm::all_of(views, [&](llvm::ArrayRef<Id> v) { return llvm::is_contained(v, l); }))
+        everywhere.push_back(l);
+    if (everywhere.size() != 1)
       return std::nullopt;
-    Id listener = P.listenersOf(create).front();
+    Id listener = everywhere.front();
     if (!createdHere(P.creates[listener].how))
       return std::nullopt;
     return only(listener, facts::Lifecycle::Listen);

@@ -294,14 +294,10 @@ private:
     return true;
   }
 
-  bool checkAccepted(const facts::OptionSet &option, Id origin) {
-    const facts::Create &accepted = P.creates[origin];
-    if (accepted.listener == kNone)
-      return false;
-    const std::vector<Id> &listeners = P.listenersOf(accepted);
-    if (listeners.empty())
-      return false;
-    std::vector<Id> handed; // listeners a service manager made without SO_PASSCRED
+  // Whether none of `listeners` gives `accepted` SO_PASSCRED; `handed` gets those a service
+  // manager made without it.
+  bool noListenerEnablesIt(llvm::ArrayRef<Id> listeners, const facts::Create &accepted, std::vector<Id> &handed) {
+    handed.clear();
     for (Id listener : listeners) {
       const facts::Create &made = P.creates[listener];
       if (otherFamily(made.family))
@@ -325,6 +321,23 @@ private:
                          /*unknown=*/true))
           return false;
     }
+    return true;
+  }
+
+  bool checkAccepted(const facts::OptionSet &option, Id origin) {
+    const facts::Create &accepted = P.creates[origin];
+    if (accepted.listener == kNone)
+      return false;
+    // Each program that runs this accept() has its own listeners (listenerViewsOf()): the first
+    // whose listeners all leave the accepted socket without SO_PASSCRED is the one reported.
+    std::vector<Id> listeners, handed; // handed: listeners a service manager made without it
+    for (llvm::ArrayRef<Id> view : P.listenerViewsOf(origin))
+      if (noListenerEnablesIt(view, accepted, handed)) {
+        listeners.assign(view.begin(), view.end());
+        break;
+      }
+    if (listeners.empty())
+      return false;
     // The server reads from the connection before enabling it: what it read came without
     // credentials on every connection, not only when a client is quick.
     // Within one connection: from its accept(), a read and then the option (in a loop, the

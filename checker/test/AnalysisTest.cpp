@@ -13,6 +13,7 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -675,8 +676,17 @@ TEST(Link, StaticFunctionsOfTwoUnitsStayApart) {
 
 // A struct in a header both units include.
 std::string writeHeader(const std::string &name, const std::string &text) {
+  // Removed when the test program exits.
+  static struct Dirs {
+    std::vector<std::string> made;
+    ~Dirs() {
+      for (const std::string &dir : made)
+        std::filesystem::remove_all(dir);
+    }
+  } dirs;
   llvm::SmallString<128> dir;
   llvm::sys::fs::createUniqueDirectory("analysis-test", dir);
+  dirs.made.push_back(std::string(dir));
   std::string path = std::string(dir) + "/" + name;
   std::ofstream(path) << text;
   return path;
@@ -688,6 +698,72 @@ TEST(Link, FieldWrittenInOneUnitReadInAnother) {
   Linked f = link({{"init.c", include + "void init(struct daemon *d) { d->ctl = socket(AF_UNIX, SOCK_DGRAM, 0); }"},
                    {"use.c", include + "void use(struct daemon *d) { int on = 1; setsockopt(d->ctl, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"}});
   EXPECT_EQ(originsAt(f.p(), firstOption(f.p())), std::vector<std::string>{"socket:socket"}) << f.dump;
+}
+
+// One database, two programs around one event loop library whose table is a global: the daemon's
+// AF_UNIX listener and an example's TCP listener meet there, so the acceptor's accept() is handed
+// both. Each main() reaches only its own listener's code, and only the daemon's reaches the code
+// that registers the acceptor (the dispatcher, which both run, calls it through a pointer).
+TEST(Link, EachProgramOfADatabaseSeesItsOwnListeners) {
+  const std::string loop = "void loop_add(int fd, void (*fn)(int)); void loop_run(void); int publish(void);";
+  Linked f = link({{"lib.c", loop +
+                                 "static struct { int fd; void (*fn)(int); } table[8]; static int used;"
+                                 "void loop_add(int fd, void (*fn)(int)) { table[used].fd = fd; table[used].fn = fn; used++; }"
+                                 "void loop_run(void) { for (int i = 0; i < used; i++) table[i].fn(table[i].fd); }"
+                                 "static void acceptor(int fd) { int c = accept(fd, 0, 0); close(c); }"
+                                 "int publish(void) { int fd = socket(AF_UNIX, SOCK_STREAM, 0);"
+                                 "  listen(fd, 1); loop_add(fd, acceptor); return fd; }"},
+                   {"daemon.c", loop + "int main(void) { publish(); loop_run(); return 0; }"},
+                   {"tcp.c", loop + "static void on_tcp(int fd) { close(accept(fd, 0, 0)); }"
+                                    "int main(void) { int fd = socket(AF_INET, SOCK_STREAM, 0);"
+                                    "  listen(fd, 1); loop_add(fd, on_tcp); loop_run(); return 0; }"}});
+  const Program &p = f.p();
+  auto mainOf = [&](const std::string &file) {
+    for (Id fn = 0; fn < p.functions.size(); ++fn)
+      if (p.functions[fn].name == "main" && p.functions[fn].defined &&
+          llvm::StringRef(p.files[p.functions[fn].file]).ends_with("/" + file))
+        return fn;
+    return kNone;
+  };
+  Id acceptorAccept = kNone;
+  for (Id c = 0; c < p.creates.size(); ++c)
+    if (p.creates[c].how == facts::CreateHow::Accept &&
+        p.functions[p.sites[p.creates[c].site].function].name == "acceptor")
+      acceptorAccept = c;
+  ASSERT_NE(acceptorAccept, kNone) << f.dump;
+  // Merged: the table hands the acceptor both listeners.
+  const std::vector<Id> &merged = p.listenersOf(p.creates[acceptorAccept]);
+  EXPECT_TRUE(llvm::any_of(merged, [&](Id l) { return p.creates[l].family == facts::Family::Inet; })) << f.dump;
+  Id acceptor = p.sites[p.creates[acceptorAccept].site].function;
+  EXPECT_EQ(p.programsReaching(acceptor), std::optional<std::vector<Id>>({mainOf("daemon.c")}));
+  EXPECT_EQ(p.programsReaching(p.functionByKey("c:tcp.c@F@on_tcp")), std::optional<std::vector<Id>>({mainOf("tcp.c")}));
+  // Seen from the daemon, the only program that runs the acceptor: its own listener (the link
+  // may hold it as one create per calling context).
+  std::vector<llvm::ArrayRef<Id>> views = p.listenerViewsOf(acceptorAccept);
+  ASSERT_EQ(views.size(), 1u) << f.dump;
+  ASSERT_FALSE(views.front().empty());
+  EXPECT_EQ(views.front().size(), merged.size() - 1) << f.dump;
+  for (Id l : views.front())
+    EXPECT_EQ(p.creates[l].family, facts::Family::Unix) << f.dump;
+}
+
+// A function only a library's exported API reaches (no main() in the database calls it) may run
+// in any program: no view leaves a listener out.
+TEST(Link, ALibraryWithoutProgramsKeepsEveryListener) {
+  Linked f = one("struct loop { int fd[4]; void (*fn[4])(int); int n; };"
+                 "static void add(struct loop *l, int fd, void (*fn)(int)) { l->fd[l->n] = fd; l->fn[l->n++] = fn; }"
+                 "void run(struct loop *l) { for (int i = 0; i < l->n; i++) l->fn[i](l->fd[i]); }"
+                 "static void acceptor(int fd) { close(accept(fd, 0, 0)); }"
+                 "void serve_unix(struct loop *l) { int fd = socket(AF_UNIX, SOCK_STREAM, 0); listen(fd, 1); add(l, fd, acceptor); }"
+                 "void serve_tcp(struct loop *l) { int fd = socket(AF_INET, SOCK_STREAM, 0); listen(fd, 1); add(l, fd, acceptor); }");
+  const Program &p = f.p();
+  for (Id c = 0; c < p.creates.size(); ++c)
+    if (p.creates[c].how == facts::CreateHow::Accept) {
+      EXPECT_FALSE(p.programsReaching(p.sites[p.creates[c].site].function).has_value());
+      std::vector<llvm::ArrayRef<Id>> views = p.listenerViewsOf(c);
+      ASSERT_EQ(views.size(), 1u) << f.dump;
+      EXPECT_EQ(views.front().size(), 2u) << f.dump;
+    }
 }
 
 TEST(Link, StructsOfOneNameInTwoSourceFilesStayApart) {
