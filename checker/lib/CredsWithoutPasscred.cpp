@@ -38,6 +38,18 @@ std::vector<Id> passingCalls(const Program &P, Id origin, Id place, int depth = 
   }
   return out;
 }
+
+// passingCalls(), without the calls through a pointer when some other call (or a registration)
+// hands the origin over too: an event loop's dispatcher runs every entry's callback, and the
+// registration that names this reader is where its socket meets it (one finding, not one at the
+// registration and one in the dispatcher).
+std::vector<Id> namingCalls(const Program &P, const std::set<Id> &throughPointer, Id origin, Id place) {
+  std::vector<Id> all = passingCalls(P, origin, place), named;
+  for (Id call : all)
+    if (!throughPointer.count(call))
+      named.push_back(call);
+  return named.empty() ? all : named;
+}
 } // namespace
 
 // The variant worded for what the check does without credentials (its function's outcome):
@@ -142,7 +154,9 @@ void reportHandedOver(RuleContext &ctx, Id read, Id evidence, const std::vector<
 void credsWithoutPasscred(RuleContext &ctx) {
   const Program &P = ctx.P;
   CredentialQueries queries(P);
-  std::set<Id> reportedCalls;
+  std::set<Id> reportedCalls, throughPointer;
+  for (const facts::Call &call : P.indirectCalls)
+    throughPointer.insert(call.site);
   for (const facts::Receive &read : P.receives) {
     if (read.kind != facts::ReceiveKind::Recvmsg)
       continue;
@@ -156,7 +170,13 @@ void credsWithoutPasscred(RuleContext &ctx) {
     bool anyKnown = false, anyEnabled = false;
     if (!ctx.spend(P.originsOf(read.place).size() + 1))
       return;
-    for (Id origin : P.originsOf(read.place)) {
+    // A listener an event loop hands every callback is never read: recvmsg() on a listening
+    // socket fails (experiment accept_needs_listener).
+    std::vector<Id> readable;
+    for (Id origin : P.originsOf(read.place))
+      if (!queries.onlyListening(origin))
+        readable.push_back(origin);
+    for (Id origin : readable) {
       Passcred state = queries.reaching(origin);
       if (state == Passcred::Enabled)
         anyEnabled = true;
@@ -183,21 +203,21 @@ void credsWithoutPasscred(RuleContext &ctx) {
       if (!chosen)
         continue;
       std::map<Id, bool> callEnabled;
-      for (Id origin : P.originsOf(read.place))
-        for (Id call : passingCalls(P, origin, read.place))
+      for (Id origin : readable)
+        for (Id call : namingCalls(P, throughPointer, origin, read.place))
           callEnabled[call] |= queries.reaching(origin) == Passcred::Enabled;
       std::vector<Id> handed, handedCalls;
       for (Id origin : missing) {
         const facts::Create &create = P.creates[origin];
         if (handedOverOrigin(P, origin) != kNone) {
           handed.push_back(origin);
-          for (Id call : passingCalls(P, origin, read.place))
+          for (Id call : namingCalls(P, throughPointer, origin, read.place))
             if (!callEnabled[call] && !llvm::is_contained(handedCalls, call))
               handedCalls.push_back(call);
           continue;
         }
         std::vector<Id> calls;
-        for (Id call : passingCalls(P, origin, read.place))
+        for (Id call : namingCalls(P, throughPointer, origin, read.place))
           if (!callEnabled[call])
             calls.push_back(call);
         for (Id at : calls) {

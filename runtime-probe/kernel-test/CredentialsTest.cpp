@@ -335,5 +335,19 @@ TEST(AcceptNeedsListener, OnlyAListeningSocketGivesConnections) {
   EXPECT_EQ(o.rules, (std::vector<std::string>{"afunix-passcred-too-late", "afunix-creds-without-passcred"}));
 }
 
+// What creds-without-passcred relies on when an event loop hands a reader every fd of its table:
+// a listener gives no message, even with a client's byte pending (6.18: EINVAL for stream,
+// ENOTCONN for seqpacket).
+TEST(AcceptNeedsListener, AListenerIsNeverRead) {
+  Observation o = acceptNeedsListenerExperiment();
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  for (const char *key : {"read.listener_stream", "read.listener_seqpacket"}) {
+    EXPECT_NE(o.get(key)->text, "a message") << key;
+    EXPECT_NE(o.get(key)->text, "EAGAIN") << key << " would wait for a message";
+  }
+  EXPECT_EQ(o.get("read.listener_stream")->text, "EINVAL");
+  EXPECT_EQ(o.get("read.listener_seqpacket")->text, "ENOTCONN");
+}
+
 } // namespace
 } // namespace afunix::kernel

@@ -551,6 +551,33 @@ Observation acceptNeedsListenerExperiment() {
     if ((std::string(kind) == "listener") == refused)
       onlyListener = false;
   }
+  // A listener never delivers a message either, not even what a pending client already wrote: a
+  // read of credentials is never a read on a listener (the checker's creds-without-passcred).
+  bool listenerUnread = true;
+  for (int type : {SOCK_STREAM, SOCK_SEQPACKET}) {
+    const char *key = type == SOCK_STREAM ? "read.listener_stream" : "read.listener_seqpacket";
+    sockaddr_un at{};
+    socklen_t atLen = 0;
+    Fd server = autoboundListener(type, at, atLen);
+    Fd pending = server ? connectTo(type, at, atLen) : Fd();
+    if (!pending || write(pending.get(), "x", 1) != 1) {
+      o.fail(std::string("could not set up a listener with a pending client for ") + key + ": " + errnoName(errno));
+      return o;
+    }
+    char byte;
+    iovec iov{&byte, 1};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    ssize_t n = recvmsg(server.get(), &msg, MSG_DONTWAIT);
+    std::string got = n >= 0 ? "a message" : errnoName(errno);
+    o.set(key, Value::of(got));
+    o.note(std::string("recvmsg() on a ") + (type == SOCK_STREAM ? "stream" : "seqpacket") +
+           " listener whose pending client wrote a byte: " + got);
+    summary += std::string("; recvmsg() on a ") + (type == SOCK_STREAM ? "stream" : "seqpacket") + " listener " + got;
+    if (n >= 0 || errno == EAGAIN)
+      listenerUnread = false;
+  }
   o.verdict = "accept4(): " + summary;
   if (onlyListener)
     o.implies("accept() gives a connection only on a listening socket: an accepted or connected "
@@ -560,6 +587,10 @@ Observation acceptNeedsListenerExperiment() {
   else
     o.implies("accept() succeeded on something other than a listener here: an accepted socket may "
               "come from any fd its acceptor is handed.");
+  if (listenerUnread)
+    o.implies("recvmsg() on a listening socket fails: a listener that an event loop hands a reader "
+              "callback is never what the reader gets a message or credentials from.",
+              {"afunix-creds-without-passcred"});
   return o;
 }
 

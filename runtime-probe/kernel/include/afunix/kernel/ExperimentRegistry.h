@@ -26,7 +26,8 @@ inline constexpr ExperimentKey kExperimentKeys[] = {
     {"features", "SO_PASSPIDFD, SO_PEERPIDFD and SO_PASSRIGHTS on real sockets", false, false},
     {"passcred_inet", "setsockopt(SO_PASSCRED / SO_PASSPIDFD) on an AF_INET socket", false, false},
     {"accept_needs_listener", "accept4() on a listener, an accepted socket, a client, a "
-                              "socketpair() end, an unlistened and a datagram socket, a pipe",
+                              "socketpair() end, an unlistened and a datagram socket, a pipe; "
+                              "recvmsg() on a listener",
      false, false},
     {"fd_limit", "the most fds one SCM_RIGHTS message may carry, by bisection", false, false},
     {"fd_limit_total", "SCM_MAX_FD counted over one SCM_RIGHTS cmsg or over several in one message",
