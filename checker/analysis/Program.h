@@ -289,6 +289,10 @@ public:
   static constexpr std::size_t kMaxObjectsPerPointer = 256;
   std::size_t widenedPointerSets = 0;
   std::size_t objectCount() const { return ObjectPlaces.size(); }
+  // Programs of the database (main() definitions), and the accept()s judged per program
+  // (listenerViewsOf() holds more than the one merged list, or a narrower one).
+  std::size_t programCount() const { return Mains.size(); }
+  std::size_t acceptsSplitByProgram() const { return ListenerViews.size(); }
 
   // Debug and test rendering, one line per fact in a stable order, with readable place names
   // ("param:use#0", "local:f:fd", "field:server::fd"); `afunix-check --dump-facts` prints it.

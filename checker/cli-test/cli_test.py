@@ -322,6 +322,23 @@ class CliTest(unittest.TestCase):
         self.assertEqual(code, 3, err)
         self.assertEqual(report["skipped"], [])
 
+    def test_timings_count_the_programs_an_accept_is_judged_in(self):
+        # The database of pos_too_late_two_programs_one_loop builds two programs around one loop
+        # library; both acceptors are handed both programs' listeners, so both are judged per
+        # program (docs/facts-format.md, "Programs of one database").
+        project = os.path.join(REPO, "testdata", "checker", "projects", "pos_too_late_two_programs_one_loop")
+        with tempfile.TemporaryDirectory() as build:
+            sources = sorted(f for f in os.listdir(project) if f.endswith(".c"))
+            for name in os.listdir(project):
+                shutil.copy(os.path.join(project, name), build)
+            with open(os.path.join(build, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": build, "file": os.path.join(build, name),
+                            "arguments": ["cc", "-std=gnu11", "-c", name]} for name in sources], f)
+            code, report, err = run_json("-p", build, "--no-cache", "--timings")
+            self.assertEqual(code, 1, err)
+            self.assertEqual([f["rule"] for f in report["findings"]], ["afunix-passcred-too-late"])
+            self.assertIn("2 programs (main()), 2 accept()s judged per program", err)
+
     # --- output -------------------------------------------------------------------------------
 
     def test_json_schema(self):

@@ -83,6 +83,11 @@ std::string RunStats::describe() const {
     std::snprintf(buffer, sizeof buffer, "; value flow: %zu places, %zu objects, %zu pointer sets widened",
                   places, objects, widenedPointerSets);
     out += buffer;
+    if (programs > 1) {
+      std::snprintf(buffer, sizeof buffer, ", %zu programs (main()), %zu accept()s judged per program",
+                    programs, acceptsSplitByProgram);
+      out += buffer;
+    }
   }
   if (preambles) {
     std::snprintf(buffer, sizeof buffer, "; %zu shared preambles, %zu units parsed from one",

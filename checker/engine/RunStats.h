@@ -41,6 +41,9 @@ struct RunStats {
   std::size_t places = 0;
   std::size_t objects = 0;
   std::size_t widenedPointerSets = 0;
+  // main() definitions, and the accept()s whose listeners were judged per program.
+  std::size_t programs = 0;
+  std::size_t acceptsSplitByProgram = 0;
 
   // "extract 1.234 s (CPU 2.345 s), link 0.012 s (CPU 0.012 s), ..."
   std::string describe() const;

@@ -416,6 +416,8 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
     options.stats->places = program->places.size();
     options.stats->objects = program->objectCount();
     options.stats->widenedPointerSets = program->widenedPointerSets;
+    options.stats->programs = program->programCount();
+    options.stats->acceptsSplitByProgram = program->acceptsSplitByProgram();
   }
   if (options.dumpFacts)
     *options.dumpFacts = program->dump();
