@@ -556,6 +556,7 @@ Observation acceptNeedsListenerExperiment() {
   bool listenerUnread = true;
   for (int type : {SOCK_STREAM, SOCK_SEQPACKET}) {
     const char *key = type == SOCK_STREAM ? "read.listener_stream" : "read.listener_seqpacket";
+    const char *kind = type == SOCK_STREAM ? "stream" : "seqpacket";
     sockaddr_un at{};
     socklen_t atLen = 0;
     Fd server = autoboundListener(type, at, atLen);
@@ -570,12 +571,12 @@ Observation acceptNeedsListenerExperiment() {
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     ssize_t n = recvmsg(server.get(), &msg, MSG_DONTWAIT);
-    std::string got = n >= 0 ? "a message" : errnoName(errno);
+    int err = errno; // before the strings below allocate
+    std::string got = n >= 0 ? "a message" : errnoName(err);
     o.set(key, Value::of(got));
-    o.note(std::string("recvmsg() on a ") + (type == SOCK_STREAM ? "stream" : "seqpacket") +
-           " listener whose pending client wrote a byte: " + got);
-    summary += std::string("; recvmsg() on a ") + (type == SOCK_STREAM ? "stream" : "seqpacket") + " listener " + got;
-    if (n >= 0 || errno == EAGAIN)
+    o.note(std::string("recvmsg() on a ") + kind + " listener whose pending client wrote a byte: " + got);
+    summary += std::string("; recvmsg() on a ") + kind + " listener " + got;
+    if (n >= 0 || err == EAGAIN)
       listenerUnread = false;
   }
   o.verdict = "accept4(): " + summary;
