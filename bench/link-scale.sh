@@ -4,6 +4,7 @@
 # sockets across files, the others are ordinary code passing ints and fds around).
 #
 #   bench/link-scale.sh [--tus N[,N...]] [--shards S] [--repeat R] [-j J] [--keep DIR]
+#                       [--baseline-checker BIN]
 #
 # For each size N (default 1000):
 # 1. the facts: `afunix-check -p DB --shard=K/S` for K = 1..S (as S CI runners would; -j J),
@@ -17,7 +18,10 @@
 #    N-1 files' facts from that run's facts cache.
 # Then the link's CPU and memory per 1,000 and per 10,000 units, a line fitted through the sizes
 # measured, and the targets: issue 9, the link over 1,000 units under a second; issue 11, under a
-# second per 10,000 units.
+# second per 10,000 units; issue 23, 100,000 units under 10 s.
+# With --baseline-checker, the baseline extracts its own shards of the same project (a shard is
+# read only by the build that wrote it) and its links alternate with the checker's, R each: both
+# medians, their ratio, and whether the two reports hold the same findings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checker="$(realpath "${AFUNIX_CHECK:-build/bin/afunix-check}")"
@@ -26,23 +30,28 @@ shards=4
 repeat=3
 jobs="$(nproc)"
 keep=""
+baseline=""
 while (($#)); do
   case "$1" in
     --tus) sizes="$2"; shift 2 ;;
     --shards) shards="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     -j) jobs="$2"; shift 2 ;;
+    -j[0-9]*) jobs="${1#-j}"; shift ;;
+    --baseline-checker) baseline="$(realpath "$2")"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "link-scale: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 [ -x "$checker" ] || { echo "link-scale: $checker not built (scripts/build.sh afunix-check)" >&2; exit 2; }
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "link-scale: -j wants a number of jobs, not '$jobs'" >&2; exit 2; }
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "link-scale: baseline checker $baseline is not executable" >&2; exit 2; }
 
-exec python3 - "$checker" "$sizes" "$shards" "$repeat" "$jobs" "$keep" <<'PY'
+exec python3 - "$checker" "$sizes" "$shards" "$repeat" "$jobs" "$keep" "$baseline" <<'PY'
 import json, os, re, resource, shutil, statistics, subprocess, sys, tempfile
 
-checker, sizes, shards, repeat, jobs, keep = sys.argv[1:7]
+checker, sizes, shards, repeat, jobs, keep, baseline = sys.argv[1:8]
 sizes = [int(s) for s in sizes.split(",")]
 shards, repeat, jobs = int(shards), int(repeat), int(jobs)
 here = os.path.join(os.getcwd(), "bench")
@@ -67,10 +76,10 @@ def phase_cpu(stderr, prefix):
     return sum(float(m[1]) for m in re.findall(r"([a-z][a-z ()]*?) [0-9.]+ s \(CPU ([0-9.]+) s", line)
                if m[0].strip().startswith(prefix))
 
-def run(args, ok=(0, 1)):
+def run(args, ok=(0, 1), binary=None):
     """(stdout, stderr, CPU seconds of the process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([checker, *args], capture_output=True, text=True)
+    proc = subprocess.run([binary or checker, *args], capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in ok:
         sys.exit(f"link-scale: afunix-check {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-3000:]}")
@@ -89,33 +98,49 @@ for tus in sizes:
     subprocess.run([sys.executable, os.path.join(here, "synthetic_db.py"), db, "--tus", str(tus)],
                    check=True, stdout=subprocess.DEVNULL)
     # 1. the facts, sliced as CI runners would cut them
-    extract_cpu = 0.0
-    dirs = []
-    for k in range(1, shards + 1):
-        d = os.path.join(scratch, f"shard-{k}")
-        _, err, _ = run(["-p", db, f"--shard={k}/{shards}", f"--shard-dir={d}", f"-j{jobs}",
-                         "--timings", "--no-cache"], ok=(0,))
-        extract_cpu += timings(err)[0]["extract"][1]
-        dirs.append(d)
+    def extract(binary, prefix):
+        cpu, made = 0.0, []
+        for k in range(1, shards + 1):
+            d = os.path.join(scratch, f"{prefix}shard-{k}")
+            _, err, _ = run(["-p", db, f"--shard={k}/{shards}", f"--shard-dir={d}", f"-j{jobs}",
+                             "--timings", "--no-cache"], ok=(0,), binary=binary)
+            cpu += timings(err)[0]["extract"][1]
+            made.append(d)
+        return cpu, made
+    extract_cpu, dirs = extract(checker, "")
+    if baseline:
+        base_extract_cpu, base_dirs = extract(baseline, "baseline-")
+        print(f"{tus} units: the baseline's extraction {base_extract_cpu:.1f} s CPU", flush=True)
     binary = []
     for d in dirs:
         binary.append(os.path.getsize(os.path.join(d, os.listdir(d)[0])))
     print(f"{tus} units: extraction {extract_cpu:.1f} s CPU ({extract_cpu * 1000 / tus:.1f} ms per unit);"
           f" shard files {sum(binary)} B = {sum(binary) / tus:.0f} B per unit (binary facts)", flush=True)
-    # 2. the link
+    # 2. the link (alternated with the baseline's, so that both see the same machine)
     cpu, rss, phases = [], [], []
-    findings = None
+    base_cpu, base_rss = [], []
+    findings = base_findings = None
     for _ in range(repeat):
+        if baseline:
+            out, err, t = run(["link", *base_dirs, "--format=json", "--timings"], binary=baseline)
+            base_cpu.append(t); base_rss.append(timings(err)[1])
+            base_findings = json.loads(out)["findings"]
         out, err, t = run(["link", *dirs, "--format=json", "--timings"])
         p, peak = timings(err)
         cpu.append(t); rss.append(peak); phases.append(p)
-        findings = len(json.loads(out)["findings"])
+        findings = json.loads(out)["findings"]
     read = med(p["read shards"][1] for p in phases)
     link = med(p["link"][1] for p in phases)
     rules = med(p["rules"][1] for p in phases)
     print(f"  afunix-check link ({shards} shard dirs): {med(cpu):.3f} s CPU in all (read {read * 1000:.0f} ms,"
           f" link {link * 1000:.0f} ms, rules {rules * 1000:.0f} ms, the rest start-up and output);"
-          f" peak RSS {med(rss) / 1024:.0f} MiB; {findings} findings; median of {repeat}", flush=True)
+          f" peak RSS {med(rss) / 1024:.0f} MiB; {len(findings)} findings; median of {repeat}", flush=True)
+    if baseline:
+        print(f"  the baseline's link: {med(base_cpu):.3f} s CPU (runs {', '.join(f'{c:.2f}' for c in base_cpu)}),"
+              f" peak RSS {med(base_rss) / 1024:.0f} MiB; this checker's runs {', '.join(f'{c:.2f}' for c in cpu)};"
+              f" CPU ratio {med(cpu) / med(base_cpu):.3f}, peak RSS ratio {med(rss) / med(base_rss):.3f};"
+              f" findings {'the same' if findings == base_findings else 'DIFFER'}"
+              f" ({len(base_findings)} -> {len(findings)})", flush=True)
     row = {"tus": tus, "cpu": med(cpu), "rss": med(rss) / 1024, "read": read, "link": link,
            "rules": rules, "binary": sum(binary) / tus}
     # 3. JSON facts: a whole-database run's afunix-facts.json, and a partial run after it
@@ -171,5 +196,7 @@ for r in results:
         per10k = r["cpu"] * 10000 / r["tus"]
         line += (f"; under a second per 10,000 units (issue 11): {'met' if per10k < 1 else 'NOT met'}"
                  f" ({per10k:.3f} s per 10,000)")
+    if r["tus"] == 100000:
+        line += f"; 100,000 units under 10 s (issue 23): {'met' if r['cpu'] < 10 else 'NOT met'} ({r['cpu']:.1f} s)"
     print(line)
 PY
