@@ -10,6 +10,7 @@
 #include "Isolation.h"
 #include "Nolint.h"
 #include "Output.h"
+#include "ScratchDirectory.h"
 #include "Prefilter.h"
 #include "ServiceDiscovery.h"
 
@@ -109,11 +110,9 @@ namespace {
 class EngineTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    llvm::SmallString<128> dir;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("afunix-engine-test", dir));
-    dir_ = std::string(dir);
+    dir_ = afunix::test_support::scratchDirectory("afunix-engine-test");
+    ASSERT_FALSE(dir_.empty());
   }
-  void TearDown() override { llvm::sys::fs::remove_directories(dir_); }
 
   std::string write(const std::string &name, const std::string &text) {
     std::string path = dir_ + "/" + name;
@@ -589,15 +588,14 @@ TEST(OutputTarget, MesonAndCmakeObjectPathsNameTheTarget) {
 
 namespace {
 std::string scratchTree(const std::vector<std::string> &files) {
-  llvm::SmallString<128> dir;
-  llvm::sys::fs::createUniqueDirectory("discovery", dir);
+  std::string dir = afunix::test_support::scratchDirectory("discovery");
   for (const std::string &name : files) {
     llvm::SmallString<128> path(dir);
     llvm::sys::path::append(path, name);
     llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
     std::ofstream(std::string(path)) << "[Socket]\n";
   }
-  return std::string(dir);
+  return dir;
 }
 std::vector<std::string> relative(const std::vector<std::string> &paths, const std::string &base) {
   std::vector<std::string> out;

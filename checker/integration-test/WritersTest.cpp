@@ -6,6 +6,7 @@
 #include "Output.h"
 #include "SafeFiles.h"
 #include "Sarif.h"
+#include "ScratchDirectory.h"
 
 #include "afunix/RuleCatalog.h"
 
@@ -20,7 +21,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -45,13 +45,9 @@ void writeFile(const std::string &path, const std::string &text) {
 class ScratchDir : public ::testing::Test {
 protected:
   void SetUp() override {
-    llvm::SmallString<128> dir;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("afunix-writers", dir));
-    root = std::string(dir.str());
+    root = afunix::test_support::scratchDirectory("afunix-writers");
+    ASSERT_FALSE(root.empty());
   }
-  // std::filesystem, not llvm::sys::fs::remove_directories(): that leaves a fifo (and so the
-  // directory) behind.
-  void TearDown() override { std::filesystem::remove_all(root); }
   std::string path(const std::string &name) const { return root + "/" + name; }
 
   // A finding of a real catalog rule on `line` of `file`, with the line's text as the engine

@@ -6,6 +6,7 @@
 #include "Program.h"
 #include "Queries.h"
 #include "Relevance.h"
+#include "ScratchDirectory.h"
 #include "ServiceFiles.h"
 
 #include "clang/Frontend/ASTUnit.h"
@@ -13,7 +14,6 @@
 
 #include "llvm/Support/FileSystem.h"
 
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -676,18 +676,7 @@ TEST(Link, StaticFunctionsOfTwoUnitsStayApart) {
 
 // A struct in a header both units include.
 std::string writeHeader(const std::string &name, const std::string &text) {
-  // Removed when the test program exits.
-  static struct Dirs {
-    std::vector<std::string> made;
-    ~Dirs() {
-      for (const std::string &dir : made)
-        std::filesystem::remove_all(dir);
-    }
-  } dirs;
-  llvm::SmallString<128> dir;
-  llvm::sys::fs::createUniqueDirectory("analysis-test", dir);
-  dirs.made.push_back(std::string(dir));
-  std::string path = std::string(dir) + "/" + name;
+  std::string path = afunix::test_support::scratchDirectory("analysis-test") + "/" + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -960,15 +949,14 @@ TEST(Extract, SocketPickedByItsNameAfterSdListenFdsWithNames) {
 namespace {
 // A scratch directory with these files (relative path -> content).
 std::string writeTree(const std::map<std::string, std::string> &files) {
-  llvm::SmallString<128> dir;
-  llvm::sys::fs::createUniqueDirectory("service-files", dir);
+  std::string dir = afunix::test_support::scratchDirectory("service-files");
   for (const auto &[name, text] : files) {
     llvm::SmallString<128> path(dir);
     llvm::sys::path::append(path, name);
     llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
     std::ofstream(std::string(path)) << text;
   }
-  return std::string(dir);
+  return dir;
 }
 
 facts::Unit readService(const std::string &path) {
