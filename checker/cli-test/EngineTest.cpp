@@ -10,8 +10,8 @@
 #include "Isolation.h"
 #include "Nolint.h"
 #include "Output.h"
-#include "ScratchDirectory.h"
 #include "Prefilter.h"
+#include "ScratchDirectory.h"
 #include "ServiceDiscovery.h"
 
 #include "ClangTidyCheck.h"

@@ -1,5 +1,4 @@
-// A fresh directory for a test's files, removed with everything in it when the test program exits
-// (ctest runs each test in a process of its own, so a test's directories go when it ends).
+// A fresh directory for a test's files, removed with everything in it when the test program exits.
 #pragma once
 
 #include "llvm/ADT/SmallString.h"
@@ -8,16 +7,20 @@
 
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace afunix::test_support {
 
 inline std::string scratchDirectory(llvm::StringRef prefix) {
   static struct Made {
+    pid_t owner = getpid();
     std::vector<std::string> dirs;
-    // std::filesystem, not llvm::sys::fs::remove_directories(): that one refuses fifos and
-    // sockets, which some tests leave behind.
     ~Made() {
+      if (getpid() != owner)
+        return; // a forked child that exits normally must not take the parent's files
+      // std::filesystem, not llvm::sys::fs::remove_directories(): that one refuses fifos and
+      // sockets, which some tests leave behind.
       for (const std::string &dir : dirs) {
         std::error_code ignored;
         std::filesystem::remove_all(dir, ignored);
@@ -25,8 +28,8 @@ inline std::string scratchDirectory(llvm::StringRef prefix) {
     }
   } made;
   llvm::SmallString<128> dir;
-  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(prefix, dir))
-    return ""; // callers' writes then fail, and so do their expectations
+  if (llvm::sys::fs::createUniqueDirectory(prefix, dir))
+    return ""; // callers check, or their writes and expectations fail
   made.dirs.push_back(std::string(dir));
   return std::string(dir);
 }
