@@ -538,15 +538,14 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   processRegistration(call, callee, event);
 
   // Owners: fd.reset(other), fd = std::move(other).
-  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
-    const Expr *object = member->getImplicitObjectArgument();
-    if (object && isFdOwnerType(object->getType()) && name == "reset" && call->getNumArgs() == 1)
-      flowInto(call->getArg(0), placeOf(object), facts::FlowKind::Assign);
-  }
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call); member && name == "reset" && call->getNumArgs() == 1)
+    if (std::optional<Id> owned = ownedFdOf(member))
+      flowInto(call->getArg(0), writeTarget(*owned), facts::FlowKind::Assign);
   if (const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
       op && op->getOperator() == OO_Equal && op->getNumArgs() == 2 &&
       isFdOwnerType(op->getArg(0)->getType())) {
-    flowInto(op->getArg(1), placeOf(op->getArg(0)), facts::FlowKind::Assign);
+    if (std::optional<Id> owner = placeOf(op->getArg(0)))
+      flowInto(op->getArg(1), writeTarget(*owner), facts::FlowKind::Assign); // *out = ScopedFd(fd)
     return;
   }
 

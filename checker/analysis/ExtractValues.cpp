@@ -288,10 +288,7 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     }
     if (!pointee.isNull() && pointee->isFunctionType())
       return pointerValue(unary->getSubExpr()); // (*cb)(fd) calls what cb points to
-    if (const Expr *aliased = aliasedByLocalPointer(unary->getSubExpr()))
-      return placeOf(aliased); // int *p = &fd; ... *p (systemd's TAKE_FD()): fd itself
-    std::optional<Id> base = placeOf(unary->getSubExpr());
-    return base ? std::optional<Id>(element(*base, 0)) : std::nullopt;
+    return pointeeOfFdPointer(unary->getSubExpr());
   }
   if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_AddrOf)
     return pointerValue(e);
@@ -322,8 +319,9 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
     const Expr *object = member->getImplicitObjectArgument();
     const CXXMethodDecl *method = member->getMethodDecl();
-    if (object && method && isFdOwnerType(object->getType()) && holdsFd(method->getReturnType()))
-      return placeOf(object); // fd.get(), fd.release(), (int)fd
+    if (method && holdsFd(method->getReturnType()))
+      if (std::optional<Id> owned = ownedFdOf(member))
+        return owned; // fd.get(), fd.release(), (int)fd, out->get()
   }
   if (const auto *call = dyn_cast<CallExpr>(e))
     return callValue(call);
@@ -376,6 +374,36 @@ bool reassigned(const Stmt *stmt, const VarDecl *var) {
   return false;
 }
 } // namespace
+
+std::optional<Id> Extractor::pointeeOfFdPointer(const Expr *pointer) {
+  if (const Expr *aliased = aliasedByLocalPointer(pointer))
+    return placeOf(aliased); // int *p = &fd; ... *p (systemd's TAKE_FD()): fd itself
+  std::optional<Id> base = placeOf(pointer);
+  if (!base)
+    return std::nullopt;
+  // opt->get() (std::optional's operator-> is the address of what it holds): that object.
+  if (llvm::StringRef key = U.places[*base].key; key.starts_with("&"))
+    if (auto it = PlaceIds.find(key.drop_front().str()); it != PlaceIds.end())
+      return it->second;
+  return element(*base, 0);
+}
+
+std::optional<Id> Extractor::ownedFdOf(const CXXMemberCallExpr *call) {
+  const Expr *object = call->getImplicitObjectArgument();
+  if (!object)
+    return std::nullopt;
+  const auto *member = dyn_cast<MemberExpr>(call->getCallee()->IgnoreParens());
+  if (member && member->isArrow()) {
+    // out->reset(fd) through ScopedFd *out: the owner the pointer names, as *out is.
+    QualType pointee = object->getType()->getPointeeType();
+    if (pointee.isNull() || !isFdOwnerType(pointee))
+      return std::nullopt;
+    return pointeeOfFdPointer(object);
+  }
+  if (!isFdOwnerType(object->getType()))
+    return std::nullopt;
+  return placeOf(object);
+}
 
 const Expr *Extractor::aliasedByLocalPointer(const Expr *pointer) {
   const auto *ref = dyn_cast<DeclRefExpr>(pointer->IgnoreParenImpCasts());

@@ -1049,6 +1049,10 @@ private:
   // The variable `pointer` names when it is a local initialised with its address and never
   // pointed elsewhere (int *p = &fd), else nullptr.
   const Expr *aliasedByLocalPointer(const Expr *pointer);
+  // *p of an `int *p` or `ScopedFd *p`: the callers' fd it names (element 0 of what p holds).
+  std::optional<Id> pointeeOfFdPointer(const Expr *pointer);
+  // The fd an fd owner holds, for a call of one of its methods: fd.reset(x), out->get().
+  std::optional<Id> ownedFdOf(const CXXMemberCallExpr *call);
   // Library records the analysis knows the inside of by what they do, not by their fields.
   enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
   std::optional<ModelledRecord> modelledRecord(QualType type) {

@@ -1285,6 +1285,23 @@ void Program::cloneConstructors() {
         again(sends, &facts::Send::channel);
         again(writes, &facts::Write::place);
         again(callbacks, &facts::Callback::socket);
+        // Its direct calls, on this clone's places (what a setter stores into the clone's objects,
+        // what a getter reads from them); a nested constructor's call is its clone's.
+        for (Id c : callsIn(fn)) {
+          if (nested.count(calls[c].site) || calls[c].target != kNone)
+            continue;
+          ClonedCall copy{calls[c], kNone};
+          for (facts::Argument &a : copy.call.args)
+            if (a.place != kNone)
+              a.place = clone(a.place);
+          if (copy.call.receiver.place != kNone)
+            copy.call.receiver.place = clone(copy.call.receiver.place);
+          const facts::Site &called = sites[copy.call.site];
+          if (Id v = placeByKey(facts::callValueKey(functions[copy.call.callee].key, files[called.file], called.offset));
+              v != kNone)
+            copy.value = clone(v);
+          ClonedCalls.push_back(std::move(copy));
+        }
         // The function's own calls through pointers, not the copies earlier clones made of them
         // (those have the same caller: copying them too doubled the list with every clone).
         for (std::size_t i = 0; i < indirectBeforeClones; ++i)
@@ -1891,14 +1908,10 @@ void Program::instantiateAccessors() {
   std::map<Id, std::vector<const Access *>> byFunction;
   for (const Access &a : Accessors)
     byFunction[a.function].push_back(&a);
-  for (const facts::Call &call : calls) {
+  auto instantiate = [&](const facts::Call &call, Id value) {
     auto it = byFunction.find(call.callee);
     if (it == byFunction.end())
-      continue;
-    const facts::Site &site = sites[call.site];
-    Id value = placeByKey(call.target != kNone ? facts::indirectValueKey(files[site.file], site.offset)
-                                               : facts::callValueKey(functions[call.callee].key,
-                                                                     files[site.file], site.offset));
+      return;
     for (const Access *a : it->second) {
       Id pointer = a->param < 0 ? call.receiver.place
                                 : (static_cast<std::size_t>(a->param) < call.args.size() ? call.args[a->param].place : kNone);
@@ -1926,7 +1939,17 @@ void Program::instantiateAccessors() {
           addDerived(there, value, facts::FlowKind::Return, call.site, true);
       }
     }
+  };
+  for (const facts::Call &call : calls) {
+    if (!byFunction.count(call.callee))
+      continue;
+    const facts::Site &site = sites[call.site];
+    instantiate(call, placeByKey(call.target != kNone ? facts::indirectValueKey(files[site.file], site.offset)
+                                                      : facts::callValueKey(functions[call.callee].key,
+                                                                            files[site.file], site.offset)));
   }
+  for (const ClonedCall &cloned : ClonedCalls)
+    instantiate(cloned.call, cloned.value);
 }
 
 // An option whose name (and value) a helper takes as parameters (SetFlag(level, option, on)):
@@ -2139,6 +2162,10 @@ bool Program::resolveRound() {
         continue; // a function or a constant
       std::size_t &done = ResolvedDerefs[{deref, v}];
       Id object = v == kUnknownObject ? kNone : ObjectPlaces[v];
+      // A load of the whole value (c = *it over a vector of pointers, a pointer to a pointer)
+      // reads what the object holds. (A store `*pp = c` is an out-parameter's element, not this.)
+      if (object != kNone && object != deref)
+        addDerived(object, deref, facts::FlowKind::Resolved, kNone, true);
       for (; done < children.size(); ++done) {
         Id child = children[done];
         if (RegisteredMembers.count(child))

@@ -334,6 +334,15 @@ private:
     Id deref, place, source;
   };
   std::vector<Access> Accessors;
+  // The calls a per-call clone of a constructor makes (cloneConstructors()), on the clone's places:
+  // getters and setters are made per call, so a clone's calls need their own. `value` is the
+  // clone's place for the call's value (kNone: none). They are not program calls: the call graph
+  // and the rules see each site once.
+  struct ClonedCall {
+    facts::Call call;
+    Id value;
+  };
+  std::vector<ClonedCall> ClonedCalls;
   std::map<std::pair<Id, Id>, Id> SetterVia; // a store a setter makes per call -> its parameter
   std::map<Id, std::pair<Id, Id>> ConstantFrom; // create -> the places its family and type come from
   void specialiseFamilies();
