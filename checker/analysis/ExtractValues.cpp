@@ -314,6 +314,14 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
       return functionValue(op);
   if (isa<CXXNewExpr>(e))
     return pointerValue(e);
+  // Open({AF_INET, path}) into a `const Endpoint &` parameter, f(Endpoint{fd, ...}): a temporary
+  // the list fills in field by field, as `Endpoint t = {AF_INET, path}` is.
+  if (const auto *list = dyn_cast<InitListExpr>(e); list && isObjectType(list->getType())) {
+    Id temporary = newObject(list, "t", list->getType().getAsString() + "{...}");
+    if (FilledTemporaries.insert(list).second)
+      initFields(list, temporary);
+    return temporary;
+  }
   if (const auto *literal = dyn_cast<CompoundLiteralExpr>(e); literal && isObjectType(literal->getType()))
     return newObject(literal, "t", "(" + literal->getType().getAsString() + "){...}");
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
@@ -590,15 +598,19 @@ Id Extractor::indirectValue(const CallExpr *call) {
 }
 
 std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethodDecl *method) {
-  std::optional<ModelledRecord> modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
-  if (!modelled)
-    return std::nullopt;
   const Expr *objectExpr = nullptr;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
     objectExpr = member->getImplicitObjectArgument();
   else if (call->getNumArgs() >= 1)
     objectExpr = call->getArg(0);
   if (!objectExpr)
+    return std::nullopt;
+  // The object's own class first: libstdc++ declares shared_ptr's operator-> and get() in its
+  // bases (__shared_ptr_access, __shared_ptr), which are not the modelled name.
+  std::optional<ModelledRecord> modelled = modelledRecord(objectExpr->IgnoreParenImpCasts()->getType());
+  if (!modelled)
+    modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
+  if (!modelled)
     return std::nullopt;
   std::optional<Id> object = objectNamedBy(objectExpr);
   if (!object)

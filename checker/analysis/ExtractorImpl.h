@@ -1045,6 +1045,8 @@ private:
   void copyObject(Id from, Id to, QualType type, facts::FlowKind kind, int depth = 0);
   // Where a constructor call builds its object, when the walk saw what it initialises.
   llvm::DenseMap<const CXXConstructExpr *, Id> ConstructStorage;
+  // Initialiser lists whose temporary placeOf() made and filled in (once, however often asked).
+  llvm::DenseSet<const InitListExpr *> FilledTemporaries;
   Id storageOf(const CXXConstructExpr *construct);
   // The variable `pointer` names when it is a local initialised with its address and never
   // pointed elsewhere (int *p = &fd), else nullptr.
