@@ -1920,9 +1920,16 @@ void Program::instantiateAccessors() {
       Id stored = kNone;
       if (a->source != kNone) { // a setter: what this caller passes for the stored parameter
         int index = places[a->source].index;
-        if (index < 0 || static_cast<std::size_t>(index) >= call.args.size() || call.args[index].place == kNone)
+        if (index < 0 || static_cast<std::size_t>(index) >= call.args.size() ||
+            call.args[index].mode == facts::ArgMode::Constant)
           continue;
         stored = call.args[index].place;
+        // An object passed by value (Session(std::unique_ptr<Transport> t) : t_(std::move(t))) is
+        // copied into the parameter by flows of its own, not by this argument: the parameter.
+        if (stored == kNone && call.args[index].mode == facts::ArgMode::None)
+          stored = a->source;
+        if (stored == kNone)
+          continue;
       } else if (value == kNone) {
         continue;
       }
