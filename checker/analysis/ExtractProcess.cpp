@@ -611,6 +611,13 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     if (object && built.isNull() == false && holdsFd(built))
       for (unsigned i = skip; i < call->getNumArgs(); ++i)
         flowInto(call->getArg(i), *object, facts::FlowKind::Assign);
+    // An element that is not a class of the program (a pointer, a std::unique_ptr) built from one
+    // value is a copy of it: m.emplace(fd, new Client(fd)), m.emplace(fd, std::make_unique<...>()).
+    else if (object && !built.isNull() && call->getNumArgs() == skip + 1) {
+      const CXXRecordDecl *record = built->getAsCXXRecordDecl();
+      if (!record || modelledRecord(built))
+        storeInto(call->getArg(skip), *object, facts::FlowKind::Assign);
+    }
     return;
   }
 
@@ -1017,6 +1024,13 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
   }
   if (!ctor)
     return;
+  // std::pair{key, value} (m.insert({fd, std::make_unique<Client>(fd)})): its first and second.
+  if (const CXXRecordDecl *record = type->getAsCXXRecordDecl();
+      record && isStdNamed(record, {"pair"}) && args.size() == 2 && !ctor->isCopyOrMoveConstructor()) {
+    storeInto(args[0], memberPlace(storage, "first", kNone), facts::FlowKind::Init);
+    storeInto(args[1], memberPlace(storage, "second", kNone), facts::FlowKind::Init);
+    return;
+  }
   // A copy or move the compiler writes is the object copied field by field; one the program
   // writes is a call of its own.
   if (ctor->isCopyOrMoveConstructor() && (ctor->isTrivial() || ctor->isDefaulted() || !ctor->hasBody()) &&

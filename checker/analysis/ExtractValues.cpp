@@ -529,6 +529,20 @@ void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, 
       addFlow(from, to, kind);
     return;
   }
+  // A std::pair (a map's element, insert({key, value})): its first and second, named as the map's
+  // elements name them.
+  if (isStdNamed(record, {"pair"})) {
+    for (const FieldDecl *field : record->fields()) {
+      if (!field->getIdentifier() || (field->getName() != "first" && field->getName() != "second"))
+        continue;
+      Id a = memberPlace(from, field->getName(), kNone), b = memberPlace(to, field->getName(), kNone);
+      if (followed(field->getType()))
+        addFlow(a, b, kind);
+      else if (isObjectType(field->getType()))
+        copyObject(a, b, field->getType(), kind, depth + 1);
+    }
+    return;
+  }
   // A library record's fields hold no fd of the program, unless it is a plain C struct with an
   // int field (struct pollfd); the C++ library's are modelled or not followed at all (its inline
   // bodies are skipped unless --full-parse, so following them would make the two differ).
@@ -683,6 +697,13 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   if (const auto *method = dyn_cast<CXXMethodDecl>(callee))
     if (std::optional<Id> modelled = modelledValue(call, method))
       return modelled;
+  // std::make_pair(key, value): a pair of its own holding them.
+  if (isStdNamed(callee, {"make_pair"}) && call->getNumArgs() == 2 && isObjectType(call->getType())) {
+    Id pair = newObject(call, "t", "make_pair()");
+    storeInto(call->getArg(0), memberPlace(pair, "first", kNone), facts::FlowKind::Init);
+    storeInto(call->getArg(1), memberPlace(pair, "second", kNone), facts::FlowKind::Init);
+    return pair;
+  }
   if (isStdNamed(callee, {"make_unique", "make_shared", "allocate_shared"}))
     if (std::optional<Id> object = forwardedObject(call, callee))
       return addressOf(*object); // a smart pointer holding the new object's address

@@ -1291,11 +1291,17 @@ void Program::cloneConstructors() {
           if (nested.count(calls[c].site) || calls[c].target != kNone)
             continue;
           ClonedCall copy{calls[c], kNone};
-          for (facts::Argument &a : copy.call.args)
+          // Only places and modes are read from a copy: its texts would cost memory per clone.
+          auto onClone = [&](facts::Argument &a) {
+            std::string().swap(a.text); // (clear() would keep the copies' buffers)
+            std::string().swap(a.var);
+            std::string().swap(a.constant);
             if (a.place != kNone)
               a.place = clone(a.place);
-          if (copy.call.receiver.place != kNone)
-            copy.call.receiver.place = clone(copy.call.receiver.place);
+          };
+          onClone(copy.call.receiver);
+          for (facts::Argument &a : copy.call.args)
+            onClone(a);
           const facts::Site &called = sites[copy.call.site];
           if (Id v = placeByKey(facts::callValueKey(functions[copy.call.callee].key, files[called.file], called.offset));
               v != kNone)
@@ -1908,6 +1914,21 @@ void Program::instantiateAccessors() {
   std::map<Id, std::vector<const Access *>> byFunction;
   for (const Access &a : Accessors)
     byFunction[a.function].push_back(&a);
+  // An object a setter takes by value (Session(std::unique_ptr<Transport> t) : t_(std::move(t)))
+  // is not an argument's place: the call copies it into the parameter by flows of its own, which
+  // carry no site. Those from the calling function stand for what its calls store (two such calls
+  // in one function share them; every caller's, as the parameter has them, would join the program).
+  std::map<std::pair<Id, Id>, std::vector<Id>> copiedIn; // (parameter, calling function) -> copies
+  {
+    std::set<Id> byValue;
+    for (const Access &a : Accessors)
+      if (a.source != kNone)
+        byValue.insert(a.source);
+    if (!byValue.empty())
+      for (const facts::Flow &f : flows)
+        if (f.kind == facts::FlowKind::Argument && byValue.count(f.to) && places[f.from].function != kNone)
+          copiedIn[{f.to, places[f.from].function}].push_back(f.from);
+  }
   auto instantiate = [&](const facts::Call &call, Id value) {
     auto it = byFunction.find(call.callee);
     if (it == byFunction.end())
@@ -1918,17 +1939,17 @@ void Program::instantiateAccessors() {
       if (Addresses.at(pointer).empty())
         continue;
       Id stored = kNone;
+      const std::vector<Id> *copies = nullptr;
       if (a->source != kNone) { // a setter: what this caller passes for the stored parameter
         int index = places[a->source].index;
         if (index < 0 || static_cast<std::size_t>(index) >= call.args.size() ||
             call.args[index].mode == facts::ArgMode::Constant)
           continue;
         stored = call.args[index].place;
-        // An object passed by value (Session(std::unique_ptr<Transport> t) : t_(std::move(t))) is
-        // copied into the parameter by flows of its own, not by this argument: the parameter.
         if (stored == kNone && call.args[index].mode == facts::ArgMode::None)
-          stored = a->source;
-        if (stored == kNone)
+          if (auto copied = copiedIn.find({a->source, call.caller}); copied != copiedIn.end())
+            copies = &copied->second;
+        if (stored == kNone && !copies)
           continue;
       } else if (value == kNone) {
         continue;
@@ -1940,8 +1961,10 @@ void Program::instantiateAccessors() {
         if (there == kNone)
           continue;
         if (a->source != kNone) {
-          addDerived(stored, storeSide(there), facts::FlowKind::Argument, call.site, true);
-          SetterVia[{stored, storeSide(there)}] = a->source;
+          for (Id from : copies ? *copies : std::vector<Id>{stored}) {
+            addDerived(from, storeSide(there), facts::FlowKind::Argument, call.site, true);
+            SetterVia[{from, storeSide(there)}] = a->source;
+          }
         } else
           addDerived(there, value, facts::FlowKind::Return, call.site, true);
       }
