@@ -1920,13 +1920,16 @@ void Program::instantiateAccessors() {
   // in one function share them; every caller's, as the parameter has them, would join the program).
   std::map<std::pair<Id, Id>, std::vector<Id>> copiedIn; // (parameter, calling function) -> copies
   {
-    std::set<Id> byValue;
+    // (A mark per place, not a set: this scans every flow in every round.)
+    std::vector<bool> byValue(places.size(), false);
+    bool any = false;
     for (const Access &a : Accessors)
       if (a.source != kNone)
-        byValue.insert(a.source);
-    if (!byValue.empty())
+        byValue[a.source] = any = true;
+    if (any)
       for (const facts::Flow &f : flows)
-        if (f.kind == facts::FlowKind::Argument && byValue.count(f.to) && places[f.from].function != kNone)
+        if (f.kind == facts::FlowKind::Argument && f.to < byValue.size() && byValue[f.to] &&
+            places[f.from].function != kNone)
           copiedIn[{f.to, places[f.from].function}].push_back(f.from);
   }
   auto instantiate = [&](const facts::Call &call, Id value) {
