@@ -54,71 +54,76 @@ void KeyIndex::reserve(std::size_t keys) {
 // ---------------------------------------------------------------------------------------------
 // Merging units
 
+UnitOutline UnitOutline::of(const facts::Unit &unit) {
+  UnitOutline outline;
+  for (const facts::Function &f : unit.functions)
+    if (f.defined && f.file != kNone && f.file < unit.files.size())
+      outline.definitions.emplace_back(f.key, unit.files[f.file]);
+  outline.places = unit.places.size();
+  outline.functions = unit.functions.size();
+  outline.sites = unit.sites.size();
+  outline.calls = unit.calls.size();
+  outline.flows = unit.flows.size() + unit.calls.size();
+  for (const facts::Call &call : unit.calls)
+    outline.flows += call.args.size();
+  outline.skipped = unit.skipped;
+  return outline;
+}
+
 std::unique_ptr<Program> Program::link(const std::vector<const facts::Unit *> &units,
                                        const std::vector<facts::Unit *> &movable) {
+  std::vector<UnitOutline> outlines;
+  std::vector<std::size_t> present; // the units' indices, past the null ones
+  outlines.reserve(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i)
+    if (units[i]) {
+      outlines.push_back(UnitOutline::of(*units[i]));
+      present.push_back(i);
+    }
+  llvm::Expected<std::unique_ptr<Program>> program =
+      link(outlines, [&](std::size_t k, facts::Unit &) -> llvm::Expected<LoadedUnit> {
+        std::size_t i = present[k];
+        return LoadedUnit{units[i], i < movable.size() && movable[i] == units[i] ? movable[i] : nullptr};
+      });
+  return llvm::cantFail(std::move(program)); // units in memory load without error
+}
+
+llvm::Expected<std::unique_ptr<Program>> Program::link(const std::vector<UnitOutline> &outlines,
+                                                       UnitLoader load) {
   auto program = std::make_unique<Program>();
   // A function defined in two source files (each program of a database its own handle_client(),
   // two libraries that both define udev_monitor_enable_receiving()) is two functions: each
   // definition keeps its facts, and a call from elsewhere may reach either.
   llvm::StringMap<llvm::StringRef> definedIn; // function -> the first file defining it
-  for (const facts::Unit *unit : units)
-    if (unit)
-      for (const facts::Function &f : unit->functions)
-        if (f.defined && f.file != kNone && f.file < unit->files.size()) {
-          auto [first, fresh] = definedIn.try_emplace(f.key, unit->files[f.file]);
-          if (!fresh && first->second != unit->files[f.file])
-            program->Duplicated.insert(f.key);
-        }
-  program->reserveFor(units);
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    if (!units[i])
-      continue;
-    facts::Unit *consumed = i < movable.size() && movable[i] == units[i] ? movable[i] : nullptr;
-    program->mergeUnit(*units[i], consumed);
-    if (consumed) {
-      // Its facts freed now, so the tables the link grows next reuse that memory instead of
-      // fresh pages; the loop below still reads these.
+  for (const UnitOutline &outline : outlines)
+    for (const auto &[key, file] : outline.definitions) {
+      auto [first, fresh] = definedIn.try_emplace(key, file);
+      if (!fresh && first->second != file)
+        program->Duplicated.insert(key.str());
+    }
+  definedIn.clear();
+  program->reserveFor(outlines);
+  for (std::size_t i = 0; i < outlines.size(); ++i) {
+    facts::Unit scratch;
+    llvm::Expected<LoadedUnit> loaded = load(i, scratch);
+    if (!loaded)
+      return loaded.takeError();
+    program->mergeUnit(*loaded->unit, loaded->movable);
+    program->noteSourceOf(*loaded->unit);
+    if (loaded->movable && loaded->movable != &scratch) {
+      // Its facts freed now, so the tables the link grows next reuse that memory instead of fresh
+      // pages. What its owner may still read of it stays.
       facts::Unit kept;
-      kept.mainFile = std::move(consumed->mainFile);
-      kept.target = std::move(consumed->target);
-      kept.services = std::move(consumed->services);
-      *consumed = std::move(kept);
+      kept.mainFile = std::move(loaded->movable->mainFile);
+      kept.target = std::move(loaded->movable->target);
+      kept.services = std::move(loaded->movable->services);
+      kept.skipped = loaded->movable->skipped;
+      *loaded->movable = std::move(kept);
     }
   }
-  program->indexReturns();
-  // What the compiled sources say about the project: where they live, what they are built into.
-  bool sawSource = false;
-  for (const facts::Unit *unit : units) {
-    if (!unit || !unit->services.empty() || unit->mainFile.empty())
-      continue;
-    if (!unit->target.empty())
-      program->targets.insert(unit->target);
-    // Relative paths too (--relative-paths): "main.c" lies in "".
-    llvm::StringRef dir = llvm::sys::path::parent_path(unit->mainFile);
-    std::string &common = program->sourceDirectory;
-    if (!sawSource) {
-      common = dir.str();
-      sawSource = true;
-      continue;
-    }
-    while (!common.empty() && !(dir == common || dir.starts_with(common + "/")))
-      common = llvm::sys::path::parent_path(common).str();
-  }
-  program->deriveFlows();
-  program->dropFallbacks();
-  program->specializeReturns();
-  program->index();
-  program->cloneConstructors();
-  program->resolveObjects();
-  program->index();
-  program->addRoots();
-  program->propagate();
-  program->indexListeners();
-  program->indexListenerViews();
-  program->inheritListenerFamilies();
+  program->finishLink();
   return program;
 }
-
 void Program::indexReturns() {
   ReturnPlaces.assign(functions.size(), kNone);
   for (Id p = 0; p < places.size(); ++p)
@@ -148,22 +153,51 @@ std::pair<Id, bool> Program::siteAt(Id file, std::uint32_t offset, const std::st
   return {id, true};
 }
 
-void Program::reserveFor(const std::vector<const facts::Unit *> &units) {
+void Program::noteSourceOf(const facts::Unit &unit) {
+  // What the compiled sources say about the project: where they live, what they are built into.
+  if (!unit.services.empty() || unit.mainFile.empty())
+    return;
+  if (!unit.target.empty())
+    targets.insert(unit.target);
+  // Relative paths too (--relative-paths): "main.c" lies in "".
+  llvm::StringRef dir = llvm::sys::path::parent_path(unit.mainFile);
+  if (!SawSource) {
+    sourceDirectory = dir.str();
+    SawSource = true;
+    return;
+  }
+  while (!sourceDirectory.empty() && !(dir == sourceDirectory || dir.starts_with(sourceDirectory + "/")))
+    sourceDirectory = llvm::sys::path::parent_path(sourceDirectory).str();
+}
+
+void Program::finishLink() {
+  indexReturns();
+  deriveFlows();
+  dropFallbacks();
+  specializeReturns();
+  index();
+  cloneConstructors();
+  resolveObjects();
+  index();
+  addRoots();
+  propagate();
+  indexListeners();
+  indexListenerViews();
+  inheritListenerFamilies();
+}
+
+void Program::reserveFor(const std::vector<UnitOutline> &outlines) {
   // The units' own counts bound the program's (facts that several units share count once): room
   // made once, instead of tables that grow by doubling, each step copying and touching new memory
   // (a 100,000-unit link has three million places).
   std::size_t placeCount = 0, functionCount = 0, siteCount = 0, flowCount = 0, callCount = 0;
-  for (const facts::Unit *unit : units)
-    if (unit) {
-      placeCount += unit->places.size();
-      functionCount += unit->functions.size();
-      siteCount += unit->sites.size();
-      // deriveFlows() adds a flow for about every argument of a call (into the parameter).
-      flowCount += unit->flows.size() + unit->calls.size();
-      for (const facts::Call &call : unit->calls)
-        flowCount += call.args.size();
-      callCount += unit->calls.size();
-    }
+  for (const UnitOutline &outline : outlines) {
+    placeCount += outline.places;
+    functionCount += outline.functions;
+    siteCount += outline.sites;
+    flowCount += outline.flows;
+    callCount += outline.calls;
+  }
   places.reserve(placeCount);
   PlaceIds.reserve(placeCount);
   functions.reserve(functionCount);

@@ -11,7 +11,9 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
 
 #include <algorithm>
 #include <map>
@@ -170,6 +172,23 @@ struct Summary {
   bool returnsSocket = false;
 };
 
+// What the link must know of a unit before it merges any: the functions it defines (one defined
+// in two files is two functions, so a unit's keys depend on every other unit) and how many facts
+// it holds (the program's room, made once). A shard file stores it beside each unit's facts, so
+// the link of shards decodes each unit only when it merges it (the units' memory reused unit
+// after unit instead of all of them held at once).
+struct UnitOutline {
+  // Function key and the file defining it. The strings may point into the unit or the shard file
+  // they were read from: they are read only before the first unit is merged.
+  std::vector<std::pair<llvm::StringRef, llvm::StringRef>> definitions;
+  std::size_t places = 0, functions = 0, sites = 0, calls = 0;
+  // The flows the link will hold for it: its own and one per call and per argument (deriveFlows).
+  std::size_t flows = 0;
+  bool skipped = false; // facts::Unit::skipped
+
+  static UnitOutline of(const facts::Unit &unit);
+};
+
 class Program {
 public:
   // Merges and propagates. Units need not be distinct: facts seen twice count once. A unit that
@@ -177,6 +196,17 @@ public:
   // moved into the program (it is left valid, its contents unspecified).
   static std::unique_ptr<Program> link(const std::vector<const facts::Unit *> &units,
                                        const std::vector<facts::Unit *> &movable = {});
+  // The same link over units loaded one at a time, in order: `load(i, scratch)` gives unit i of
+  // `outlines`, decoded into `scratch` (freed once merged) or one that lives on. Its `movable` is
+  // the unit itself when it is read for the last time (as `movable` above). An error from `load`
+  // ends the link with it.
+  struct LoadedUnit {
+    const facts::Unit *unit = nullptr;
+    facts::Unit *movable = nullptr;
+  };
+  using UnitLoader = llvm::function_ref<llvm::Expected<LoadedUnit>(std::size_t, facts::Unit &)>;
+  static llvm::Expected<std::unique_ptr<Program>> link(const std::vector<UnitOutline> &outlines,
+                                                       UnitLoader load);
 
   // Tables (indices are program-wide).
   std::vector<std::string> files;
@@ -306,8 +336,10 @@ public:
   std::string describe(Id place) const { return place == kNone ? "?" : places[place].key; }
 
 private:
-  void reserveFor(const std::vector<const facts::Unit *> &units);
+  void reserveFor(const std::vector<UnitOutline> &outlines);
   void mergeUnit(const facts::Unit &unit, facts::Unit *movable);
+  void noteSourceOf(const facts::Unit &unit);
+  void finishLink();
   void deriveFlows();
   void deriveCallFlows(const facts::Call &call);
   Id thisPlace(Id function);
@@ -425,6 +457,7 @@ private:
   llvm::DenseMap<Id, Id> CreateOfPlace; // place -> its create, while units are merged
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files
+  bool SawSource = false; // sourceDirectory holds the first compiled source's directory
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
   std::map<std::string, std::string> DefinitionOf;          // a per-file key -> the plain one
   // Keyed by a site or place first, never kNone (so never a hash table's empty key, all kNone).

@@ -514,6 +514,16 @@ int read_peer_{i}(int fd) {{
             self.assertEqual(one["json"], run("link", "--format=json", merged, cwd=self.ws.root).stdout)
             self.assertEqual(one["json"], run("link", "--format=json", *reversed(dirs), cwd=self.ws.root).stdout)
 
+    def test_shards_of_every_file_parsed_link_unit_by_unit(self):
+        # No slice skipped a file: the link decodes each unit only when it merges it (from the
+        # shard's outlines) instead of every unit first, and judges as one run does.
+        one = self.ws.outputs("-p", self.ws.build, "--no-cache", "--no-store-facts", "--no-prefilter")
+        self.assertEqual(json.loads(one["json"])["skipped"], [])
+        self.assertGreater(len(json.loads(one["json"])["findings"]), 5)
+        for count in (1, 3):
+            dirs = self.shards(count, "--no-prefilter")
+            self.assertSameOutputs(one, self.ws.outputs("link", *dirs), f"{count} shards, none skipped")
+
     def extract_each_file_alone(self, root, *extra, entries=None, pieces="pieces"):
         """Each file of the database extracted on its own, as a Bazel action does: a one-entry
         database, --shard=1/1, run in `root`. Returns the shard directories."""

@@ -29,8 +29,42 @@ using facts::putVarint;
 
 constexpr char kShardMagic[8] = {'A', 'F', 'X', 'S', 'H', 'A', 'R', 'D'};
 // The layout of a shard file; bumped when it changes (the facts inside have their own versions).
-// 2: whether the facts' paths are relative; 3: the command of each file the prefilter skipped.
-constexpr int kShardVersion = 3;
+// 2: whether the facts' paths are relative; 3: the command of each file the prefilter skipped;
+// 4: each unit's outline (analysis::UnitOutline) before its facts.
+constexpr int kShardVersion = 4;
+
+// A unit's outline: what the link needs of every unit before it merges the first, so it decodes
+// each unit's facts only when it merges them.
+void putOutline(std::string &out, const analysis::UnitOutline &outline) {
+  putVarint(out, outline.skipped ? 1 : 0);
+  for (std::size_t count : {outline.places, outline.functions, outline.sites, outline.calls, outline.flows})
+    putVarint(out, count);
+  putVarint(out, outline.definitions.size());
+  for (const auto &[key, file] : outline.definitions) {
+    putString(out, key);
+    putString(out, file);
+  }
+}
+
+bool getOutline(llvm::StringRef &in, analysis::UnitOutline &outline) {
+  std::uint64_t skipped = 0, definitions = 0;
+  if (!getVarint(in, skipped) || skipped > 1)
+    return false;
+  outline.skipped = skipped == 1;
+  for (std::size_t *count : {&outline.places, &outline.functions, &outline.sites, &outline.calls, &outline.flows}) {
+    std::uint64_t value = 0;
+    if (!getVarint(in, value) || value > in.size()) // every counted fact takes a byte of the facts
+      return false;
+    *count = value;
+  }
+  if (!getVarint(in, definitions) || definitions > in.size())
+    return false;
+  outline.definitions.resize(definitions);
+  for (auto &[key, file] : outline.definitions)
+    if (!getString(in, key) || !getString(in, file))
+      return false;
+  return true;
+}
 
 // `arg` with every path below the working directory relative to it ("-I/src/x/include" ->
 // "-Iinclude" when run in /src/x): a command's bytes as the same command in another checkout.
@@ -98,11 +132,14 @@ std::string shardName(const ShardSpec &spec) {
          kShardExtension;
 }
 
+struct Shard;
 struct ShardUnit {
+  const Shard *shard = nullptr; // the one it was read from
   std::size_t job = 0;
   std::string mainFile;
   FileOutcome outcome;
-  facts::Unit unit;
+  analysis::UnitOutline outline;
+  llvm::StringRef facts; // encoded (FactsBinary.h), in the shard's file; decoded when used
   // A file the slice skipped (facts::Unit::skipped): its command, for the link to parse it when
   // the other slices' facts make it matter. Named as the facts name files.
   std::string directory;            // absolute (relative shards: relocated to the link's directory)
@@ -114,7 +151,25 @@ struct Shard {
   std::uint64_t index = 0, count = 0, total = 0;
   bool relativePaths = false;
   std::vector<ShardUnit> units;
+  std::unique_ptr<llvm::MemoryBuffer> file; // what the units' facts point into
 };
+
+// The facts of a unit read from `shard`, validated as they are decoded.
+llvm::Expected<facts::Unit> decodeShardUnit(const ShardUnit &unit) {
+  const Shard &shard = *unit.shard;
+  llvm::Expected<facts::Unit> decoded = facts::decodeUnit(unit.facts);
+  if (!decoded)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), shard.path + ": " + unit.mainFile +
+                                                                       ": " + llvm::toString(decoded.takeError()));
+  // The outline was written from these very facts: a unit that disagrees is damage.
+  analysis::UnitOutline own = analysis::UnitOutline::of(*decoded);
+  if (own.skipped != unit.outline.skipped || own.places != unit.outline.places ||
+      own.functions != unit.outline.functions || own.sites != unit.outline.sites ||
+      own.definitions.size() != unit.outline.definitions.size())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   shard.path + ": " + unit.mainFile + ": damaged shard file (its outline and facts differ)");
+  return decoded;
+}
 
 bool readShard(const std::string &path, Shard &shard, std::string &error) {
   std::unique_ptr<llvm::MemoryBuffer> file =
@@ -131,6 +186,7 @@ bool readShard(const std::string &path, Shard &shard, std::string &error) {
     return damaged("not a shard file");
   if (!getVarint(in, version))
     return damaged("truncated");
+  shard.file = std::move(file);
   if (version != kShardVersion) {
     error = path + ": a shard file of layout " + std::to_string(version) +
             "; this afunix-check reads layout " + std::to_string(kShardVersion);
@@ -159,7 +215,7 @@ bool readShard(const std::string &path, Shard &shard, std::string &error) {
     return damaged("slice " + std::to_string(shard.index) + " of " + std::to_string(shard.count));
   for (std::uint64_t i = 0; i < units; ++i) {
     ShardUnit unit;
-    llvm::StringRef mainFile, facts;
+    llvm::StringRef mainFile;
     std::uint64_t job = 0, parsed = 0, errors = 0;
     if (!getVarint(in, job) || job >= shard.total || !getString(in, mainFile) ||
         !getVarint(in, parsed) || parsed > 1 || !getVarint(in, errors) || errors > in.size())
@@ -174,16 +230,10 @@ bool readShard(const std::string &path, Shard &shard, std::string &error) {
         return damaged("unit " + std::to_string(i + 1));
       unit.outcome.errors.push_back(text.str());
     }
-    if (!getString(in, facts))
+    if (!getOutline(in, unit.outline) || !getString(in, unit.facts))
       return damaged("unit " + std::to_string(i + 1));
-    llvm::Expected<facts::Unit> decoded = facts::decodeUnit(facts);
-    if (!decoded) {
-      error = path + ": " + unit.mainFile + ": " + llvm::toString(decoded.takeError());
-      return false;
-    }
-    unit.unit = std::move(*decoded);
-    unit.outcome.skipped = unit.unit.skipped;
-    if (unit.unit.skipped) {
+    unit.outcome.skipped = unit.outline.skipped;
+    if (unit.outline.skipped) {
       llvm::StringRef directory;
       std::uint64_t args = 0;
       if (!getString(in, directory) || !getVarint(in, args) || args > in.size())
@@ -240,6 +290,7 @@ bool writeShard(const ShardSpec &spec, const std::vector<CompileJob> &allJobs,
     putVarint(out, units[i].outcome.errors.size());
     for (const std::string &e : units[i].outcome.errors)
       putString(out, e);
+    putOutline(out, analysis::UnitOutline::of(units[i].unit));
     facts.clear();
     facts::encodeUnit(units[i].unit, facts);
     putString(out, facts);
@@ -346,8 +397,10 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
       return false;
     }
     database.byIndex[shard.index] = &shard;
-    for (ShardUnit &unit : shard.units)
+    for (ShardUnit &unit : shard.units) {
+      unit.shard = &shard;
       database.units.push_back(&unit);
+    }
   }
   std::vector<Database *> ordered;
   for (auto &[digest, database] : databases) {
@@ -393,11 +446,25 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
     units.insert(units.end(), database->units.begin(), database->units.end());
   std::vector<ExtractedUnit> extracted(units.size());
   std::vector<std::string> mainFiles;
+  bool anySkipped = false;
   for (std::size_t i = 0; i < units.size(); ++i) {
-    extracted[i].unit = std::move(units[i]->unit);
     extracted[i].outcome = std::move(units[i]->outcome);
     mainFiles.push_back(units[i]->mainFile);
+    anySkipped |= units[i]->outline.skipped;
   }
+  // Each unit is decoded when the link merges it, so the decoded units never take memory all at
+  // once (docs/guide-ci.md, "The link at 100,000 files"), unless something reads them before the
+  // link: the prefilter's rounds (skipped files to parse) or the stored facts file.
+  bool decodeAll = anySkipped || !options.storeFacts.empty();
+  if (decodeAll)
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      llvm::Expected<facts::Unit> decoded = decodeShardUnit(*units[i]);
+      if (!decoded) {
+        error = llvm::toString(decoded.takeError());
+        return false;
+      }
+      extracted[i].unit = std::move(*decoded);
+    }
   readTimer.stop();
   if (options.stats)
     options.stats->stored += units.size();
@@ -428,10 +495,33 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
   // make them matter (docs/prefilter.md), round by round as one run would.
   LinkInputs inputs;
   std::unique_ptr<analysis::Program> prelinked;
-  bool anySkipped = false;
-  for (const ExtractedUnit &unit : extracted)
-    anySkipped |= unit.unit.skipped;
-  if (anySkipped && anyRule) {
+  if (!decodeAll && anyRule) {
+    inputs = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), linkOptions);
+    std::vector<const facts::Unit *> others = linkedUnits({}, inputs); // stored, then services
+    std::vector<analysis::UnitOutline> outlines;
+    outlines.reserve(units.size() + others.size());
+    for (const ShardUnit *unit : units)
+      outlines.push_back(unit->outline);
+    for (const facts::Unit *unit : others)
+      outlines.push_back(analysis::UnitOutline::of(*unit));
+    PhaseTimer linkTimer(options.stats, "link");
+    llvm::Expected<std::unique_ptr<analysis::Program>> program = analysis::Program::link(
+        outlines,
+        [&](std::size_t i, facts::Unit &scratch) -> llvm::Expected<analysis::Program::LoadedUnit> {
+          if (i >= units.size())
+            return analysis::Program::LoadedUnit{others[i - units.size()], nullptr};
+          llvm::Expected<facts::Unit> decoded = decodeShardUnit(*units[i]);
+          if (!decoded)
+            return decoded.takeError();
+          scratch = std::move(*decoded);
+          return analysis::Program::LoadedUnit{&scratch, &scratch};
+        });
+    if (!program) {
+      error = llvm::toString(program.takeError());
+      return false;
+    }
+    prelinked = std::move(*program);
+  } else if (anySkipped && anyRule) {
     inputs = gatherLinkInputs(mainFiles, extractionFingerprintOf(configs), linkOptions);
     std::vector<CompileJob> jobs(units.size());
     std::vector<const analysis::ProjectOptions *> project;
@@ -467,7 +557,7 @@ bool runLink(const std::vector<std::string> &paths, const EngineOptions &options
         extracted[i].outcome.file = mainFiles[i];
   }
   result = judgeUnits(extracted, mainFiles, configs, anyRule, linkOptions, {}, std::nullopt,
-                      anySkipped && anyRule ? &inputs : nullptr, std::move(prelinked));
+                      prelinked ? &inputs : nullptr, std::move(prelinked));
   result.relativePaths = first.relativePaths;
   if (options.disableFree)
     new std::vector<Shard>(std::move(shards)); // see EngineOptions::disableFree

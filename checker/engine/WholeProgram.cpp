@@ -401,7 +401,8 @@ RunResult judgeUnits(std::vector<ExtractedUnit> &extracted, const std::vector<st
     return run;
   }
 
-  PhaseTimer linkTimer(options.stats, "link");
+  // A program linked before (the prefilter's last round, a link of shards) was timed there.
+  PhaseTimer linkTimer(prelinked ? nullptr : options.stats, "link");
   for (const facts::Unit &unit : services)
     units.push_back(&unit);
   // Nothing reads the extracted units' facts after the link (their outcomes were taken above).
