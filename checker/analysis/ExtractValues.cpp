@@ -390,9 +390,8 @@ std::optional<Id> Extractor::pointeeOfFdPointer(const Expr *pointer) {
   if (!base)
     return std::nullopt;
   // opt->get() (std::optional's operator-> is the address of what it holds): that object.
-  if (llvm::StringRef key = U.places[*base].key; key.starts_with("&"))
-    if (auto it = PlaceIds.find(key.drop_front().str()); it != PlaceIds.end())
-      return it->second;
+  if (std::optional<Id> object = addressedObject(*base))
+    return object;
   return element(*base, 0);
 }
 

@@ -917,6 +917,14 @@ private:
       U.points.push_back({id, object, kNone});
     return id;
   }
+  // The object whose address addressOf() made `address` hold (&conn: conn), or none.
+  std::optional<Id> addressedObject(Id address) const {
+    llvm::StringRef key = U.places[address].key;
+    if (!key.starts_with("&"))
+      return std::nullopt;
+    auto it = PlaceIds.find(key.drop_front().str());
+    return it == PlaceIds.end() ? std::nullopt : std::optional<Id>(it->second);
+  }
   // A socket constant the program hands on (an address family, a socket type), as written: the
   // place that holds it, or none for any other number.
   std::optional<Id> constantPlace(const Expr *value) {
