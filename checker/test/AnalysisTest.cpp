@@ -1291,3 +1291,72 @@ TEST(SocketVocabulary, HoldsTheExtractorsWordsAndTheModels) {
     EXPECT_TRUE(words.count(word)) << word;
   EXPECT_FALSE(words.count("write")); // only where the program's sockets are: reached by name
 }
+
+namespace afunix::analysis {
+namespace {
+
+// Two files that each define handle(), so the link must know every unit's definitions before it
+// merges the first (each definition becomes a function of its own).
+const std::vector<Source> kTwoDefinitions = {
+    {"a.c",
+     "int handle(int fd) { char b[64]; struct iovec v = {b, sizeof b}; char c[CMSG_SPACE(sizeof(struct ucred))];"
+     "  struct msghdr m = {0}; m.msg_iov = &v; m.msg_iovlen = 1; m.msg_control = c; m.msg_controllen = sizeof c;"
+     "  if (recvmsg(fd, &m, 0) < 0) return -1; struct cmsghdr *h = CMSG_FIRSTHDR(&m);"
+     "  if (h && h->cmsg_type == SCM_CREDENTIALS) { struct ucred u; memcpy(&u, CMSG_DATA(h), sizeof u); return u.uid == 0; }"
+     "  return 0; }"
+     "int main(void) { int s = socket(AF_UNIX, SOCK_SEQPACKET, 0); return handle(s); }"},
+    {"b.c", "int handle(int fd) { return close(fd); }"
+            "int serve(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); return handle(s); }"},
+};
+
+TEST(Link, UnitsDecodedOneAtATimeLinkAsUnitsInMemory) {
+  Linked memory = link(kTwoDefinitions);
+  auto functionKeys = [](const Program &p) {
+    std::vector<std::string> keys;
+    for (const facts::Function &f : p.functions)
+      keys.push_back(f.key);
+    return keys;
+  };
+  // The two definitions were told apart: each is a function of its own (c:@F@handle@/.../a.c).
+  std::vector<std::string> keys = functionKeys(memory.p());
+  ASSERT_EQ(llvm::count_if(keys, [](llvm::StringRef key) { return key.starts_with("c:@F@handle@/"); }), 2)
+      << llvm::join(keys, " ");
+  std::vector<std::string> encoded;
+  std::vector<UnitOutline> outlines;
+  for (const facts::Unit &unit : memory.units) {
+    encoded.push_back(facts::encodeUnit(unit));
+    outlines.push_back(UnitOutline::of(unit));
+  }
+  std::size_t loads = 0;
+  llvm::Expected<std::unique_ptr<Program>> streamed =
+      Program::link(outlines, [&](std::size_t i, facts::Unit &scratch) -> llvm::Expected<Program::LoadedUnit> {
+        EXPECT_EQ(i, loads++); // in order, each once
+        llvm::Expected<facts::Unit> decoded = facts::decodeUnit(encoded[i]);
+        if (!decoded)
+          return decoded.takeError();
+        scratch = std::move(*decoded);
+        return Program::LoadedUnit{&scratch, &scratch};
+      });
+  ASSERT_TRUE(static_cast<bool>(streamed)) << llvm::toString(streamed.takeError());
+  EXPECT_EQ(loads, kTwoDefinitions.size());
+  EXPECT_EQ(functionKeys(**streamed), keys);
+  EXPECT_EQ((*streamed)->dump(), memory.dump);
+}
+
+TEST(Link, AUnitThatDoesNotLoadEndsTheLinkWithItsError) {
+  Linked memory = link(kTwoDefinitions);
+  std::vector<UnitOutline> outlines;
+  for (const facts::Unit &unit : memory.units)
+    outlines.push_back(UnitOutline::of(unit));
+  llvm::Expected<std::unique_ptr<Program>> streamed =
+      Program::link(outlines, [&](std::size_t i, facts::Unit &) -> llvm::Expected<Program::LoadedUnit> {
+        if (i == 1)
+          return llvm::createStringError(llvm::inconvertibleErrorCode(), "b.c: damaged binary facts: truncated");
+        return Program::LoadedUnit{&memory.units[i], nullptr};
+      });
+  ASSERT_FALSE(static_cast<bool>(streamed));
+  EXPECT_EQ(llvm::toString(streamed.takeError()), "b.c: damaged binary facts: truncated");
+}
+
+} // namespace
+} // namespace afunix::analysis
