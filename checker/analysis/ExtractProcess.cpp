@@ -905,6 +905,9 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
         storeInto(arg, element(*object, -1), facts::FlowKind::Assign);
     if (name == "insert" && !args.empty())
       storeInto(args.back(), element(*object, -1), facts::FlowKind::Assign);
+    // v.assign({a, b}), v = {a, b}, v.assign(n, fd), v.resize(n, fd), v.insert(it, {a, b}).
+    for (unsigned i = 0; i < args.size(); ++i)
+      storeElementArgument(method, i, args[i], *object, facts::FlowKind::Assign);
     // m[key], m.insert_or_assign(key, v): the key is kept as the element's first (read back
     // by `auto &[key, value] : m`, it->first).
     if (((op && op->getOperator() == OO_Subscript) || name == "insert_or_assign") && !args.empty() &&
@@ -994,13 +997,13 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
   if (std::optional<ModelledRecord> modelled = modelledRecord(type)) {
     // std::vector<int>{a, b}, std::function<void(int)>(lambda), std::optional<int>(fd),
     // std::unique_ptr<T>(new T): what the object holds afterwards.
-    for (const Expr *arg : args) {
+    for (unsigned i = 0; i < args.size(); ++i) {
+      const Expr *arg = args[i];
       const Expr *bare = stripValue(arg);
       if (const auto *list = dyn_cast_or_null<CXXStdInitializerListExpr>(bare))
         bare = list->getSubExpr()->IgnoreImplicit();
       if (const auto *list = dyn_cast_or_null<InitListExpr>(bare)) {
-        for (const Expr *init : list->inits())
-          flowInto(init, element(storage, -1), facts::FlowKind::Init);
+        storeElements(list, storage, facts::FlowKind::Init);
         continue;
       }
       if (isObjectType(arg->getType()) && modelledRecord(arg->getType()) == modelled) {
@@ -1017,7 +1020,9 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
         flowInto(arg, storage, facts::FlowKind::Init);
         break;
       case ModelledRecord::Container:
-        break; // a size or an allocator
+        // std::vector<int>(n, fd): the value each element gets; not a size or an allocator.
+        storeElementArgument(ctor, i, arg, storage, facts::FlowKind::Init);
+        break;
       }
     }
     return;

@@ -829,6 +829,11 @@ private:
   // struct chmsg ch = {1, sv[0]}, {.fd = sv[0]}, {.ends = {a, b}}, ops = {.dispatch = f}: stores
   // into the object's fields, as ch.fd = sv[0] is.
   void initFields(const InitListExpr *list, Id object, int depth = 0) {
+    if (modelledRecord(list->getType()) == ModelledRecord::Container) {
+      // std::array<int, 2> fds{a, b}: the values of its one (library-named) array member.
+      storeElements(list, object, facts::FlowKind::Init);
+      return;
+    }
     const RecordDecl *record = list->getType()->getAsRecordDecl();
     if (!record || record->isUnion() || depth > 3)
       return; // a union's one initialiser may be any member: no store is known
@@ -1090,6 +1095,52 @@ private:
                ModelledRecord::SmartPointer)
         .Cases("_Deque_iterator", "reverse_iterator", "move_iterator", "__wrap_iter", ModelledRecord::SmartPointer)
         .Default(std::nullopt);
+  }
+
+  // What a library container's parameter takes: one element (`const value_type &`, as push_back,
+  // assign(n, value) and the fill constructor declare it), a list of them
+  // (`initializer_list<value_type>`), or something else (a size, a position, another container).
+  // Read from the declaration, so every method and constructor that takes elements is covered.
+  enum class ElementParam { None, One, List };
+  ElementParam elementParam(const FunctionDecl *function, unsigned index) {
+    if (!function || index >= function->getNumParams())
+      return ElementParam::None;
+    QualType type = function->getParamDecl(index)->getType().getNonReferenceType();
+    if (const auto *alias = type->getAs<TypedefType>(); alias && alias->getDecl()->getName() == "value_type")
+      return ElementParam::One;
+    if (const auto *record = type->getAsCXXRecordDecl(); record && isStdNamed(record, {"initializer_list"}))
+      return ElementParam::List;
+    return ElementParam::None;
+  }
+  // Each value of a braced list given to a container becomes an element of it (std::array's
+  // elided inner braces looked through).
+  void storeElements(const InitListExpr *list, Id container, facts::FlowKind kind, int depth = 0) {
+    for (const Expr *init : list->inits()) {
+      const auto *nested = dyn_cast<InitListExpr>(init->IgnoreImplicit());
+      if (nested && nested->getType()->isArrayType() && depth < 3)
+        storeElements(nested, container, kind, depth + 1);
+      else if (!isa<ImplicitValueInitExpr>(init->IgnoreImplicit()))
+        storeInto(init, element(container, -1), kind);
+    }
+  }
+  // A container argument bound to an element parameter: what it stores.
+  void storeElementArgument(const FunctionDecl *function, unsigned index, const Expr *arg, Id container,
+                            facts::FlowKind kind) {
+    switch (elementParam(function, index)) {
+    case ElementParam::One:
+      storeInto(arg, element(container, -1), kind);
+      break;
+    case ElementParam::List: {
+      const Expr *bare = stripValue(arg);
+      if (const auto *list = dyn_cast_or_null<CXXStdInitializerListExpr>(bare))
+        bare = list->getSubExpr()->IgnoreImplicit();
+      if (const auto *list = dyn_cast_or_null<InitListExpr>(bare))
+        storeElements(list, container, kind);
+      break;
+    }
+    case ElementParam::None:
+      break;
+    }
   }
 
   // The place a variable names, ignoring reassignments.

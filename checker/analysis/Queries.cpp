@@ -958,6 +958,10 @@ std::vector<SendSite> expandSends(const Program &p) {
       level.channelExact = top.channelExact;
       bool ok = substitute(level.channel, level.channelText, level.channelVar, level.channelExact);
       for (PayloadFd &fd : outer.payload) {
+        // The caller hands an array for the fds (fds, v.data()), not the address of one fd.
+        int fdsParam = paramIndex(p, fd.place, fn);
+        bool handsArray = fdsParam >= 0 && static_cast<std::size_t>(fdsParam) < call.args.size() &&
+                          call.args[fdsParam].mode == facts::ArgMode::Array;
         ok = ok && substitute(fd.place, fd.text, fd.var, fd.exact);
         // A count taken from a parameter: this caller's constant, or its own parameter.
         if (fd.countParam >= 0) {
@@ -966,7 +970,9 @@ std::vector<SendSite> expandSends(const Program &p) {
           fd.countParam = -1;
           if (countArg && countArg->number >= 0) {
             fd.count = countArg->number;
-            fd.many = countArg->number != 1;
+            // One fd is the value handed over, unless that is an array: then its elements (any of
+            // them: a count of one does not say which).
+            fd.many = countArg->number != 1 || handsArray;
           } else if (countArg && countArg->param >= 0) {
             fd.countParam = countArg->param;
           }
