@@ -124,6 +124,7 @@ llvm::Expected<std::unique_ptr<Program>> Program::link(const std::vector<UnitOut
   program->finishLink();
   return program;
 }
+
 void Program::indexReturns() {
   ReturnPlaces.assign(functions.size(), kNone);
   for (Id p = 0; p < places.size(); ++p)
