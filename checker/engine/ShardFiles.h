@@ -11,7 +11,9 @@
 // so its findings are byte-identical to one run's. With EngineOptions::linkSeveralDatabases the
 // link takes several databases' slices (each database whole) as one program, the databases in the
 // order of their first file's path. A shard file carries a checksum and its facts
-// are validated as they are decoded (FactsBinary.h): a damaged one is refused, never half-used.
+// are validated as they are decoded (FactsBinary.h), each when the link merges it (or all first,
+// when the link must read them before it links): a damaged one ends the link with an error, and
+// no finding is reported from the facts before it.
 #pragma once
 
 #include "CompileDb.h"
