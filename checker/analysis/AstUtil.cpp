@@ -322,6 +322,10 @@ CharSourceRange statementRange(const Stmt *stmt, const ASTContext &ctx) {
   const LangOptions &lang = ctx.getLangOpts();
   SourceLocation begin = stmt->getBeginLoc();
   SourceLocation end = stmt->getEndLoc();
+  // A statement that ends in a macro's last token (`return false;`, `return -errno;`) ends where
+  // the macro is written; one that ends inside a macro's body cannot be edited.
+  if (end.isMacroID() && !Lexer::isAtEndOfMacroExpansion(end, sm, lang, &end))
+    return {};
   if (begin.isMacroID() || end.isMacroID())
     return {};
   SourceLocation afterEnd = Lexer::getLocForEndOfToken(end, 0, sm, lang);

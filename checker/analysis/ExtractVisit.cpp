@@ -323,7 +323,7 @@ void Extractor::credentialTest(bool equals) {
       present = !present;
     if (const auto *ifStmt = dyn_cast<IfStmt>(s)) {
       if (i + 1 < Stack.size() && Stack[i + 1] == ifStmt->getCond())
-        Scopes.back().credentialTests.push_back({ifStmt, present});
+        Scopes.back().credentialTests.push_back({ifStmt, present, enclosingCmsgLoop(i)});
       return;
     }
     if (isa<CompoundStmt>(s))
@@ -331,23 +331,106 @@ void Extractor::credentialTest(bool equals) {
   }
 }
 
+// The innermost loop around Stack[below] that walks the cmsgs (`for (c = CMSG_FIRSTHDR(&m); c;
+// c = CMSG_NXTHDR(&m, c))`): a `continue` there skips one cmsg, elsewhere it drops the message.
+const Stmt *Extractor::enclosingCmsgLoop(std::size_t below) const {
+  for (std::size_t i = below; i-- > Scopes.back().stackBase;) {
+    const Stmt *s = Stack[i];
+    const Stmt *walk = nullptr;
+    if (const auto *loop = dyn_cast<ForStmt>(s))
+      walk = loop->getInc() ? loop->getInc() : loop->getCond();
+    else if (const auto *loop = dyn_cast<WhileStmt>(s))
+      walk = loop->getCond();
+    else if (const auto *loop = dyn_cast<DoStmt>(s))
+      walk = loop->getCond();
+    else
+      continue;
+    return walk && mentionsCmsghdr(walk) ? s : nullptr;
+  }
+  return nullptr;
+}
 
-// What the function does when no SCM_CREDENTIALS arrives. A test for absence that leaves
+// How the branch taken when no SCM_CREDENTIALS arrives leaves, if it does. A `return` of the
+// value the function returns on success is not a refusal: `return true` in a function that also
+// returns false, `return 0` in one that also returns a negative error (`if (!c) return 0;` ...
+// `return -EPERM;`). Narrow on purpose: any other value (`return -1` from a uid getter, `return
+// NULL`) is taken as a refusal, as is a goto or a call that does not return.
+Extractor::AbsenceExit Extractor::absenceExit(const Stmt *branch, const CredentialTest &test,
+                                              const FunctionDecl *fn) {
+  const Stmt *exit = branch;
+  while (const auto *compound = dyn_cast_or_null<CompoundStmt>(exit)) {
+    exit = nullptr;
+    for (const Stmt *child : compound->body())
+      if (leaves(child)) {
+        exit = child;
+        break;
+      }
+  }
+  if (const auto *cleanups = dyn_cast_or_null<ExprWithCleanups>(exit))
+    exit = cleanups->getSubExpr();
+  if (!exit || !leaves(exit))
+    return AbsenceExit::None;
+  if (isa<ContinueStmt>(exit) || isa<BreakStmt>(exit))
+    return test.cmsgLoop ? AbsenceExit::SkipsCmsg : AbsenceExit::Refuses;
+  const auto *ret = dyn_cast<ReturnStmt>(exit);
+  if (!ret || !ret->getRetValue() || !fn || !fn->getBody())
+    return AbsenceExit::Refuses;
+  std::optional<std::int64_t> value = evalInt(ret->getRetValue(), Ctx);
+  if (!value)
+    return AbsenceExit::Refuses;
+  QualType type = fn->getReturnType();
+  bool boolean = type->isBooleanType();
+  if (!(boolean ? *value == 1 : type->isIntegerType() && *value == 0))
+    return AbsenceExit::Refuses;
+  // The function's other returns: is there a failure value this one differs from?
+  std::vector<const Stmt *> work{fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *s = work.back();
+    work.pop_back();
+    if (!s || isa<LambdaExpr>(s) || isa<BlockExpr>(s))
+      continue;
+    if (const auto *other = dyn_cast<ReturnStmt>(s); other && other != ret && other->getRetValue()) {
+      const Expr *result = other->getRetValue()->IgnoreParenImpCasts();
+      std::optional<std::int64_t> otherValue = evalInt(result, Ctx);
+      const auto *negated = dyn_cast<UnaryOperator>(result);
+      if (boolean ? otherValue && *otherValue == 0
+                  : (otherValue && *otherValue < 0) || (negated && negated->getOpcode() == UO_Minus))
+        return AbsenceExit::Accepts;
+    }
+    for (const Stmt *child : s->children())
+      work.push_back(child);
+  }
+  return AbsenceExit::Refuses;
+}
+
+// What the function does when no SCM_CREDENTIALS arrives. A test for absence that refuses
 // (`if (!c || c->cmsg_type != SCM_CREDENTIALS) return -1;`), a presence test with an `else` that
-// leaves, or a later test of what the presence branch recorded that leaves
+// refuses, or a later test of what the presence code recorded that leaves
 // (`if (!have_creds) return -EPERM;`): it fails closed. A presence test whose branch is simply
-// skipped when nothing arrives: it fails open. Anything else is unknown.
+// skipped when nothing arrives, an absence test that skips the cmsg in the cmsg loop, or one that
+// returns the success value: it fails open. Anything else is unknown.
 facts::CredentialOutcome Extractor::credentialOutcome(const Scope &scope) {
   bool open = false;
-  for (auto [ifStmt, present] : scope.credentialTests) {
-    if (!present && leaves(ifStmt->getThen()))
+  for (const CredentialTest &test : scope.credentialTests) {
+    const IfStmt *ifStmt = test.test;
+    // The code that runs only when credentials are there, whose records a later test may check.
+    const Stmt *presenceCode = ifStmt->getThen();
+    switch (absenceExit(test.present ? ifStmt->getElse() : ifStmt->getThen(), test, scope.fn)) {
+    case AbsenceExit::Refuses:
       return facts::CredentialOutcome::FailsClosed;
-    if (!present)
+    case AbsenceExit::Accepts:
+      open = true;
       continue;
-    if (leaves(ifStmt->getElse()))
-      return facts::CredentialOutcome::FailsClosed;
+    case AbsenceExit::SkipsCmsg:
+      presenceCode = test.cmsgLoop;
+      break;
+    case AbsenceExit::None:
+      if (!test.present)
+        continue;
+      break;
+    }
     llvm::SmallPtrSet<const VarDecl *, 4> recorded;
-    assignedIn(ifStmt->getThen(), recorded);
+    assignedIn(presenceCode, recorded);
     // A later `if` on what the branch recorded that leaves: the absence is refused there.
     bool refusedLater = false;
     if (!recorded.empty() && scope.fn && scope.fn->getBody()) {
@@ -359,7 +442,7 @@ facts::CredentialOutcome Extractor::credentialOutcome(const Scope &scope) {
           continue;
         if (const auto *later = dyn_cast<IfStmt>(s);
             later && later != ifStmt &&
-            SM.isBeforeInTranslationUnit(ifStmt->getEndLoc(), later->getBeginLoc()) &&
+            SM.isBeforeInTranslationUnit(presenceCode->getEndLoc(), later->getBeginLoc()) &&
             mentions(later->getCond(), recorded) && leaves(later->getThen()))
           refusedLater = true;
         for (const Stmt *child : s->children())

@@ -337,6 +337,11 @@ private:
     Id statement;
     bool guarded;
   };
+  struct CredentialTest {
+    const IfStmt *test;
+    bool present;             // the condition is true when the cmsg is SCM_CREDENTIALS
+    const Stmt *cmsgLoop;     // the loop over the cmsgs (CMSG_NXTHDR) the test is in, if any
+  };
   struct Scope {
     const FunctionDecl *fn = nullptr;
     std::size_t stackBase = 0;
@@ -346,8 +351,8 @@ private:
     llvm::DenseSet<const VarDecl *> unsafe; // address taken, bound to a reference, captured
     llvm::DenseMap<const VarDecl *, unsigned> definitions;
     llvm::DenseSet<const VarDecl *> cmsgDataPointers;
-    // `if` statements that test for an SCM_CREDENTIALS cmsg: true when the test is "present".
-    std::vector<std::pair<const IfStmt *, bool>> credentialTests;
+    // `if` statements that test for an SCM_CREDENTIALS cmsg.
+    std::vector<CredentialTest> credentialTests;
     const SwitchStmt *credentialSwitch = nullptr;
     // sd_listen_fds_with_names() is called: the strings compared here name the fds it takes.
     bool listenFdNames = false;
@@ -1353,6 +1358,9 @@ private:
   void evidence(SourceLocation loc);
   void credentialTest(bool equals);
   facts::CredentialOutcome credentialOutcome(const Scope &scope);
+  const Stmt *enclosingCmsgLoop(std::size_t below) const;
+  enum class AbsenceExit { None, Refuses, Accepts, SkipsCmsg };
+  AbsenceExit absenceExit(const Stmt *branch, const CredentialTest &test, const FunctionDecl *fn);
   std::optional<std::string> branchName();
   // SD_LISTEN_FDS_START (+ n), or a local of the current function only ever set to that.
   bool isListenFdValue(const Expr *expr) {

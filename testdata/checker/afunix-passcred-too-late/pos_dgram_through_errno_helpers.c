@@ -64,3 +64,9 @@ int open_log(const struct sockaddr_un *a) {
     return log_error_errno(errno, "Failed to enable SO_PASSCRED: %m");
   return fd;
 }
+
+// The fix-it, as --fix applies it: before the log socket's bind(), after a statement that ends
+// in a macro (log_error_errno()).
+// EXPECT-FIXED: return log_error_errno(fd, "Failed to make the log socket: %m");
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (bind(fd, (const struct sockaddr *)a, sizeof *a) < 0) // EXPECT-NOTE: bind() here
