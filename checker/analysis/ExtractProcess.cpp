@@ -788,11 +788,13 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
     if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr"))
       call.passesControl = true;
     if (arg.mode == facts::ArgMode::None) {
-      if (isObjectType(type) && !type->isReferenceType())
+      if (isObjectType(type) && !type->isReferenceType()) {
         // An object passed by value: the parameter is a copy of it, field by field. (Built in
         // place when it is a temporary: the constructor's storage is the parameter.)
         if (std::optional<Id> object = placeOf(value))
           copyObject(*object, paramPlace(callee, i), type, facts::FlowKind::Argument);
+        arg.text = sourceText(value, Ctx); // what a message calls the copy (copiedByCall)
+      }
     }
     if (arg.mode != facts::ArgMode::None) {
       arg.text = sourceText(value, Ctx);

@@ -860,7 +860,17 @@ private:
       } else if (followed(type)) {
         flowInto(value, member, facts::FlowKind::Init);
       } else if (isObjectType(type)) {
-        if (std::optional<Id> from = placeOf(value))
+        // A field copied or moved from an object (M{fds}, M{std::move(fds)}): its copy
+        // constructor is only in the list's semantic form, which the walk does not visit. Not a
+        // callable: an entry {fd, std::move(callback)} is a registration, which pairs each fd with
+        // its own callback ("a call passing both"); the table's one merged entry would hand
+        // every callback every fd.
+        const Expr *source = value;
+        if (const auto *construct = dyn_cast<CXXConstructExpr>(value);
+            construct && construct->getNumArgs() == 1 && construct->getConstructor()->isCopyOrMoveConstructor() &&
+            modelledRecord(type) != ModelledRecord::Callable)
+          source = construct->getArg(0);
+        if (std::optional<Id> from = placeOf(source))
           copyObject(*from, member, type, facts::FlowKind::Init);
       }
     }
@@ -1144,8 +1154,33 @@ private:
       break;
     }
     case ElementParam::None:
+      storeElementsHandedOver(arg, container, kind);
       break;
     }
+  }
+  // An argument that hands over elements that exist already: an int array
+  // (`std::span<const int>(fds)`) or a pointer into one (`std::vector<int>(fds, fds + n)`,
+  // `std::span(v.data(), n)`, `assign(first, last)`). Precision lost: of a plain array, only the
+  // elements a socketpair() fills ([0], [1]) and those at an unknown index ([*]) are taken.
+  void storeElementsHandedOver(const Expr *arg, Id container, facts::FlowKind kind) {
+    QualType type = arg->IgnoreParenImpCasts()->getType().getNonReferenceType();
+    QualType elementType;
+    if (const ArrayType *array = type->getAsArrayTypeUnsafe())
+      elementType = array->getElementType();
+    else if (const auto *pointer = type->getAs<PointerType>())
+      elementType = pointer->getPointeeType();
+    if (elementType.isNull() || !holdsFd(elementType))
+      return;
+    std::optional<Id> from = placeOf(arrayBase(arg));
+    if (!from)
+      return;
+    Id into = element(container, -1);
+    if (U.places[*from].kind == facts::PlaceKind::Element) { // v.data(): the elements already
+      addFlow(*from, into, kind);
+      return;
+    }
+    for (int index : {0, 1, -1})
+      addFlow(element(*from, index), into, kind);
   }
 
   // The place a variable names, ignoring reassignments.

@@ -2765,6 +2765,30 @@ bool Program::receivesOnParam(Id function, unsigned param) const {
   return result;
 }
 
+Id Program::copiedByCall(Id param, Id caller) const {
+  if (param == kNone || caller == kNone)
+    return kNone;
+  Id copied = kNone;
+  auto from = [&](Id into, bool part) {
+    if (into == kNone || into >= Incoming.size())
+      return true;
+    for (Id e : Incoming[into]) {
+      const facts::Flow &f = flows[e];
+      if (f.kind != facts::FlowKind::Argument || places[f.from].function != caller)
+        continue;
+      Id object = part ? places[f.from].base : f.from;
+      if (object == kNone || (copied != kNone && copied != object))
+        return false;
+      copied = object;
+    }
+    return true;
+  };
+  const std::string &key = places[param].key;
+  if (!from(param, false) || !from(placeByKey(key + "[*]"), true))
+    return kNone;
+  return copied;
+}
+
 std::vector<Id> Program::queueParams(Id place, Id except) const {
   // Backwards from `place` along flows: a parameter of another function whose value was stored
   // into a field or a global on the way (q->fds[q->n++] = fd) is a queuing parameter. The walk
@@ -2807,7 +2831,15 @@ std::vector<Id> Program::queueParams(Id place, Id except) const {
         continue; // into a parameter from its callers: the parameter is where the walk ends
       const facts::Place &from = places[f.from];
       bool now = crossed || stored(f.from);
-      if (from.kind == facts::PlaceKind::Param && from.function != kNone && from.function != except) {
+      // The parameter, or the elements of a container it holds or points to (Send(std::vector<int>
+      // fds) queuing Message{std::move(fds)}): returned as found, the caller reads which.
+      Id param = f.from;
+      if (from.kind == facts::PlaceKind::Element && from.index < 0 && from.base != kNone) {
+        param = from.base;
+        if (places[param].kind == facts::PlaceKind::Deref && places[param].base != kNone)
+          param = places[param].base;
+      }
+      if (places[param].kind == facts::PlaceKind::Param && from.function != kNone && from.function != except) {
         if (now && !llvm::is_contained(out, f.from))
           out.push_back(f.from);
         continue;

@@ -282,8 +282,13 @@ public:
   const Summary &summary(Id function) const;
   // Parameters of functions other than `except` whose fds reach `place` after being stored in a
   // field or a global: the fd argument of a queuing function (queue_fd(q, fd) storing into
-  // q->fds[]) when `place` is what a flush function sends.
+  // q->fds[]) when `place` is what a flush function sends; or the elements of a container
+  // parameter (`p#1[*]`, `*p#1[*]`) when the queuing function takes its fds as one.
   std::vector<Id> queueParams(Id place, Id except) const;
+  // The object of `caller` that its call copies into the by-value parameter `param` of class type
+  // (std::span<const int> fds, a struct): the call's argument is then no place, and the copy is
+  // flows of its own into the parameter and its elements. kNone unless one object.
+  Id copiedByCall(Id param, Id caller) const;
   // Functions nobody in the program calls (and whose address does not escape).
   bool hasCaller(Id function) const;
 

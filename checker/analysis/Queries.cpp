@@ -843,14 +843,59 @@ std::vector<SendSite> expandSends(const Program &p) {
     for (const PayloadFd &fd : s.payload) {
       if (fd.place == kNone || paramIndex(p, fd.place, site.function) >= 0)
         continue;
-      for (Id param : p.queueParams(fd.place, site.function)) {
+      // A container's fds are its elements: the walk back starts from them too (m.fds.data()
+      // of a queued message, which the queuing function filled from its parameter).
+      std::vector<Id> sent{fd.place};
+      if (fd.many)
+        for (Id there : p.throughPointer(fd.place))
+          sent.push_back(there);
+      std::vector<Id> queuing;
+      for (Id at : llvm::ArrayRef(sent)) {
+        std::vector<Id> from = p.queueParams(at, site.function);
+        if (fd.many)
+          if (Id elements = p.placeByKey(p.places[at].key + "[*]"); elements != kNone)
+            llvm::append_range(from, p.queueParams(elements, site.function));
+        for (Id found : from)
+          if (!llvm::is_contained(queuing, found))
+            queuing.push_back(found);
+      }
+      for (Id found : queuing) {
+        // The parameter itself, or the elements of the container it holds (by value) or points to.
+        Id param = found;
+        bool elements = false, throughPointer = false;
+        if (p.places[param].kind == facts::PlaceKind::Element) {
+          elements = true;
+          param = p.places[param].base;
+        }
+        if (elements && p.places[param].kind == facts::PlaceKind::Deref) {
+          throughPointer = true;
+          param = p.places[param].base;
+        }
         Id queue = p.places[param].function;
         int index = p.places[param].index;
         for (Id c : p.callsOf(queue)) {
           const facts::Call &call = p.calls[c];
           if (call.caller == site.function || index < 0 || static_cast<std::size_t>(index) >= call.args.size())
             continue;
-          const facts::Argument &arg = call.args[index];
+          facts::Argument arg = call.args[index];
+          if (elements) {
+            // The caller's container: the object it copies in, or the one its reference names.
+            Id container = kNone;
+            if (!throughPointer && arg.mode == facts::ArgMode::None) {
+              container = p.copiedByCall(param, call.caller);
+            } else if (throughPointer && arg.mode == facts::ArgMode::Value) {
+              bool unknown = false;
+              std::vector<Id> objects = p.objectsAt(arg.place, &unknown);
+              if (objects.size() == 1 && !unknown)
+                container = objects.front();
+            } else if (arg.mode == facts::ArgMode::Array) {
+              container = arg.place;
+            }
+            if (container == kNone)
+              continue;
+            arg.place = container;
+            arg.mode = facts::ArgMode::Array;
+          }
           if (arg.mode == facts::ArgMode::None || arg.mode == facts::ArgMode::Constant)
             continue;
           SendSite q;
@@ -944,7 +989,11 @@ std::vector<SendSite> expandSends(const Program &p) {
         }
         if (static_cast<std::size_t>(param) >= call.args.size())
           return false;
+        Id callee = place;
         place = call.args[param].place;
+        // An object passed by value (std::span<const int>): the caller's object it is copied from.
+        if (place == kNone && call.args[param].mode == facts::ArgMode::None)
+          place = p.copiedByCall(callee, call.caller);
         text = call.args[param].text;
         var = call.args[param].var;
         exact = exact && call.args[param].exact;
