@@ -974,6 +974,17 @@ void Program::index() {
     for (Id base : functions[f].overrides)
       if (Called[base])
         Called[f] = true;
+  // A virtual call names the base method; it runs each overrider.
+  CallsReachingOverrider.clear();
+  for (Id f = 0; f < functions.size(); ++f)
+    if (!functions[f].overrides.empty()) {
+      std::vector<Id> reaching = CallsOf[f];
+      for (Id base : functions[f].overrides)
+        llvm::append_range(reaching, CallsOf[base]);
+      std::sort(reaching.begin(), reaching.end());
+      reaching.erase(std::unique(reaching.begin(), reaching.end()), reaching.end());
+      CallsReachingOverrider[f] = std::move(reaching);
+    }
   // Credential evidence: the function itself or a function it hands its control data to.
   std::vector<std::vector<Id>> controlCallees(functions.size());
   for (Id f = 0; f < functions.size(); ++f)
@@ -2721,6 +2732,12 @@ void Program::inheritListenerFamilies() {
 
 const std::vector<Id> &Program::callsOf(Id function) const {
   return function < CallsOf.size() ? CallsOf[function] : none();
+}
+
+const std::vector<Id> &Program::callsReaching(Id function) const {
+  if (auto it = CallsReachingOverrider.find(function); it != CallsReachingOverrider.end())
+    return it->second;
+  return callsOf(function);
 }
 
 const std::vector<Id> &Program::callsIn(Id function) const {

@@ -274,6 +274,9 @@ public:
   // --- functions -------------------------------------------------------------------------------
   Id functionByKey(llvm::StringRef key) const;
   const std::vector<Id> &callsOf(Id function) const;   // calls whose callee is `function`
+  // callsOf(), and for an overrider also the calls of the virtual methods it overrides: the calls
+  // that may run it (a base's args are the overrider's; the call's callee names the base).
+  const std::vector<Id> &callsReaching(Id function) const;
   const std::vector<Id> &callsIn(Id function) const;   // calls made inside `function`
   // Where `function` (or a function it hands its control data to) looks at SCM_CREDENTIALS.
   Id credentialEvidence(Id function) const;
@@ -504,6 +507,7 @@ private:
   bool SeedUnknown = false;
   std::vector<Id> LostPointers; // read through, pointing nowhere after the first phases
   std::vector<std::vector<Id>> CallsOf, CallsIn;
+  llvm::DenseMap<Id, std::vector<Id>> CallsReachingOverrider;
   Graph Incoming, Outgoing; // flows by place
   std::vector<Id> Evidence;
   mutable std::vector<Summary> Summaries;

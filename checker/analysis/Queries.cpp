@@ -130,7 +130,7 @@ std::vector<std::string> addressesOf(const Program &P, const facts::Address &add
     out.push_back(address.path);
   Id function = site == kNone ? kNone : P.sites[site].function;
   if (address.param >= 0 && function != kNone)
-    for (Id c : P.callsOf(function)) {
+    for (Id c : P.callsReaching(function)) {
       const facts::Call &call = P.calls[c];
       if (static_cast<std::size_t>(address.param) < call.args.size()) {
         const std::string &constant = call.args[address.param].constant;
@@ -475,7 +475,7 @@ std::map<Id, std::vector<Id>> seenFrom(const Program &p, Id origin, Id site, Id 
     work.pop_back();
     if (function == kNone || depth >= 3 || !visited.insert(function).second)
       continue;
-    for (Id c : p.callsOf(function)) {
+    for (Id c : p.callsReaching(function)) {
       add(p.calls[c].site);
       work.push_back({p.calls[c].caller, depth + 1});
     }
@@ -725,6 +725,14 @@ int paramFieldIndex(const Program &p, Id place, Id function, Id *deref = nullptr
   return pl.index;
 }
 
+// *fds where fds is the function's pointer or reference parameter (const std::vector<int> &fds):
+// the parameter's position.
+int pointeeParamIndex(const Program &p, Id place, Id function) {
+  if (place == kNone || p.places[place].kind != facts::PlaceKind::Deref)
+    return -1;
+  return paramIndex(p, p.places[place].base, function);
+}
+
 // The caller's name for the callee's `c->fd`: the struct argument's name with the same fields.
 std::string substituteVar(const Program &p, const std::string &var, Id function, const facts::Call &call) {
   for (unsigned i = 0; i < call.args.size(); ++i) {
@@ -808,7 +816,7 @@ std::vector<SendSite> expandSends(const Program &p) {
     if (site.function != kNone && send.msghdrParam >= 0 && !p.functions[site.function].buildsScmRights) {
       // A sendmsg() helper that takes the msghdr: the message is built by callers that name
       // SCM_RIGHTS; judge it there.
-      for (Id c : p.callsOf(site.function)) {
+      for (Id c : p.callsReaching(site.function)) {
         const facts::Call &call = p.calls[c];
         if (call.caller == kNone || !p.functions[call.caller].buildsScmRights)
           continue;
@@ -873,7 +881,7 @@ std::vector<SendSite> expandSends(const Program &p) {
         }
         Id queue = p.places[param].function;
         int index = p.places[param].index;
-        for (Id c : p.callsOf(queue)) {
+        for (Id c : p.callsReaching(queue)) {
           const facts::Call &call = p.calls[c];
           if (call.caller == site.function || index < 0 || static_cast<std::size_t>(index) >= call.args.size())
             continue;
@@ -938,15 +946,16 @@ std::vector<SendSite> expandSends(const Program &p) {
     Id fn = top.function;
     bool usesParam = paramIndex(p, top.channel, fn) >= 0 || paramFieldIndex(p, top.channel, fn) >= 0;
     for (const PayloadFd &fd : site.payload)
-      usesParam |= paramIndex(p, fd.place, fn) >= 0 || paramFieldIndex(p, fd.place, fn) >= 0;
+      usesParam |= paramIndex(p, fd.place, fn) >= 0 || paramFieldIndex(p, fd.place, fn) >= 0 ||
+                   pointeeParamIndex(p, fd.place, fn) >= 0;
     std::size_t &made = paths[site.levels.front().site];
-    if (!usesParam || fn == kNone || p.callsOf(fn).empty() || site.levels.size() > 4 ||
-        made + p.callsOf(fn).size() > kMaxSendPaths) {
+    if (!usesParam || fn == kNone || p.callsReaching(fn).empty() || site.levels.size() > 4 ||
+        made + p.callsReaching(fn).size() > kMaxSendPaths) {
       out.push_back(std::move(site));
       continue;
     }
     bool expanded = false;
-    for (Id c : p.callsOf(fn)) {
+    for (Id c : p.callsReaching(fn)) {
       const facts::Call &call = p.calls[c];
       if (call.caller == fn)
         continue; // recursion
@@ -1095,7 +1104,7 @@ std::optional<EventChain> eventChain(const Program &p, const std::vector<Id> &re
     }
     if (depth >= 3)
       continue;
-    for (Id c : p.callsOf(fn)) {
+    for (Id c : p.callsReaching(fn)) {
       Id caller = p.calls[c].caller;
       if (caller != kNone && calledFrom.emplace(caller, fn).second)
         level.push_back({caller, depth + 1});
