@@ -92,6 +92,13 @@ void Extractor::process(const Event &event) {
       return;
     }
     std::optional<Id> place = plainVarPlace(var);
+    if (place && var->getType()->isReferenceType() && holdsFd(var->getType().getNonReferenceType())) {
+      // const int &fd = *it, const ScopedFD &f : owned: the fd it names, read as a value (as an
+      // int & parameter is). Precision lost: a write through the reference does not reach the
+      // variable it names.
+      flowInto(init, place, facts::FlowKind::Init);
+      return;
+    }
     if (place && var->getType()->isReferenceType()) {
       // Conn &c = conns[i]: the reference holds the object's address
       if (std::optional<Id> object = placeOf(init))

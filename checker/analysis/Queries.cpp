@@ -705,6 +705,14 @@ int paramIndex(const Program &p, Id place, Id function) {
   return pl.kind == facts::PlaceKind::Param && pl.function == function ? pl.index : -1;
 }
 
+// *fds where fds is the function's pointer or reference parameter (const std::vector<int> &fds):
+// the parameter's position.
+int pointeeParamIndex(const Program &p, Id place, Id function) {
+  if (place == kNone || p.places[place].kind != facts::PlaceKind::Deref)
+    return -1;
+  return paramIndex(p, p.places[place].base, function);
+}
+
 // c->fd (or c->hdr.fds[0]) where c is the function's parameter: the parameter's position, and the
 // place c points to (*c) the member hangs off.
 int paramFieldIndex(const Program &p, Id place, Id function, Id *deref = nullptr) {
@@ -723,14 +731,6 @@ int paramFieldIndex(const Program &p, Id place, Id function, Id *deref = nullptr
   if (deref)
     *deref = at;
   return pl.index;
-}
-
-// *fds where fds is the function's pointer or reference parameter (const std::vector<int> &fds):
-// the parameter's position.
-int pointeeParamIndex(const Program &p, Id place, Id function) {
-  if (place == kNone || p.places[place].kind != facts::PlaceKind::Deref)
-    return -1;
-  return paramIndex(p, p.places[place].base, function);
 }
 
 // The caller's name for the callee's `c->fd`: the struct argument's name with the same fields.
@@ -849,7 +849,9 @@ std::vector<SendSite> expandSends(const Program &p) {
     // A flush of what another function queued: judged at each call of the queuing function.
     bool queued = false;
     for (const PayloadFd &fd : s.payload) {
-      if (fd.place == kNone || paramIndex(p, fd.place, site.function) >= 0)
+      // Fds from the function's own parameter (fds, *fds): a wrapper's, judged at its callers.
+      if (fd.place == kNone || paramIndex(p, fd.place, site.function) >= 0 ||
+          pointeeParamIndex(p, fd.place, site.function) >= 0)
         continue;
       // A container's fds are its elements: the walk back starts from them too (m.fds.data()
       // of a queued message, which the queuing function filled from its parameter).
