@@ -201,7 +201,21 @@ Id Extractor::createValue(const Expr *at, facts::Create create, const std::strin
     create.site = makeSite(at, nullptr, EventLoop);
     create.creator = callee;
     U.creates.push_back(std::move(create));
+    return place;
   }
+  // The same call seen again in another instantiation of its template (socket(Family, ...) in
+  // Socket<AF_UNIX> and Socket<AF_INET6>): the instantiations share one function, so a family or
+  // type they disagree on is unknown, not the first one's.
+  for (facts::Create &seen : U.creates)
+    if (seen.place == place) {
+      if (seen.family != create.family || seen.familyName != create.familyName) {
+        seen.family = facts::Family::Unknown;
+        seen.familyName.clear();
+      }
+      if (seen.type != create.type)
+        seen.type = -1;
+      break;
+    }
   return place;
 }
 
