@@ -317,6 +317,24 @@ std::optional<std::int64_t> largestFdCountIn(const Stmt *stmt, const ASTContext 
   return best;
 }
 
+std::string inFunctionText(const FunctionDecl *fn) {
+  if (!fn)
+    return "";
+  std::string prefix;
+  // A lambda's operator() is named after the function around it (lambdas nest).
+  for (int depth = 0; depth < 8; ++depth) {
+    const auto *method = dyn_cast<CXXMethodDecl>(fn);
+    if (!method || !method->getParent()->isLambda())
+      break;
+    prefix += " a lambda in";
+    const auto *outer = dyn_cast_or_null<FunctionDecl>(method->getParent()->getDeclContext());
+    if (!outer)
+      return " in" + prefix.substr(0, prefix.size() - 3);
+    fn = outer;
+  }
+  return " in" + prefix + " " + fn->getNameAsString() + "()";
+}
+
 CharSourceRange statementRange(const Stmt *stmt, const ASTContext &ctx) {
   const SourceManager &sm = ctx.getSourceManager();
   const LangOptions &lang = ctx.getLangOpts();

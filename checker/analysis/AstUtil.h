@@ -38,6 +38,8 @@ std::optional<std::int64_t> evalInt(const clang::Expr *expr, const clang::ASTCon
 // The expression as written (macro arguments as written, not the whole macro); "<expr>" if none.
 std::string sourceText(const clang::Expr *expr, const clang::ASTContext &ctx);
 
+// " in main()", " in a lambda in main()": where a value is made, for messages; "" for none.
+std::string inFunctionText(const clang::FunctionDecl *fn);
 // The callee's identifier, "" for operators and indirect calls.
 llvm::StringRef calleeName(const clang::CallExpr *call);
 // A free (C or extern "C") function: std::bind or Socket::listen() are not the socket API.

@@ -200,7 +200,7 @@ void Extractor::pairCreates(const CallExpr *call, const Expr *arrayArg, facts::C
     return; // the fds land where we cannot follow them
   llvm::StringRef name = calleeName(call);
   const FunctionDecl *fn = currentFunction();
-  std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
+  std::string where = inFunctionText(fn);
   Id ends[2] = {writeTarget(element(*array, 0)), writeTarget(element(*array, 1))};
   Id site = makeSite(call, arrayArg, event.loop);
   for (int i = 0; i < 2; ++i) {

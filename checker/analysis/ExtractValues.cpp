@@ -723,13 +723,13 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   if (callee->getIdentifier() && allocates(callee)) {
     // A heap object of its own, per allocation.
     Id object = newObject(call, "h", callee->getNameAsString() + "()" +
-                                         (currentFunction() ? " in " + currentFunction()->getNameAsString() + "()" : ""));
+                                         inFunctionText(currentFunction()));
     return addressOf(object);
   }
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   bool api = isSocketApi(callee);
   const FunctionDecl *fn = currentFunction();
-  std::string where = fn ? " in " + fn->getNameAsString() + "()" : "";
+  std::string where = inFunctionText(fn);
   if (api && name == "socket" && call->getNumArgs() >= 2) {
     facts::Create create;
     create.how = facts::CreateHow::Socket;
