@@ -2998,10 +2998,49 @@ std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {
       return reaches(value, at);
     return Addresses.contains(at, value);
   };
-  std::set<std::tuple<Id, Id, bool>> visited{{place, origin, false}};
-  std::vector<std::tuple<Id, Id, bool, int>> work{{place, origin, false, 0}};
+  // Once the path has come out of a getter or a field (a Return or a load), a call it passes may
+  // only have stored the socket (a constructor keeping it in this->fd_) before the fact happens
+  // elsewhere: such a call counts only when it runs `place`'s function (its callee is that
+  // function or calls it, within 6 calls).
+  Id target = places[place].function;
+  std::map<Id, bool> runsTarget;
+  auto runs = [&](Id callee) {
+    if (target == kNone || callee == kNone || callee == target)
+      return true;
+    auto [it, fresh] = runsTarget.try_emplace(callee, false);
+    if (!fresh)
+      return it->second;
+    std::set<Id> seen{callee};
+    std::vector<std::pair<Id, int>> below{{callee, 0}};
+    while (!below.empty() && !it->second) {
+      auto [fn, depth] = below.back();
+      below.pop_back();
+      if (depth >= 6)
+        continue;
+      for (Id c : callsIn(fn)) {
+        Id next = calls[c].callee;
+        if (next == target) {
+          it->second = true;
+          break;
+        }
+        if (seen.insert(next).second)
+          below.push_back({next, depth + 1});
+      }
+      for (const facts::Callback &cb : callbacks)
+        if (sites[cb.site].function == fn && (cb.callee == target || seen.insert(cb.callee).second)) {
+          if (cb.callee == target) {
+            it->second = true;
+            break;
+          }
+          below.push_back({cb.callee, depth + 1});
+        }
+    }
+    return it->second;
+  };
+  std::set<std::tuple<Id, Id, bool, bool>> visited{{place, origin, false, true}};
+  std::vector<std::tuple<Id, Id, bool, int, bool>> work{{place, origin, false, 0, true}};
   while (!work.empty()) {
-    auto [p, value, address, depth] = work.back();
+    auto [p, value, address, depth, direct] = work.back();
     work.pop_back();
     if (depth > 8 || p >= Incoming.size())
       continue;
@@ -3010,15 +3049,16 @@ std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {
       if (!holds(value, address, f.from))
         continue;
       if ((f.kind == facts::FlowKind::Argument || f.kind == facts::FlowKind::Callback) &&
-          f.site != kNone && !llvm::is_contained(out, f.site))
+          f.site != kNone && !llvm::is_contained(out, f.site) && (direct || runs(places[f.to].function)))
         out.push_back(f.site);
-      if (visited.insert({f.from, value, address}).second)
-        work.push_back({f.from, value, address, depth + 1});
+      bool stillDirect = direct && f.kind != facts::FlowKind::Return && f.kind != facts::FlowKind::Resolved;
+      if (visited.insert({f.from, value, address, stillDirect}).second)
+        work.push_back({f.from, value, address, depth + 1, stillDirect});
       if (f.kind == facts::FlowKind::Resolved)
         if (auto via = LoadVia.find({f.from, f.to}); via != LoadVia.end() && via->second.second != kUnknownObject) {
           Id pointer = places[via->second.first].base;
-          if (visited.insert({pointer, via->second.second, true}).second)
-            work.push_back({pointer, via->second.second, true, depth + 1});
+          if (visited.insert({pointer, via->second.second, true, direct}).second)
+            work.push_back({pointer, via->second.second, true, depth + 1, direct});
         }
     }
   }
