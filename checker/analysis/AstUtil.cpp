@@ -109,6 +109,31 @@ std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
   Expr::EvalResult result;
   if (expr->EvaluateAsInt(result, ctx))
     return result.Val.getInt().getExtValue();
+  // fds.size() of a std::array<int, N> that is not constexpr: clang 19 does not evaluate a call
+  // on an object it cannot read (C++23's P2280), though the answer is N; and sums and products
+  // with it (sizeof(int) * fds.size()).
+  const Expr *e = expr->IgnoreParenImpCasts();
+  if (const auto *call = dyn_cast<CXXMemberCallExpr>(e); call && call->getNumArgs() == 0)
+    if (const CXXMethodDecl *method = call->getMethodDecl();
+        method && method->getIdentifier() && (method->getName() == "size" || method->getName() == "max_size"))
+      if (const auto *array = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent());
+          array && array->isInStdNamespace() && array->getName() == "array" && array->getTemplateArgs().size() == 2 &&
+          array->getTemplateArgs()[1].getKind() == TemplateArgument::Integral)
+        return array->getTemplateArgs()[1].getAsIntegral().getExtValue();
+  if (const auto *binary = dyn_cast<BinaryOperator>(e);
+      binary && (binary->getOpcode() == BO_Mul || binary->getOpcode() == BO_Add || binary->getOpcode() == BO_Sub)) {
+    std::optional<std::int64_t> left = evalInt(binary->getLHS(), ctx), right = evalInt(binary->getRHS(), ctx);
+    if (!left || !right)
+      return std::nullopt;
+    switch (binary->getOpcode()) {
+    case BO_Mul:
+      return *left * *right;
+    case BO_Add:
+      return *left + *right;
+    default:
+      return *left - *right;
+    }
+  }
   return std::nullopt;
 }
 

@@ -1,5 +1,7 @@
 #include "Rules.h"
 
+#include "afunix/KernelConstants.h"
+
 #include <algorithm>
 #include <set>
 
@@ -29,7 +31,7 @@ bool receivesIn(const Program &P, Id function) {
 void fdLimit(RuleContext &ctx) {
   const Program &P = ctx.P;
   const auto *chosen = ctx.variant("default");
-  if (!chosen || P.limits.empty())
+  if (!chosen || (P.limits.empty() && P.sends.empty()))
     return;
   // Files where some function builds an SCM_RIGHTS message: a buffer at file scope counts there.
   std::set<Id> buildingFiles;
@@ -45,8 +47,9 @@ void fdLimit(RuleContext &ctx) {
     return std::make_tuple(static_cast<int>(a->where), P.sites[a->site].file, P.sites[a->site].line, a->site) <
            std::make_tuple(static_cast<int>(b->where), P.sites[b->site].file, P.sites[b->site].line, b->site);
   });
+  std::vector<SendSite> sends = expandSends(P);
   std::set<Id> sending; // functions a sendmsg() is reached through, at any level
-  for (const SendSite &send : expandSends(P))
+  for (const SendSite &send : sends)
     for (const SendLevel &level : send.levels)
       sending.insert(level.function);
   std::set<std::pair<Id, Id>> done; // (function, file)
@@ -85,6 +88,31 @@ void fdLimit(RuleContext &ctx) {
                           : other->where == facts::LimitWhere::QueuedMessage ? " fds is queued here, sent in one message"
                                                                              : " fds here");
       ctx.note(r, other->site, text);
+    }
+  }
+  // A wrapper that sends as many fds as its caller says: the caller's constant count
+  // (SendAll(ch, fds.data(), fds.size()) with a std::array<int, 300>), at that call, unless the
+  // wrapper's own message is reported above.
+  std::set<Id> reportedAt;
+  for (const SendSite &send : sends) {
+    if (!ctx.spend())
+      return;
+    const SendLevel &sender = send.levels.front();
+    if (send.levels.size() < 2 || send.queued || sender.function == kNone ||
+        !P.functions[sender.function].buildsScmRights)
+      continue;
+    if (std::any_of(done.begin(), done.end(), [&](const auto &d) { return d.first == sender.function; }))
+      continue;
+    for (const PayloadFd &fd : send.payload) {
+      if (fd.count <= kernel::kScmMaxFd)
+        continue;
+      Id at = send.levels.back().site;
+      if (!reportedAt.insert(at).second)
+        break;
+      Report &r = ctx.report(at, *chosen, {{"count", std::to_string(fd.count)}});
+      ctx.note(r, fd.site != kNone ? fd.site : sender.site,
+               "the wrapper copies that many fds into one message here");
+      break;
     }
   }
 }
