@@ -1,5 +1,7 @@
 #include "Queries.h"
 
+#include "Report.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -795,6 +797,14 @@ std::vector<Id> loopsAround(const Program &p, Id loop) {
 
 bool loopEncloses(const Program &p, Id outer, Id inner) {
   return outer != kNone && llvm::is_contained(loopsAround(p, inner), outer);
+}
+
+const std::vector<SendSite> &sendsOf(RuleContext &context) {
+  if (!context.Shared)
+    context.Shared = std::make_shared<SharedQueries>();
+  if (!context.Shared->sends)
+    context.Shared->sends = expandSends(context.P);
+  return *context.Shared->sends;
 }
 
 std::vector<SendSite> expandSends(const Program &p) {

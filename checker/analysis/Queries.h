@@ -176,6 +176,12 @@ struct SendSite {
 // (Program::queueParams) is expanded to each call of the queuing function instead. At most
 // kMaxSendPaths sites come from one send (see expandSends()).
 std::vector<SendSite> expandSends(const Program &program);
+class RuleContext;
+// expandSends() of the rule's program, once per evaluation (fd-flood, fd-cycle and fd-limit ask).
+struct SharedQueries {
+  std::optional<std::vector<SendSite>> sends;
+};
+const std::vector<SendSite> &sendsOf(RuleContext &context);
 inline constexpr std::size_t kMaxSendPaths = 4096;
 
 // The loops around `loop` (itself first, then each enclosing one), each once. Every walk up the

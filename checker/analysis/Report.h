@@ -9,6 +9,7 @@
 #include "afunix/RuleCatalog.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ std::string fillMessage(llvm::StringRef text, const std::map<std::string, std::s
 // have the text, such as clang-tidy's diagnostics), or nullptr.
 const ::afunix::catalog::Variant *variantOfMessage(const ::afunix::catalog::Rule &rule,
                                                    llvm::StringRef message);
+
+// What several rules ask of one program (Queries.h): computed by the first that asks, shared by
+// the rules of one evaluation.
+struct SharedQueries;
 
 class RuleContext {
 public:
@@ -84,6 +89,8 @@ public:
   bool Exhausted = false;
 
   std::vector<Report> Reports;
+  // Set by the evaluation for all its rules; made on first use otherwise (sendsOf()).
+  std::shared_ptr<SharedQueries> Shared;
 };
 
 using RuleFunction = void (*)(RuleContext &);

@@ -27,10 +27,12 @@ std::vector<analysis::Report> evaluate(const analysis::Program &program,
                                        llvm::ArrayRef<std::string> enabled,
                                        std::vector<std::string> *stoppedAtBound) {
   std::vector<analysis::Report> out;
+  auto shared = std::make_shared<analysis::SharedQueries>();
   for (const RuleEntry &entry : allRules()) {
     if (!enabled.empty() && !llvm::is_contained(enabled, entry.id))
       continue;
     analysis::RuleContext context(program, options, ::afunix::catalog::findRule(entry.id));
+    context.Shared = shared;
     if (!context.applies())
       continue;
     entry.run(context);

@@ -83,7 +83,7 @@ bool connectsIn(const Program &P, Id function, Id origin) {
 void fdCycle(RuleContext &ctx) {
   const Program &P = ctx.P;
   std::set<Id> reported;
-  for (const SendSite &site : expandSends(P)) {
+  for (const SendSite &site : sendsOf(ctx)) {
     if (!ctx.spend(site.payload.size() + 1))
       return;
     const SendLevel &primary = site.levels.back();

@@ -152,7 +152,7 @@ void fdFlood(RuleContext &ctx) {
       it->second = receivesInLoop(P, loop, function, level);
     return it->second;
   };
-  for (const SendSite &site : expandSends(P)) {
+  for (const SendSite &site : sendsOf(ctx)) {
     if (!ctx.spend(site.payload.size() + site.levels.size() + 1))
       return;
     const PayloadFd *socketPayload = nullptr, *unknownPayload = nullptr;

@@ -47,7 +47,7 @@ void fdLimit(RuleContext &ctx) {
     return std::make_tuple(static_cast<int>(a->where), P.sites[a->site].file, P.sites[a->site].line, a->site) <
            std::make_tuple(static_cast<int>(b->where), P.sites[b->site].file, P.sites[b->site].line, b->site);
   });
-  std::vector<SendSite> sends = expandSends(P);
+  const std::vector<SendSite> &sends = sendsOf(ctx);
   std::set<Id> sending; // functions a sendmsg() is reached through, at any level
   for (const SendSite &send : sends)
     for (const SendLevel &level : send.levels)
