@@ -3004,12 +3004,16 @@ std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {
   // function or calls it, within 6 calls).
   Id target = places[place].function;
   std::map<Id, bool> runsTarget;
+  std::map<Id, std::vector<Id>> registers; // function -> the callbacks it registers, made on first use
   auto runs = [&](Id callee) {
     if (target == kNone || callee == kNone || callee == target)
       return true;
     auto [it, fresh] = runsTarget.try_emplace(callee, false);
     if (!fresh)
       return it->second;
+    if (registers.empty())
+      for (const facts::Callback &cb : callbacks)
+        registers[sites[cb.site].function].push_back(cb.callee);
     std::set<Id> seen{callee};
     std::vector<std::pair<Id, int>> below{{callee, 0}};
     while (!below.empty() && !it->second) {
@@ -3026,13 +3030,14 @@ std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {
         if (seen.insert(next).second)
           below.push_back({next, depth + 1});
       }
-      for (const facts::Callback &cb : callbacks)
-        if (sites[cb.site].function == fn && (cb.callee == target || seen.insert(cb.callee).second)) {
-          if (cb.callee == target) {
+      if (auto registered = registers.find(fn); registered != registers.end())
+        for (Id next : registered->second) {
+          if (next == target) {
             it->second = true;
             break;
           }
-          below.push_back({cb.callee, depth + 1});
+          if (seen.insert(next).second)
+            below.push_back({next, depth + 1});
         }
     }
     return it->second;
