@@ -75,13 +75,18 @@ bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTConte
     return false;
   const Expr *bare = expr->IgnoreParenImpCasts();
   if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
-    if (const auto *enumerator = dyn_cast<EnumConstantDecl>(ref->getDecl()))
+    if (const auto *enumerator = dyn_cast<EnumConstantDecl>(ref->getDecl())) {
       for (llvm::StringRef name : names)
         if (enumerator->getName() == name) {
           if (found)
             *found = name;
           return true;
         }
+      // A project's own name for it (enum class Opt { kPassCred = SO_PASSCRED }): as its
+      // initialiser is spelled. (An enumerator cannot refer to itself: the walk ends.)
+      if (const Expr *init = enumerator->getInitExpr(); init && !isa<IntegerLiteral>(init->IgnoreParenImpCasts()))
+        return spelledAs(init, names, ctx, found);
+    }
   for (SourceLocation loc : {expr->getBeginLoc(), bare->getBeginLoc()})
     for (llvm::StringRef macro : macroNames(loc, ctx.getSourceManager(), ctx.getLangOpts()))
       for (llvm::StringRef name : names)

@@ -819,7 +819,7 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       arg.constant = unixPath(*path);
       any = true; // the callee may bind or connect to it
     }
-    if (type->isIntegerType()) {
+    if (type->isIntegralOrEnumerationType()) {
       // A count (n_fds) the callee may size its message with, an option or a family: a constant,
       // or the caller's own parameter handed on (for the callers of the caller). An int may also
       // be an fd.

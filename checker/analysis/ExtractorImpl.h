@@ -1036,11 +1036,12 @@ private:
     const FunctionDecl *fn = currentFunction();
     if (!expr || !fn)
       return -1;
-    const auto *ref = dyn_cast<DeclRefExpr>(expr->IgnoreParenImpCasts());
+    // Through casts: static_cast<int>(option) of an enum parameter is still what the caller passed.
+    const auto *ref = dyn_cast<DeclRefExpr>(expr->IgnoreParenCasts());
     const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     if (var && !isa<ParmVarDecl>(var) && var->isLocalVarDecl() && var->getInit() &&
         Current && Current->definitions.lookup(var) <= 1)
-      if (const auto *init = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenImpCasts()))
+      if (const auto *init = dyn_cast<DeclRefExpr>(var->getInit()->IgnoreParenCasts()))
         var = dyn_cast<VarDecl>(init->getDecl());
     const auto *param = dyn_cast_or_null<ParmVarDecl>(var);
     if (!param || param->getDeclContext() != fn)
