@@ -461,6 +461,11 @@ private:
         r.fixes = std::move(plan.edits);
         if (r.fixes.empty())
           unfixed = "moving it above " + call + " is not safe: " + plan.why;
+      } else if (option.statement == kNone && option.optionParam < 0 && option.throughWrapper &&
+                 before->statement != kNone) {
+        // Instantiated per call from a wrapper that takes the option (Set(SOL_SOCKET, SO_PASSCRED,
+        // 1)): the facts keep the wrapper's statement, not the call's.
+        unfixed = "it is enabled by a call of a wrapper that takes the option, which the fix-it does not move";
       } else {
         unfixed = "it or " + call + " is not a whole statement of a block (it is part of a macro or a condition)";
       }
