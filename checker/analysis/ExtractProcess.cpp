@@ -416,6 +416,53 @@ const Expr *Extractor::msgNameOf(const Expr *message) {
   return assignments == 1 ? found : nullptr;
 }
 
+// std::for_each(first, last, f), std::for_each_n(first, n, f): a loop in the library that calls
+// the lambda f with each element. Modelled as a loop at the call around a call of the lambda with
+// the element the first iterator points to (the library's body is not parsed). Only a lambda of
+// one parameter: a function pointer, a functor or std::ranges::for_each (a function object) is
+// left as any library call is.
+bool Extractor::callsForEachElement(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
+  if (!isStdNamed(callee, {"for_each", "for_each_n"}) || call->getNumArgs() < 2)
+    return false;
+  const Expr *function = call->getArg(call->getNumArgs() - 1);
+  const CXXRecordDecl *closure = function->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  const CXXMethodDecl *op = closure && closure->isLambda() ? closure->getLambdaCallOperator() : nullptr;
+  if (!op || op->getNumParams() != 1 || op->isTemplated())
+    return false;
+  facts::Loop loop;
+  loop.function = functionId(currentFunction());
+  loop.parent = event.loop;
+  loop.site = makeSite(call, nullptr, kNone, /*positioned=*/false);
+  Id loopId = U.loops.size();
+  U.loops.push_back(loop);
+  const Expr *first = call->getArg(0);
+  std::optional<Id> element;
+  if (std::optional<Id> iterator = pointerValue(first))
+    element = derefPlace(*iterator);
+  facts::Call c;
+  c.callee = functionId(op);
+  c.caller = functionId(currentFunction());
+  c.site = makeSite(call, nullptr, loopId);
+  facts::Argument arg;
+  QualType param = op->getParamDecl(0)->getType();
+  if (element && holdsFd(param.getNonReferenceType())) {
+    arg.place = *element;
+    arg.mode = facts::ArgMode::Value;
+    arg.exact = false; // one of the elements, which one is the turn's
+  } else if (element && param->isReferenceType() && isObjectType(param.getNonReferenceType())) {
+    arg.place = addressOf(*element);
+    arg.mode = facts::ArgMode::Value;
+  }
+  arg.text = "*" + sourceText(first, Ctx);
+  c.args.push_back(std::move(arg));
+  if (std::optional<Id> object = placeOf(function)) {
+    c.receiver.place = addressOf(*object);
+    c.receiver.mode = facts::ArgMode::Value;
+  }
+  U.calls.push_back(std::move(c));
+  return true;
+}
+
 void Extractor::processCall(const CallExpr *call, const Event &event) {
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee) {
@@ -426,6 +473,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     return;
   }
   if (isStdMove(callee))
+    return;
+  if (callsForEachElement(call, callee, event))
     return;
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
   bool api = isSocketApi(callee);

@@ -1394,6 +1394,7 @@ private:
   void evidence(SourceLocation loc);
   void credentialTest(bool equals);
   facts::CredentialOutcome credentialOutcome(const Scope &scope);
+  bool callsForEachElement(const CallExpr *call, const FunctionDecl *callee, const Event &event);
   const Stmt *enclosingCmsgLoop(std::size_t below) const;
   enum class AbsenceExit { None, Refuses, Accepts, SkipsCmsg };
   AbsenceExit absenceExit(const Stmt *branch, const CredentialTest &test, const FunctionDecl *fn);
