@@ -84,8 +84,9 @@ bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTConte
         }
       // A project's own name for it (enum class Opt { kPassCred = SO_PASSCRED }): as its
       // initialiser is spelled. (An enumerator cannot refer to itself: the walk ends.)
-      if (const Expr *init = enumerator->getInitExpr(); init && !isa<IntegerLiteral>(init->IgnoreParenImpCasts()))
-        return spelledAs(init, names, ctx, found);
+      if (const Expr *init = enumerator->getInitExpr();
+          init && !isa<IntegerLiteral>(init->IgnoreParenImpCasts()) && spelledAs(init, names, ctx, found))
+        return true;
     }
   for (SourceLocation loc : {expr->getBeginLoc(), bare->getBeginLoc()})
     for (llvm::StringRef macro : macroNames(loc, ctx.getSourceManager(), ctx.getLangOpts()))
@@ -128,16 +129,15 @@ std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
   if (const auto *binary = dyn_cast<BinaryOperator>(e);
       binary && (binary->getOpcode() == BO_Mul || binary->getOpcode() == BO_Add || binary->getOpcode() == BO_Sub)) {
     std::optional<std::int64_t> left = evalInt(binary->getLHS(), ctx), right = evalInt(binary->getRHS(), ctx);
+    std::int64_t value = 0;
     if (!left || !right)
       return std::nullopt;
-    switch (binary->getOpcode()) {
-    case BO_Mul:
-      return *left * *right;
-    case BO_Add:
-      return *left + *right;
-    default:
-      return *left - *right;
-    }
+    bool overflow = binary->getOpcode() == BO_Mul   ? __builtin_mul_overflow(*left, *right, &value)
+                    : binary->getOpcode() == BO_Add ? __builtin_add_overflow(*left, *right, &value)
+                                                    : __builtin_sub_overflow(*left, *right, &value);
+    if (overflow)
+      return std::nullopt;
+    return value;
   }
   return std::nullopt;
 }
