@@ -14,7 +14,7 @@
 #   AFUNIX_CHECK the checker measured (default build/bin/afunix-check); CLANG (default clang-19).
 #
 # Batches: the C files and the C++ files of testdata/checker (default arguments -std=gnu11 and
-# -std=c++17), then every file of each DATABASE. For a database, files that share a command line
+# -std=c++20), then every file of each DATABASE. For a database, files that share a command line
 # (after the checker's adjustments, which `afunix-check --print-commands` shows) form one clang-19
 # invocation, as the checker pays its start-up once per run. Both checkers run with -j1.
 #
@@ -164,7 +164,7 @@ if testdata:
     if c_files:
         results.append(measure("testdata C (-std=gnu11)", [*c_files, "--", "-std=gnu11"], len(c_files)))
     if cc_files:
-        results.append(measure("testdata C++ (-std=c++17)", [*cc_files, "--", "-std=c++17"], len(cc_files)))
+        results.append(measure("testdata C++ (-std=c++20)", [*cc_files, "--", "-std=c++20"], len(cc_files)))
 for database in databases:
     build = scratch_database(database)
     jobs = json.loads(subprocess.run([checker, "--print-commands", "-p", build],

@@ -459,7 +459,7 @@ int read_peer_{i}(int fd) {{
         self.assertRegex(shared.stderr, r"1 shared preambles, 6 units parsed from one")
         self.assertEqual(len(json.loads(shared.stdout)["findings"]), 6)
         for args in (["-p", self.ws.build], ["-p", prefix], [*single(".c"), "--", "-std=gnu11"],
-                     [*single(".cc"), "--", "-std=c++17"]):
+                     [*single(".cc"), "--", "-std=c++20"]):
             skipped = run("--no-cache", "--dump-facts", *args, cwd=self.ws.root, check_status=(0, 1, 3))
             full = run("--no-cache", "--dump-facts", "--full-parse", *args, cwd=self.ws.root,
                        check_status=(0, 1, 3))
