@@ -46,9 +46,9 @@ NAMES_ONLY = {
     "_Deque_iterator", "_List_const_iterator", "_List_iterator", "_Node_const_iterator",
     "_Node_iterator", "_Rb_tree_const_iterator", "_Rb_tree_iterator", "__normal_iterator",
     "__wrap_iter", "__gnu_cxx", "__detail", "pair", "make_pair", "first", "insert_or_assign", "exchange",
-    "value_type",
+    "value_type", "size", "max_size", "for_each", "for_each_n",
     # the extractor's own vocabulary: place kinds, option names, messages, examples
-    "fd", "fds", "h", "t", "this", "lambda", "object", "present", "Objects", "logdw", "varlink",
+    "fd", "fds", "h", "t", "this", "lambda", "object", "Objects", "logdw", "varlink",
 }
 
 
