@@ -981,14 +981,13 @@ std::vector<SendSite> expandSends(const Program &p) {
           // does not store into c->fd itself, what the caller stored in ch.fd.
           Id deref = kNone;
           // *fds of a reference or pointer parameter (const std::vector<int> &fds): the caller's.
-          if (const facts::Place &at = p.places[place]; at.kind == facts::PlaceKind::Deref && at.base != kNone)
-            if (int index = paramIndex(p, at.base, fn); index >= 0 && static_cast<std::size_t>(index) < call.args.size()) {
-              llvm::StringRef named(call.args[index].text);
-              named.consume_front("&");
-              text = named.str();
-              var = call.args[index].var;
-              return true;
-            }
+          if (int index = pointeeParamIndex(p, place, fn); index >= 0 && static_cast<std::size_t>(index) < call.args.size()) {
+            llvm::StringRef named(call.args[index].text);
+            named.consume_front("&");
+            text = named.str();
+            var = call.args[index].var;
+            return true;
+          }
           if (int field = paramFieldIndex(p, place, fn, &deref); field >= 0) {
             var = substituteVar(p, var, fn, call);
             if (static_cast<std::size_t>(field) < call.args.size()) {
