@@ -918,6 +918,22 @@ void Program::specializeReturns() {
         facts::Create own = creates[made.front()];
         own.place = value;
         own.site = call.site;
+        // socket(family, type, 0) of the maker's parameters: this call's constants, or the
+        // caller's own parameters (the site is now the caller's, and so are the indices).
+        auto fromThisCall = [&](int &param) -> std::int64_t {
+          if (param < 0)
+            return -1;
+          const facts::Argument *arg =
+              static_cast<std::size_t>(param) < call.args.size() ? &call.args[param] : nullptr;
+          param = arg && arg->number < 0 ? arg->param : -1;
+          return arg ? arg->number : -1;
+        };
+        if (std::int64_t family = fromThisCall(own.familyParam); family >= 0) {
+          own.family = facts::familyFromValue(family);
+          own.familyName = facts::name(own.family);
+        }
+        if (std::int64_t type = fromThisCall(own.typeParam); type >= 0)
+          own.type = static_cast<int>(type & kernel::kSockTypeMask);
         own.origin = functions[fn].name + "()" +
                      (call.caller != kNone ? " in " + functions[call.caller].name + "()" : std::string());
         creates.push_back(std::move(own));
@@ -1311,7 +1327,7 @@ void Program::cloneConstructors() {
           }
           if (through && made.typeParam >= 0 && static_cast<std::size_t>(made.typeParam) < through->args.size() &&
               through->args[made.typeParam].number >= 0) {
-            made.type = static_cast<int>(through->args[made.typeParam].number & 0xf);
+            made.type = static_cast<int>(through->args[made.typeParam].number & kernel::kSockTypeMask);
             made.typeParam = -1;
           }
           made.peer = made.peer == kNone ? kNone : clone(made.peer);
