@@ -69,11 +69,27 @@ llvm::SmallVector<llvm::StringRef, 4> macroNames(SourceLocation loc, const Sourc
   return names;
 }
 
+// How many constants' initialisers spelledAs() is inside of (one walk per thread).
+static thread_local int InitialiserDepth = 0;
+
 bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTContext &ctx,
                llvm::StringRef *found) {
   if (!expr)
     return false;
   const Expr *bare = expr->IgnoreParenImpCasts();
+  // A constant of the project's own (constexpr int kOption = SO_PASSCRED; const int opt = ...):
+  // as its initialiser is spelled. Only a variable that cannot change, so it is always that value.
+  if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+        var && !isa<ParmVarDecl>(var) && (var->isConstexpr() || var->getType().isConstQualified()))
+      if (const VarDecl *defined = var->getDefinition(); defined && defined->getInit() && InitialiserDepth < 8) {
+        // Depth-bounded: `extern const int a; const int b = a; const int a = b;` is a cycle.
+        ++InitialiserDepth;
+        bool spelled = spelledAs(defined->getInit(), names, ctx, found);
+        --InitialiserDepth;
+        if (spelled)
+          return true;
+      }
   if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
     if (const auto *enumerator = dyn_cast<EnumConstantDecl>(ref->getDecl())) {
       for (llvm::StringRef name : names)
@@ -138,6 +154,41 @@ std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
     if (overflow)
       return std::nullopt;
     return value;
+  }
+  return std::nullopt;
+}
+
+// N of a std::array<T, N> or a std::span<T, N> of static extent.
+static std::optional<std::int64_t> stdExtent(QualType type) {
+  const auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
+  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record);
+  if (!spec || !spec->isInStdNamespace() || spec->getTemplateArgs().size() != 2 ||
+      spec->getTemplateArgs()[1].getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  if (spec->getName() != "array" && spec->getName() != "span")
+    return std::nullopt;
+  llvm::APSInt n = spec->getTemplateArgs()[1].getAsIntegral();
+  // std::dynamic_extent is size_t(-1): no count.
+  if (n.isNegative() || n.getActiveBits() > 62)
+    return std::nullopt;
+  return n.getExtValue();
+}
+
+std::optional<std::int64_t> constantElementCount(const Expr *expr, const ASTContext &ctx) {
+  for (int depth = 0; expr && depth < 8; ++depth) {
+    const Expr *e = expr->IgnoreImplicit()->IgnoreParens();
+    QualType type = e->getType().getNonReferenceType();
+    if (const auto *array = ctx.getAsConstantArrayType(type))
+      return array->getSize().getZExtValue();
+    if (std::optional<std::int64_t> n = stdExtent(type))
+      return n;
+    // A container built from one argument (a span over an array, a copy): as many as that has.
+    const auto *construct = dyn_cast<CXXConstructExpr>(e);
+    if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(e))
+      construct = dyn_cast<CXXConstructExpr>(cast->getSubExpr()->IgnoreImplicit());
+    if (!construct || construct->getNumArgs() != 1)
+      return std::nullopt;
+    expr = construct->getArg(0);
   }
   return std::nullopt;
 }

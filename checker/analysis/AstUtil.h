@@ -35,6 +35,9 @@ bool inMacro(clang::SourceLocation loc, llvm::StringRef name, const clang::Sourc
              const clang::LangOptions &lang);
 
 std::optional<std::int64_t> evalInt(const clang::Expr *expr, const clang::ASTContext &ctx);
+// How many elements a container value holds, when its type says: int[N], std::array<int, N>,
+// std::span<int, N>, or a container built from one of those (std::span<const int>(fds)).
+std::optional<std::int64_t> constantElementCount(const clang::Expr *expr, const clang::ASTContext &ctx);
 // The expression as written (macro arguments as written, not the whole macro); "<expr>" if none.
 std::string sourceText(const clang::Expr *expr, const clang::ASTContext &ctx);
 

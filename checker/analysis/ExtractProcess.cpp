@@ -886,6 +886,12 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
           "SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
       if (arg.number >= 0 && spelledAs(value, socketConstants, Ctx))
         any = true;
+    } else if (type.getNonReferenceType()->isRecordType()) {
+      // A container whose type fixes its size (std::array<int, 300>, a span over int[300]): the
+      // count a callee that sends `fds.size()` fds uses. (Not for a pointer parameter: a string
+      // literal's length is no count.)
+      if (std::optional<std::int64_t> elements = constantElementCount(value, Ctx))
+        arg.number = *elements;
     }
     call.args.push_back(std::move(arg));
   }

@@ -478,8 +478,25 @@ private:
   }
 
   // The parameter of the current function that `bytes` counts ints of: `sizeof(int) * n`,
-  // `n * sizeof(int)` or `sizeof(*fds) * n`; -1 otherwise.
+  // `n * sizeof(int)` or `sizeof(*fds) * n`, or of a container parameter `sizeof(int) *
+  // fds.size()` and `fds.size_bytes()` (its callers' constant sizes); -1 otherwise.
   int countParameter(const Expr *bytes) {
+    auto ownParameter = [&](const Expr *e) -> int {
+      if (const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()))
+        if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
+            param && Current && Current->fn && param->getDeclContext() == Current->fn)
+          return static_cast<int>(param->getFunctionScopeIndex());
+      return -1;
+    };
+    auto containerSize = [&](const Expr *e, llvm::StringRef method) -> int {
+      const auto *call = dyn_cast<CXXMemberCallExpr>(e->IgnoreParenImpCasts());
+      const CXXMethodDecl *callee = call ? call->getMethodDecl() : nullptr;
+      if (!callee || !callee->getIdentifier() || callee->getName() != method || call->getNumArgs() != 0)
+        return -1;
+      return ownParameter(call->getImplicitObjectArgument());
+    };
+    if (int param = containerSize(bytes, "size_bytes"); param >= 0)
+      return param;
     const auto *product = dyn_cast<BinaryOperator>(bytes->IgnoreParenImpCasts());
     if (!product || product->getOpcode() != BO_Mul)
       return -1;
@@ -488,10 +505,10 @@ private:
       std::optional<std::int64_t> size = evalInt(sides[i], Ctx);
       if (!size || *size != 4 || !isa<UnaryExprOrTypeTraitExpr>(sides[i]))
         continue;
-      if (const auto *ref = dyn_cast<DeclRefExpr>(sides[1 - i]))
-        if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
-            param && Current && Current->fn && param->getDeclContext() == Current->fn)
-          return static_cast<int>(param->getFunctionScopeIndex());
+      if (int param = ownParameter(sides[1 - i]); param >= 0 && isa<DeclRefExpr>(sides[1 - i]))
+        return param;
+      if (int param = containerSize(sides[1 - i], "size"); param >= 0)
+        return param;
     }
     return -1;
   }
@@ -1160,7 +1177,7 @@ private:
     }
   }
   // An argument that hands over elements that exist already: an int array
-  // (`std::span<const int>(fds)`) or a pointer into one (`std::vector<int>(fds, fds + n)`,
+  // (`std::span<const int>(fds)`), a pointer to one int, or a pointer into an array (`std::vector<int>(fds, fds + n)`,
   // `std::span(v.data(), n)`, `assign(first, last)`). Precision lost: of a plain array, only the
   // elements a socketpair() fills ([0], [1]) and those at an unknown index ([*]) are taken.
   void storeElementsHandedOver(const Expr *arg, Id container, facts::FlowKind kind) {
@@ -1172,7 +1189,15 @@ private:
       elementType = pointer->getPointeeType();
     if (elementType.isNull() || !holdsFd(elementType))
       return;
-    std::optional<Id> from = placeOf(arrayBase(arg));
+    // A pointer to one value (std::span<const int>(&fd, 1), &fds[1] of a std::array) hands over
+    // that value; a builtin array's &a[i] is stripped to the array by arrayBase() (below).
+    const Expr *base = arrayBase(arg);
+    if (const auto *address = dyn_cast_or_null<UnaryOperator>(base);
+        address && address->getOpcode() == UO_AddrOf && holdsFd(address->getSubExpr()->getType())) {
+      storeInto(address->getSubExpr(), element(container, -1), kind);
+      return;
+    }
+    std::optional<Id> from = placeOf(base);
     if (!from)
       return;
     Id into = element(container, -1);

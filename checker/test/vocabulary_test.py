@@ -46,7 +46,7 @@ NAMES_ONLY = {
     "_Deque_iterator", "_List_const_iterator", "_List_iterator", "_Node_const_iterator",
     "_Node_iterator", "_Rb_tree_const_iterator", "_Rb_tree_iterator", "__normal_iterator",
     "__wrap_iter", "__gnu_cxx", "__detail", "pair", "make_pair", "first", "insert_or_assign", "exchange",
-    "value_type", "size", "max_size", "for_each", "for_each_n",
+    "value_type", "size", "size_bytes", "max_size", "for_each", "for_each_n",
     # the extractor's own vocabulary: place kinds, option names, messages, examples
     "fd", "fds", "h", "t", "this", "lambda", "object", "Objects", "logdw", "varlink",
 }
