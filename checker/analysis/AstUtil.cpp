@@ -398,6 +398,13 @@ std::optional<std::int64_t> largestFdCountIn(const Stmt *stmt, const ASTContext 
   return best;
 }
 
+const FunctionDecl *enclosingFunctionOfLambda(const FunctionDecl *fn) {
+  const auto *method = dyn_cast_or_null<CXXMethodDecl>(fn);
+  if (!method || !method->getParent()->isLambda())
+    return nullptr;
+  return dyn_cast_or_null<FunctionDecl>(method->getParent()->getDeclContext());
+}
+
 std::string inFunctionText(const FunctionDecl *fn) {
   if (!fn)
     return "";
@@ -408,7 +415,7 @@ std::string inFunctionText(const FunctionDecl *fn) {
     if (!method || !method->getParent()->isLambda())
       break;
     prefix += " a lambda in";
-    const auto *outer = dyn_cast_or_null<FunctionDecl>(method->getParent()->getDeclContext());
+    const FunctionDecl *outer = enclosingFunctionOfLambda(fn);
     if (!outer)
       return " in" + prefix.substr(0, prefix.size() - 3);
     fn = outer;

@@ -42,6 +42,9 @@ std::optional<std::int64_t> constantElementCount(const clang::Expr *expr, const 
 std::string sourceText(const clang::Expr *expr, const clang::ASTContext &ctx);
 
 // " in main()", " in a lambda in main()": where a value is made, for messages; "" for none.
+// The function a lambda's operator() is written in; null for anything else (or a lambda outside
+// a function).
+const clang::FunctionDecl *enclosingFunctionOfLambda(const clang::FunctionDecl *fn);
 std::string inFunctionText(const clang::FunctionDecl *fn);
 // The callee's identifier, "" for operators and indirect calls.
 llvm::StringRef calleeName(const clang::CallExpr *call);

@@ -2,6 +2,8 @@
 // calls, calls through pointers), constructions, registrations with event loops, options, sends.
 #include "ExtractorImpl.h"
 
+#include "llvm/Support/SaveAndRestore.h"
+
 namespace afunix::analysis::extraction {
 
 // ---------------------------------------------------------------------------------------------
@@ -480,6 +482,16 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   bool api = isSocketApi(callee);
   const SyscallWrapper *wrapped = wrappedSocketCall(call, name, api, Options, Ctx);
 
+  // A lambda that sends a message local to a function around it (captured by reference:
+  // Chromium's HANDLE_EINTR, HandleEintr([&] { return sendmsg(fd, &msg, 0); })) runs while that
+  // function does, since the message lives only that long: the send (and every site of this
+  // call) is that function's, where the message is built and whose callers' loops are around it.
+  unsigned sendAt = api && name == "sendmsg" ? 0 : wrapped && wrapped->call == "sendmsg" ? wrapped->firstArg : UINT_MAX;
+  const FunctionDecl *messageOwner = sendAt != UINT_MAX && call->getNumArgs() >= sendAt + 2
+                                         ? capturedMessageOwner(call->getArg(sendAt + 1))
+                                         : nullptr;
+  llvm::SaveAndRestore<const FunctionDecl *> sitesOfOwner(SiteOwner, messageOwner);
+
   if (api && isWriteCall(name) && call->getNumArgs() >= 1)
     recordWrite(call, name, event);
 
@@ -526,7 +538,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl());
           param && Current->fn && param->getDeclContext() == Current->fn)
         send.msghdrParam = static_cast<int>(param->getFunctionScopeIndex());
-    bool builds = Current->fn && U.functions[functionId(Current->fn)].buildsScmRights;
+    const FunctionDecl *builder = SiteOwner ? SiteOwner : Current->fn;
+    bool builds = builder && U.functions[functionId(builder)].buildsScmRights;
     if (!builds && send.msghdrParam < 0)
       return; // no SCM_RIGHTS in sight: conservatively, the message carries no fds
     if (std::optional<Id> channel = placeOf(call->getArg(at)))

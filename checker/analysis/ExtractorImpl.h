@@ -642,9 +642,10 @@ private:
           SM.getExpansionLineNumber(after) == site.line && SM.getFileOffset(after) > site.offset)
         site.length = SM.getFileOffset(after) - site.offset;
     }
-    site.function = functionId(currentFunction());
+    site.function = functionId(SiteOwner ? SiteOwner : currentFunction());
     site.loop = loop;
-    if (positioned && Flow)
+    // A site given to the function around a lambda is not in that function's CFG skeleton.
+    if (positioned && Flow && !SiteOwner)
       if (auto it = Flow->positions.find(node); it != Flow->positions.end()) {
         site.block = it->second.first;
         site.element = it->second.second;
@@ -1505,6 +1506,29 @@ private:
   std::map<const VarDecl *, std::vector<SunPathWrite>> &sunPathWrites(const FunctionDecl *fn);
   void recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event);
   const Expr *msgNameOf(const Expr *message);
+  // While set: the function the sites being made belong to (a lambda's send of its enclosing
+  // function's message, capturedMessageOwner()).
+  const FunctionDecl *SiteOwner = nullptr;
+  // The function around the current lambda whose local message (msghdr) `message` names
+  // (`&msg`, `msg`), when the lambda captured it; null otherwise.
+  const FunctionDecl *capturedMessageOwner(const Expr *message) {
+    const FunctionDecl *fn = Current ? Current->fn : nullptr;
+    if (!fn || !enclosingFunctionOfLambda(fn))
+      return nullptr;
+    const Expr *e = message->IgnoreParenImpCasts();
+    if (const auto *address = dyn_cast<UnaryOperator>(e); address && address->getOpcode() == UO_AddrOf)
+      e = address->getSubExpr()->IgnoreParenImpCasts();
+    const auto *ref = dyn_cast<DeclRefExpr>(e);
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!var || !var->hasLocalStorage())
+      return nullptr;
+    const auto *home = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+    for (const FunctionDecl *outer = enclosingFunctionOfLambda(fn); outer && home;
+         outer = enclosingFunctionOfLambda(outer))
+      if (outer == home)
+        return home;
+    return nullptr;
+  }
   void scmRightsNamed() {
     if (const FunctionDecl *fn = currentFunction())
       U.functions[functionId(fn)].buildsScmRights = true;
