@@ -486,8 +486,10 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   // Chromium's HANDLE_EINTR, HandleEintr([&] { return sendmsg(fd, &msg, 0); })) runs while that
   // function does, since the message lives only that long: the send (and every site of this
   // call) is that function's, where the message is built and whose callers' loops are around it.
+  // Conservatively only a send in no loop of the lambda's own: what such a loop receives is the
+  // lambda's, and would not be seen as acknowledging the send.
   unsigned sendAt = api && name == "sendmsg" ? 0 : wrapped && wrapped->call == "sendmsg" ? wrapped->firstArg : UINT_MAX;
-  const FunctionDecl *messageOwner = sendAt != UINT_MAX && call->getNumArgs() >= sendAt + 2
+  const FunctionDecl *messageOwner = sendAt != UINT_MAX && call->getNumArgs() >= sendAt + 2 && event.loop == kNone
                                          ? capturedMessageOwner(call->getArg(sendAt + 1))
                                          : nullptr;
   llvm::SaveAndRestore<const FunctionDecl *> sitesOfOwner(SiteOwner, messageOwner);
