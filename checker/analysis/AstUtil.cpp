@@ -398,6 +398,21 @@ std::optional<std::int64_t> largestFdCountIn(const Stmt *stmt, const ASTContext 
   return best;
 }
 
+const Expr *templateArgumentSpelledAs(const CallExpr *call, llvm::ArrayRef<llvm::StringRef> names,
+                                     ASTContext &ctx, llvm::StringRef *found) {
+  const Expr *callee = call->getCallee()->IgnoreParenImpCasts();
+  llvm::ArrayRef<TemplateArgumentLoc> args;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(callee))
+    args = ref->template_arguments();
+  else if (const auto *member = dyn_cast<MemberExpr>(callee))
+    args = member->template_arguments();
+  for (const TemplateArgumentLoc &arg : args)
+    if (arg.getArgument().getKind() == TemplateArgument::Expression)
+      if (const Expr *e = arg.getSourceExpression(); e && spelledAs(e, names, ctx, found))
+        return e;
+  return nullptr;
+}
+
 const FunctionDecl *enclosingFunctionOfLambda(const FunctionDecl *fn) {
   const auto *method = dyn_cast_or_null<CXXMethodDecl>(fn);
   if (!method || !method->getParent()->isLambda())

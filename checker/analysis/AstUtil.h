@@ -42,6 +42,10 @@ std::optional<std::int64_t> constantElementCount(const clang::Expr *expr, const 
 std::string sourceText(const clang::Expr *expr, const clang::ASTContext &ctx);
 
 // " in main()", " in a lambda in main()": where a value is made, for messages; "" for none.
+// The explicit template argument of the call's callee spelled as one of `names`
+// (EnableBool<SO_PASSCRED>(fd)); null if none.
+const clang::Expr *templateArgumentSpelledAs(const clang::CallExpr *call, llvm::ArrayRef<llvm::StringRef> names,
+                                             clang::ASTContext &ctx, llvm::StringRef *found = nullptr);
 // The function a lambda's operator() is written in; null for anything else (or a lambda outside
 // a function).
 const clang::FunctionDecl *enclosingFunctionOfLambda(const clang::FunctionDecl *fn);

@@ -1210,6 +1210,52 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   }
 }
 
+// The socket a function template sets its option template argument on, as the call names it:
+// the template's setsockopt() whose option is a template parameter, on one of its parameters
+// (the call's argument there) or on a member of `this` (that member of the object the call is
+// made on). {nullptr, nullopt} when the template's body says neither.
+std::pair<const Expr *, std::optional<Id>> Extractor::templateOptionSocket(const CallExpr *call,
+                                                                           const FunctionDecl *callee) {
+  const Stmt *body = callee->getBody();
+  if (!body)
+    return {nullptr, std::nullopt};
+  std::vector<const Stmt *> work{body};
+  while (!work.empty()) {
+    const Stmt *st = work.back();
+    work.pop_back();
+    if (!st)
+      continue;
+    for (const Stmt *child : st->children())
+      work.push_back(child);
+    const auto *inner = dyn_cast<CallExpr>(st);
+    const FunctionDecl *fn = inner ? inner->getDirectCallee() : nullptr;
+    if (!fn || !isSocketApi(fn) || !fn->getIdentifier() || fn->getName() != "setsockopt" || inner->getNumArgs() < 3)
+      continue;
+    // (IgnoreParenImpCasts() would look through the substitution itself.)
+    const Expr *option = inner->getArg(2);
+    while (isa<ImplicitCastExpr, ParenExpr>(option))
+      option = isa<ParenExpr>(option) ? cast<ParenExpr>(option)->getSubExpr() : cast<ImplicitCastExpr>(option)->getSubExpr();
+    if (!isa<SubstNonTypeTemplateParmExpr>(option))
+      continue;
+    const Expr *fd = inner->getArg(0)->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(fd))
+      if (const auto *param = dyn_cast<ParmVarDecl>(ref->getDecl()); param && param->getDeclContext() == callee) {
+        unsigned index = param->getFunctionScopeIndex();
+        if (index >= call->getNumArgs())
+          return {nullptr, std::nullopt};
+        return {call->getArg(index), placeOf(call->getArg(index))};
+      }
+    const auto *member = dyn_cast<MemberExpr>(fd);
+    const auto *field = member ? dyn_cast<FieldDecl>(member->getMemberDecl()) : nullptr;
+    const auto *memberCall = dyn_cast<CXXMemberCallExpr>(call);
+    if (field && isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts()) && memberCall)
+      if (std::optional<Id> object = objectNamedBy(memberCall->getImplicitObjectArgument()))
+        return {memberCall->getImplicitObjectArgument(), memberPlace(*object, field)};
+    return {nullptr, std::nullopt};
+  }
+  return {nullptr, std::nullopt};
+}
+
 void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
   static const llvm::StringRef optionNames[] = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
@@ -1224,6 +1270,10 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
       optionArg = static_cast<int>(i);
       break;
     }
+  // The option as a template argument (EnableBool<SO_PASSCRED>(fd)): the call is the wrapper
+  // call, as if the option were an argument before the others. (The setsockopt() in the template
+  // reads a template parameter, which names no option there: the instantiations are one function.)
+  bool templateOption = optionArg < 0 && !isSetsockopt && templateArgumentSpelledAs(call, optionNames, Ctx, &spelled);
   // setsockopt(fd_, level, option, &value, ...) in a helper whose option is its parameter
   // (SetFlag(level, option, on)): an option where a caller passes one of the constants (the link).
   int optionParam = -1, levelParam = -1;
@@ -1236,7 +1286,7 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
     else if (optionParam >= 0)
       levelParam = parameterValue(call->getArg(1));
   }
-  if (optionArg < 0 && !configured && optionParam < 0)
+  if (optionArg < 0 && !templateOption && !configured && optionParam < 0)
     return;
   // getsockopt() and getters read the option; they set nothing.
   if (!configured && name.contains_insensitive("get"))
@@ -1246,7 +1296,7 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
 
   facts::OptionSet fact;
   fact.throughWrapper = !isSetsockopt;
-  fact.option = optionArg >= 0 ? llvm::StringSwitch<facts::Option>(spelled)
+  fact.option = optionArg >= 0 || templateOption ? llvm::StringSwitch<facts::Option>(spelled)
                                      .Case("SO_PASSSEC", facts::Option::PassSec)
                                      .Case("SO_PASSPIDFD", facts::Option::PassPidfd)
                                      .Default(facts::Option::PassCred)
@@ -1267,6 +1317,8 @@ void Extractor::processOption(const CallExpr *call, const FunctionDecl *callee, 
   if (isSetsockopt) {
     socketArg = call->getArg(0);
     socket = socketOf(socketArg);
+  } else if (templateOption) {
+    std::tie(socketArg, socket) = templateOptionSocket(call, callee);
   } else {
     for (unsigned i = 0; i < call->getNumArgs(); ++i) {
       if (static_cast<int>(i) == optionArg)

@@ -68,6 +68,8 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
     for (const Expr *arg : call->arguments())
       if (spelledAs(arg, optionNames, Ctx))
         option = true;
+  if (!option && templateArgumentSpelledAs(call, optionNames, Ctx))
+    option = true;
   if ((lifecycle || option) && call->getNumArgs() >= 1) {
     statement = statementOf(call, call->getArg(0));
     guarded = option && familyGuarded();

@@ -1072,6 +1072,7 @@ private:
   std::optional<Id> pointerValue(const Expr *expr);
   // The object an expression of record type denotes (a variable, *p, p->member, a[i]).
   std::optional<Id> objectOf(const Expr *expr);
+  std::pair<const Expr *, std::optional<Id>> templateOptionSocket(const CallExpr *call, const FunctionDecl *callee);
   // A value stored into a place: an fd or an address as it is, an object field by field (or from
   // the initialiser list that builds it: v.push_back({fd, POLLIN})).
   void storeInto(const Expr *value, Id target, facts::FlowKind kind) {
