@@ -41,7 +41,6 @@ std::optional<std::int64_t> constantElementCount(const clang::Expr *expr, const 
 // The expression as written (macro arguments as written, not the whole macro); "<expr>" if none.
 std::string sourceText(const clang::Expr *expr, const clang::ASTContext &ctx);
 
-// " in main()", " in a lambda in main()": where a value is made, for messages; "" for none.
 // The explicit template argument of the call's callee spelled as one of `names`
 // (EnableBool<SO_PASSCRED>(fd)); null if none.
 const clang::Expr *templateArgumentSpelledAs(const clang::CallExpr *call, llvm::ArrayRef<llvm::StringRef> names,
@@ -49,6 +48,7 @@ const clang::Expr *templateArgumentSpelledAs(const clang::CallExpr *call, llvm::
 // The function a lambda's operator() is written in; null for anything else (or a lambda outside
 // a function).
 const clang::FunctionDecl *enclosingFunctionOfLambda(const clang::FunctionDecl *fn);
+// " in main()", " in a lambda in main()": where a value is made, for messages; "" for none.
 std::string inFunctionText(const clang::FunctionDecl *fn);
 // The callee's identifier, "" for operators and indirect calls.
 llvm::StringRef calleeName(const clang::CallExpr *call);

@@ -1179,9 +1179,10 @@ private:
     }
   }
   // An argument that hands over elements that exist already: an int array
-  // (`std::span<const int>(fds)`), a pointer to one int, or a pointer into an array (`std::vector<int>(fds, fds + n)`,
-  // `std::span(v.data(), n)`, `assign(first, last)`). Precision lost: of a plain array, only the
-  // elements a socketpair() fills ([0], [1]) and those at an unknown index ([*]) are taken.
+  // (`std::span<const int>(fds)`), a pointer to one int, or a pointer into an array
+  // (`std::vector<int>(fds, fds + n)`, `std::span(v.data(), n)`, `assign(first, last)`). Precision
+  // lost: of a plain array, only the elements a socketpair() fills ([0], [1]) and those at an
+  // unknown index ([*]) are taken.
   void storeElementsHandedOver(const Expr *arg, Id container, facts::FlowKind kind) {
     QualType type = arg->IgnoreParenImpCasts()->getType().getNonReferenceType();
     QualType elementType;
