@@ -79,7 +79,7 @@ bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTConte
   const Expr *bare = expr->IgnoreParenImpCasts();
   // A constant of the project's own (constexpr int kOption = SO_PASSCRED; const int opt = ...):
   // as its initialiser is spelled. Only a variable that cannot change, so it is always that value.
-  if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
+  if (const auto *ref = dyn_cast<DeclRefExpr>(bare)) {
     if (const auto *var = dyn_cast<VarDecl>(ref->getDecl());
         var && !isa<ParmVarDecl>(var) && (var->isConstexpr() || var->getType().isConstQualified()))
       if (const VarDecl *defined = var->getDefinition(); defined && defined->getInit() && InitialiserDepth < 8) {
@@ -90,7 +90,6 @@ bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTConte
         if (spelled)
           return true;
       }
-  if (const auto *ref = dyn_cast<DeclRefExpr>(bare))
     if (const auto *enumerator = dyn_cast<EnumConstantDecl>(ref->getDecl())) {
       for (llvm::StringRef name : names)
         if (enumerator->getName() == name) {
@@ -104,6 +103,7 @@ bool spelledAs(const Expr *expr, llvm::ArrayRef<llvm::StringRef> names, ASTConte
           init && !isa<IntegerLiteral>(init->IgnoreParenImpCasts()) && spelledAs(init, names, ctx, found))
         return true;
     }
+  }
   for (SourceLocation loc : {expr->getBeginLoc(), bare->getBeginLoc()})
     for (llvm::StringRef macro : macroNames(loc, ctx.getSourceManager(), ctx.getLangOpts()))
       for (llvm::StringRef name : names)
@@ -125,6 +125,21 @@ bool inMacro(SourceLocation loc, llvm::StringRef name, const SourceManager &sm,
   return false;
 }
 
+// N of a std::array<T, N> or a std::span<T, N> of static extent.
+static std::optional<std::int64_t> stdExtent(const CXXRecordDecl *record) {
+  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record);
+  if (!spec || !spec->isInStdNamespace() || spec->getTemplateArgs().size() != 2 ||
+      spec->getTemplateArgs()[1].getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  if (spec->getName() != "array" && spec->getName() != "span")
+    return std::nullopt;
+  llvm::APSInt n = spec->getTemplateArgs()[1].getAsIntegral();
+  // std::dynamic_extent is size_t(-1): no count.
+  if (n.isNegative() || n.getActiveBits() > 62)
+    return std::nullopt;
+  return n.getExtValue();
+}
+
 std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
   if (!expr || expr->isValueDependent() || expr->isTypeDependent())
     return std::nullopt;
@@ -138,10 +153,8 @@ std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
   if (const auto *call = dyn_cast<CXXMemberCallExpr>(e); call && call->getNumArgs() == 0)
     if (const CXXMethodDecl *method = call->getMethodDecl();
         method && method->getIdentifier() && (method->getName() == "size" || method->getName() == "max_size"))
-      if (const auto *array = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent());
-          array && array->isInStdNamespace() && array->getName() == "array" && array->getTemplateArgs().size() == 2 &&
-          array->getTemplateArgs()[1].getKind() == TemplateArgument::Integral)
-        return array->getTemplateArgs()[1].getAsIntegral().getExtValue();
+      if (std::optional<std::int64_t> n = stdExtent(method->getParent()))
+        return n;
   if (const auto *binary = dyn_cast<BinaryOperator>(e);
       binary && (binary->getOpcode() == BO_Mul || binary->getOpcode() == BO_Add || binary->getOpcode() == BO_Sub)) {
     std::optional<std::int64_t> left = evalInt(binary->getLHS(), ctx), right = evalInt(binary->getRHS(), ctx);
@@ -158,29 +171,13 @@ std::optional<std::int64_t> evalInt(const Expr *expr, const ASTContext &ctx) {
   return std::nullopt;
 }
 
-// N of a std::array<T, N> or a std::span<T, N> of static extent.
-static std::optional<std::int64_t> stdExtent(QualType type) {
-  const auto *record = type.getNonReferenceType()->getAsCXXRecordDecl();
-  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(record);
-  if (!spec || !spec->isInStdNamespace() || spec->getTemplateArgs().size() != 2 ||
-      spec->getTemplateArgs()[1].getKind() != TemplateArgument::Integral)
-    return std::nullopt;
-  if (spec->getName() != "array" && spec->getName() != "span")
-    return std::nullopt;
-  llvm::APSInt n = spec->getTemplateArgs()[1].getAsIntegral();
-  // std::dynamic_extent is size_t(-1): no count.
-  if (n.isNegative() || n.getActiveBits() > 62)
-    return std::nullopt;
-  return n.getExtValue();
-}
-
 std::optional<std::int64_t> constantElementCount(const Expr *expr, const ASTContext &ctx) {
   for (int depth = 0; expr && depth < 8; ++depth) {
     const Expr *e = expr->IgnoreImplicit()->IgnoreParens();
     QualType type = e->getType().getNonReferenceType();
     if (const auto *array = ctx.getAsConstantArrayType(type))
       return array->getSize().getZExtValue();
-    if (std::optional<std::int64_t> n = stdExtent(type))
+    if (std::optional<std::int64_t> n = stdExtent(type->getAsCXXRecordDecl()))
       return n;
     // A container built from one argument (a span over an array, a copy): as many as that has.
     const auto *construct = dyn_cast<CXXConstructExpr>(e);

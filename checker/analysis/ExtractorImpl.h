@@ -505,7 +505,7 @@ private:
       std::optional<std::int64_t> size = evalInt(sides[i], Ctx);
       if (!size || *size != 4 || !isa<UnaryExprOrTypeTraitExpr>(sides[i]))
         continue;
-      if (int param = ownParameter(sides[1 - i]); param >= 0 && isa<DeclRefExpr>(sides[1 - i]))
+      if (int param = ownParameter(sides[1 - i]); param >= 0)
         return param;
       if (int param = containerSize(sides[1 - i], "size"); param >= 0)
         return param;
