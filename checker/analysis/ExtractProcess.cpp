@@ -476,6 +476,14 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   }
   if (isStdMove(callee))
     return;
+  // std::swap(a, b) (an RAII handle's swap(), `out->swap(local)` filling an out-parameter): each
+  // gets what the other held, an object field by field. The library's body is not parsed.
+  if (isStdNamed(callee, {"swap"}) && call->getNumArgs() == 2) {
+    for (unsigned i = 0; i < 2; ++i)
+      if (std::optional<Id> into = placeOf(call->getArg(i)))
+        storeInto(call->getArg(1 - i), *into, facts::FlowKind::Assign);
+    return;
+  }
   if (callsForEachElement(call, callee, event))
     return;
   llvm::StringRef name = callee->getIdentifier() ? callee->getName() : "";
@@ -996,8 +1004,11 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
       storeInto(args[1], memberPlace(element(*object, -1), "second", kNone), facts::FlowKind::Assign);
     if ((op && op->getOperator() == OO_Equal) || name == "assign" || name == "swap")
       for (const Expr *arg : args)
-        if (std::optional<Id> from = placeOf(arg))
+        if (std::optional<Id> from = placeOf(arg)) {
           copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
+          if (name == "swap") // both ways
+            copyObject(*object, *from, objectExpr->getType(), facts::FlowKind::Assign);
+        }
     return true;
   case ModelledRecord::Callable:
     if (op && op->getOperator() == OO_Call) {

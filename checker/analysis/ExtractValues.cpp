@@ -253,6 +253,11 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     return std::nullopt;
   if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
     if (const auto *var = dyn_cast<VarDecl>(ref->getDecl())) {
+      // A named integer constant (const FileHandle kInvalidFileHandle = -1): a value, as the
+      // literal is, not a variable whose contents come from elsewhere.
+      if (var->hasGlobalStorage() && var->getType().isConstQualified() && var->getType()->isIntegralOrEnumerationType() &&
+          !var->getType().isVolatileQualified() && evalInt(e, Ctx))
+        return std::nullopt;
       std::optional<Id> place = varPlace(var, ref);
       // A reference names the object it is bound to: what its place points to.
       if (place && var->getType()->isReferenceType() && isObjectType(var->getType()))

@@ -112,6 +112,12 @@ inline llvm::StringRef fieldName(const FieldDecl *field) {
 inline std::string recordName(const RecordDecl *record) {
   if (!record)
     return "<record>";
+  // A record of a class template's instantiation (ScopedGeneric<int, Traits>::Data) is the
+  // template's, as its methods are one function for every instantiation: a method's place would
+  // otherwise be of one instantiation's record, and a field of another's not found in it.
+  if (const auto *cxx = dyn_cast<CXXRecordDecl>(record))
+    if (const CXXRecordDecl *pattern = cxx->getTemplateInstantiationPattern(); pattern && pattern != cxx)
+      return recordName(pattern);
   if (const RecordDecl *definition = record->getDefinition(); definition && !definition->field_empty() &&
                                                               isSocketAddressFamily(*definition->field_begin()))
     return "sockaddr";

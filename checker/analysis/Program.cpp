@@ -493,13 +493,26 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
   }
   // The unit's calls, direct (once per site and callee) or through a pointer (once per site and
   // pointer), in the program's numbering.
+  auto sameArguments = [&](const facts::Call &known, const facts::Call &c) {
+    if (known.args.size() != c.args.size() || known.receiver.place != mapped(placeMap, c.receiver.place))
+      return false;
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+      if (known.args[i].place != mapped(placeMap, c.args[i].place))
+        return false;
+    return true;
+  };
   auto mergeCalls = [&](const std::vector<facts::Call> &unitCalls, std::vector<facts::Call> *movableCalls,
-                        bool direct, llvm::DenseSet<std::pair<Id, Id>> &keys, std::vector<facts::Call> &into) {
+                        bool direct, std::vector<facts::Call> &into) {
     for (std::size_t i = 0; i < unitCalls.size(); ++i) {
       const facts::Call &c = unitCalls[i];
       Id site = siteMap[c.site], to = direct ? functionMap[c.callee] : placeMap[c.target];
-      if (seen(keys, std::make_pair(site, to)))
+      if (direct) {
+        auto [known, fresh] = CallKeys.try_emplace(std::make_pair(site, to), static_cast<Id>(into.size()));
+        if (!fresh && sameArguments(into[known->second], c))
+          continue;
+      } else if (seen(IndirectKeys, std::make_pair(site, to))) {
         continue;
+      }
       facts::Call copy = movableCalls ? facts::Call(std::move((*movableCalls)[i])) : c; // (c is moved from too)
       copy.site = site;
       copy.caller = mapped(functionMap, copy.caller);
@@ -510,9 +523,8 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
       into.push_back(std::move(copy));
     }
   };
-  mergeCalls(u.calls, movable ? &movable->calls : nullptr, /*direct=*/true, CallKeys, calls);
-  mergeCalls(u.indirectCalls, movable ? &movable->indirectCalls : nullptr, /*direct=*/false, IndirectKeys,
-             indirectCalls);
+  mergeCalls(u.calls, movable ? &movable->calls : nullptr, /*direct=*/true, calls);
+  mergeCalls(u.indirectCalls, movable ? &movable->indirectCalls : nullptr, /*direct=*/false, indirectCalls);
   for (const facts::Points &pt : u.points) {
     // The constant too (bind_listen(AF_INET6, ...)): dropped here, it reached the link as a place
     // given nothing.
@@ -1883,14 +1895,29 @@ void Program::resolveObjects() {
 // caller what the objects it passes hold, and one that only stores a parameter through another
 // (set_fd(c, fd), SetFd(fd) { fd_ = fd; }) stores each caller's value into that caller's objects.
 // Without this every caller would read and write every caller's objects.
+std::optional<int> Program::storedParam(Id source, Id fn) {
+  if (std::optional<int> param = paramOf(source, fn))
+    return param;
+  Id root = derefRoot(source);
+  if (root == kNone || root == source)
+    return std::nullopt; // *p itself: what p points to is an object, not a value it holds
+  return paramOf(places[root].base, fn);
+}
+
+Id Program::functionOfPath(Id place) {
+  Id root = derefRoot(place);
+  return root == kNone || places[root].base == kNone ? kNone : places[places[root].base].function;
+}
+
+std::optional<int> Program::paramOf(Id place, Id fn) const {
+  const facts::Place &p = places[place];
+  if (p.kind != facts::PlaceKind::Param || p.function != fn)
+    return std::nullopt;
+  return p.index; // -1: this
+}
+
 void Program::findAccessors() {
   const Graph incoming = flowsByPlace(/*into=*/true);
-  auto paramOf = [&](Id place, Id fn) -> std::optional<int> {
-    const facts::Place &p = places[place];
-    if (p.kind != facts::PlaceKind::Param || p.function != fn)
-      return std::nullopt;
-    return p.index; // -1: this
-  };
   std::set<Id> getters;
   for (Id fn = 0; fn < functions.size(); ++fn) {
     if (!functions[fn].defined)
@@ -1932,14 +1959,32 @@ void Program::findAccessors() {
     getters.insert(fn);
     Accessors.insert(Accessors.end(), loads.begin(), loads.end());
   }
-  // Setters: a parameter stored through another parameter (c->fd = fd; fd_ = fd).
+  // The functions only calls reach (not an event loop's callback, nor an address taken for
+  // elsewhere): what a new kind of setter stores is made at calls only, so it is one only there.
+  std::vector<bool> onlyCalled(functions.size(), false);
+  for (const facts::Call &call : calls)
+    if (call.callee != kNone)
+      onlyCalled[call.callee] = true;
+  for (const facts::Callback &callback : callbacks)
+    if (callback.callee != kNone)
+      onlyCalled[callback.callee] = false;
+  for (Id fn = 0; fn < functions.size(); ++fn)
+    if (functions[fn].addressEscapes)
+      onlyCalled[fn] = false;
+  // Setters: a parameter stored through another parameter (c->fd = fd; fd_ = fd), or what is
+  // read through one (a move constructor's fd_ = std::exchange(other.fd_, -1)): per call, from
+  // the objects that caller passes.
   for (Id f = 0; f < flows.size(); ++f) {
     const facts::Flow &flow = flows[f];
-    if (!StoreSideIds.count(flow.to))
+    if (!StoreSideIds.count(flow.to) || flows[f].kind == facts::FlowKind::Resolved)
       continue;
     Id fn = places[flow.from].function;
-    std::optional<int> source = fn == kNone ? std::nullopt : paramOf(flow.from, fn);
-    if (!source || *source < 0)
+    if (fn == kNone)
+      fn = functionOfPath(flow.from);
+    std::optional<int> source = fn == kNone ? std::nullopt : storedParam(flow.from, fn);
+    if (!source || (*source < 0 && places[flow.from].kind == facts::PlaceKind::Param))
+      continue;
+    if (places[flow.from].kind != facts::PlaceKind::Param && !onlyCalled[fn])
       continue;
     // The place the store side stands for, and the parameter it is reached through.
     Id target = StoreSideOf.count(flow.to) ? StoreSideOf[flow.to] : kNone;
@@ -1950,6 +1995,7 @@ void Program::findAccessors() {
     Accessors.push_back({fn, *via, root, target, flow.from});
     flows[f].from = flows[f].to; // the flow is made per call instead (a self-loop is inert)
   }
+  forwardSetters(getters, onlyCalled);
   // A getter's own return no longer reaches its callers: each call gets what it reads.
   std::vector<facts::Flow> kept;
   kept.reserve(flows.size());
@@ -1970,6 +2016,98 @@ void Program::findAccessors() {
     FlowKeys.insert(flowKey(f.from, f.to, f.kind, f.exact));
 }
 
+// Setters through setters: a function that hands its parameter to a setter, for an object it
+// reaches through another parameter of its own, is a setter of that path too (a constructor
+// initialising a member object, Handle(int fd) : data_(fd) {}; wrap(c, fd) { set_fd(c, fd); }).
+// Its calls then store per call, and the inner call stores nothing of its own: it would store
+// every caller's value into every caller's object. Rounds until nothing new, as deep as
+// kMaxForwardedSetters (a setter of a setter of a setter...).
+void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool> &onlyCalled) {
+  constexpr int kMaxForwardedSetters = 4;
+  // The value of each call of a getter: what that call reads (rvalue.release() in a move
+  // constructor reads the moved-from object's fd).
+  // (Copies: the loop below adds to Accessors.)
+  std::map<Id, std::pair<const facts::Call *, Access>> getterCalls;
+  {
+    std::map<Id, Access> loadOf;
+    for (const Access &a : Accessors)
+      if (a.source == kNone && getters.count(a.function))
+        loadOf.emplace(a.function, a);
+    for (const facts::Call &call : calls)
+      if (auto load = loadOf.find(call.callee); load != loadOf.end()) {
+        const facts::Site &site = sites[call.site];
+        if (Id value = placeByKey(facts::callValueKey(functions[call.callee].key, files[site.file], site.offset));
+            value != kNone)
+          getterCalls[value] = {&call, load->second};
+      }
+  }
+  auto argumentAt = [](const facts::Call &call, int index) {
+    return index < 0 ? call.receiver.place
+                     : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
+  };
+  // The place of `caller` standing for what is stored: its parameter, or a path from one.
+  // `through` is the object the path is read from (kNone: the value is the parameter itself).
+  auto pathFromCaller = [&](Id place, Id deref, Id through, Id caller) -> Id {
+    Id from = counterpart(place, deref, through);
+    Id root = from == kNone ? kNone : derefRoot(from);
+    return root != kNone && root == derefRoot(through) && paramOf(places[root].base, caller) ? from : kNone;
+  };
+  std::size_t from = 0;
+  for (int round = 0; round < kMaxForwardedSetters && from < Accessors.size(); ++round) {
+    std::map<Id, std::vector<std::size_t>> setters; // function -> its setters found last round
+    for (std::size_t i = from; i < Accessors.size(); ++i)
+      if (Accessors[i].source != kNone)
+        setters[Accessors[i].function].push_back(i);
+    from = Accessors.size();
+    for (const facts::Call &call : calls) {
+      auto it = setters.find(call.callee);
+      Id caller = call.caller;
+      if (it == setters.end() || caller == kNone || caller == call.callee || !functions[caller].defined ||
+          !onlyCalled[caller])
+        continue;
+      for (std::size_t i : it->second) {
+        const Access a = Accessors[i]; // a copy: push_back below may move the table
+        Id object = argumentAt(call, a.param) == kNone ? kNone : derefOf(argumentAt(call, a.param));
+        Id root = object == kNone ? kNone : derefRoot(object);
+        std::optional<int> via = root == kNone ? std::nullopt : paramOf(places[root].base, caller);
+        if (!via)
+          continue;
+        // What the caller stores: its own parameter, a path from one (other.fd_), or what a
+        // getter's call reads from one (other.release()).
+        Id value = kNone;
+        if (places[a.source].kind == facts::PlaceKind::Param) {
+          Id passed = argumentAt(call, places[a.source].index);
+          if (passed == kNone)
+            continue;
+          if (std::optional<int> param = paramOf(passed, caller); param && *param >= 0)
+            value = passed;
+          else if (storedParam(passed, caller))
+            value = passed;
+          else if (auto getter = getterCalls.find(passed); getter != getterCalls.end()) {
+            const auto [read, load] = getter->second;
+            if (Id pointer = argumentAt(*read, load.param); pointer != kNone)
+              value = pathFromCaller(load.place, load.deref, derefOf(pointer), caller);
+          }
+        } else if (Id sourceRoot = derefRoot(a.source); sourceRoot != kNone) {
+          // A path from another of the setter's parameters: the same path from the caller's.
+          Id pointer = argumentAt(call, places[places[sourceRoot].base].index);
+          if (pointer != kNone)
+            value = pathFromCaller(a.source, sourceRoot, derefOf(pointer), caller);
+        }
+        if (value == kNone)
+          continue;
+        // (A path too long, or of a field the object's record lacks, is a per-type place: not
+        // reached through the parameter, so nothing this function stores per call.)
+        Id target = counterpart(a.place, a.deref, object);
+        if (target == kNone || derefRoot(target) != root)
+          continue;
+        Accessors.push_back({caller, *via, root, target, value});
+        ForwardedStores.insert({call.site, i});
+      }
+    }
+  }
+}
+
 void Program::instantiateAccessors() {
   if (Accessors.empty())
     return;
@@ -1986,7 +2124,7 @@ void Program::instantiateAccessors() {
     std::vector<bool> byValue(places.size(), false);
     bool any = false;
     for (const Access &a : Accessors)
-      if (a.source != kNone)
+      if (a.source != kNone && places[a.source].kind == facts::PlaceKind::Param)
         byValue[a.source] = any = true;
     if (any)
       for (const facts::Flow &f : flows)
@@ -1999,13 +2137,31 @@ void Program::instantiateAccessors() {
     if (it == byFunction.end())
       return;
     for (const Access *a : it->second) {
+      if (ForwardedStores.count({call.site, static_cast<std::size_t>(a - Accessors.data())}))
+        continue;
       Id pointer = a->param < 0 ? call.receiver.place
                                 : (static_cast<std::size_t>(a->param) < call.args.size() ? call.args[a->param].place : kNone);
       if (Addresses.at(pointer).empty())
         continue;
       Id stored = kNone;
       const std::vector<Id> *copies = nullptr;
-      if (a->source != kNone) { // a setter: what this caller passes for the stored parameter
+      std::vector<Id> readFrom; // a setter of a path (other.fd_): that path of each object passed
+      if (Id sourceRoot = a->source == kNone ? kNone : derefRoot(a->source); sourceRoot != kNone) {
+        int index = places[places[sourceRoot].base].index;
+        Id from = index < 0 ? call.receiver.place
+                            : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
+        if (from == kNone)
+          continue;
+        for (Id v : Addresses.at(from))
+          if (v == kUnknownObject || v < ObjectPlaces.size())
+            if (Id there = v == kUnknownObject ? unknownCounterpart(a->source)
+                                               : counterpart(a->source, sourceRoot, ObjectPlaces[v]);
+                there != kNone)
+              readFrom.push_back(there);
+        if (readFrom.empty())
+          continue;
+        copies = &readFrom;
+      } else if (a->source != kNone) { // a setter: what this caller passes for the stored parameter
         int index = places[a->source].index;
         if (index < 0 || static_cast<std::size_t>(index) >= call.args.size() ||
             call.args[index].mode == facts::ArgMode::Constant)
@@ -2312,7 +2468,7 @@ bool Program::resolveRound() {
       if (value != kNone && ret != kNone)
         for (Id p : std::vector<Id>(membersOf(ret)))
           addDerived(p, counterpart(p, ret, value), facts::FlowKind::Return, call.site, true);
-      if (CallKeys.insert({bound.site, bound.callee}).second)
+      if (CallKeys.try_emplace(std::make_pair(bound.site, bound.callee), static_cast<Id>(calls.size())).second)
         calls.push_back(std::move(bound));
     }
   }

@@ -363,6 +363,14 @@ private:
   void seedEscapedObjects();
   void cloneConstructors();
   void findAccessors();
+  void forwardSetters(const std::set<Id> &getters, const std::vector<bool> &onlyCalled);
+  // The parameter `place` is of function `fn` (-1: this), if it is one.
+  std::optional<int> paramOf(Id place, Id fn) const;
+  // The parameter of `fn` a stored value comes from: the parameter itself, or the parameter a
+  // path it is read through starts at (other.fd_: -1 is this).
+  std::optional<int> storedParam(Id source, Id fn);
+  // The function whose parameter a path through a pointer starts at (*p.fd: p's).
+  Id functionOfPath(Id place);
   void liftOptions();
   Id statementAt(Id site) const;
   void instantiateAccessors();
@@ -374,6 +382,9 @@ private:
     Id deref, place, source;
   };
   std::vector<Access> Accessors;
+  // (call site, index in Accessors): a setter's store that a call no longer makes on its own,
+  // because the calling function is a setter of the same path and stores per call of its own.
+  std::set<std::pair<Id, std::size_t>> ForwardedStores;
   // The calls a per-call clone of a constructor makes (cloneConstructors()), on the clone's places:
   // getters and setters are made per call, so a clone's calls need their own. `value` is the
   // clone's place for the call's value (kNone: none). They are not program calls: the call graph
@@ -469,7 +480,11 @@ private:
   std::map<std::string, std::set<std::string>> Definitions; // their per-file keys
   std::map<std::string, std::string> DefinitionOf;          // a per-file key -> the plain one
   // Keyed by a site or place first, never kNone (so never a hash table's empty key, all kNone).
-  llvm::DenseSet<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, CallKeys, WriteKeys, IndirectKeys;
+  llvm::DenseSet<std::pair<Id, Id>> OptionKeys, LifecycleKeys, ReceiveKeys, WriteKeys, IndirectKeys;
+  // (site, callee) -> the first such call: a template's call one unit instantiates with other
+  // arguments than another unit (a `const T &` bound to an int value, or to an object's address)
+  // is kept as a second call of that site.
+  llvm::DenseMap<std::pair<Id, Id>, Id> CallKeys;
   llvm::DenseSet<std::tuple<Id, Id, Id, int>> PointsKeys;
   // A flow's identity for de-duplication: from, to, kind, exact (the site is not part of it).
   using FlowKey = std::tuple<Id, Id, int, int>;
