@@ -1890,11 +1890,6 @@ void Program::resolveObjects() {
   }
 }
 
-// Getters and setters, per call: a function that only returns what it reads through a parameter
-// (int conn_fd(struct conn *c) { return c->fd; }, UnixSocket::fd() { return fd_; }) gives each
-// caller what the objects it passes hold, and one that only stores a parameter through another
-// (set_fd(c, fd), SetFd(fd) { fd_ = fd; }) stores each caller's value into that caller's objects.
-// Without this every caller would read and write every caller's objects.
 std::optional<int> Program::storedParam(Id source, Id fn) {
   if (std::optional<int> param = paramOf(source, fn))
     return param;
@@ -1916,6 +1911,11 @@ std::optional<int> Program::paramOf(Id place, Id fn) const {
   return p.index; // -1: this
 }
 
+// Getters and setters, per call: a function that only returns what it reads through a parameter
+// (int conn_fd(struct conn *c) { return c->fd; }, UnixSocket::fd() { return fd_; }) gives each
+// caller what the objects it passes hold, and one that only stores a parameter through another
+// (set_fd(c, fd), SetFd(fd) { fd_ = fd; }) stores each caller's value into that caller's objects.
+// Without this every caller would read and write every caller's objects.
 void Program::findAccessors() {
   const Graph incoming = flowsByPlace(/*into=*/true);
   std::set<Id> getters;
@@ -2045,8 +2045,8 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
     return index < 0 ? call.receiver.place
                      : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
   };
-  // The place of `caller` standing for what is stored: its parameter, or a path from one.
-  // `through` is the object the path is read from (kNone: the value is the parameter itself).
+  // `place` (a path below `deref`) read from the object `through`: the caller's place for it,
+  // if that is a path from one of the caller's parameters.
   auto pathFromCaller = [&](Id place, Id deref, Id through, Id caller) -> Id {
     Id from = counterpart(place, deref, through);
     Id root = from == kNone ? kNone : derefRoot(from);
@@ -2079,11 +2079,12 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
           Id passed = argumentAt(call, places[a.source].index);
           if (passed == kNone)
             continue;
-          if (std::optional<int> param = paramOf(passed, caller); param && *param >= 0)
+          if (std::optional<int> param = paramOf(passed, caller)) {
+            if (*param >= 0) // (`this` itself stored is an address, not what a setter keeps)
+              value = passed;
+          } else if (storedParam(passed, caller)) {
             value = passed;
-          else if (storedParam(passed, caller))
-            value = passed;
-          else if (auto getter = getterCalls.find(passed); getter != getterCalls.end()) {
+          } else if (auto getter = getterCalls.find(passed); getter != getterCalls.end()) {
             const auto [read, load] = getter->second;
             if (Id pointer = argumentAt(*read, load.param); pointer != kNone)
               value = pathFromCaller(load.place, load.deref, derefOf(pointer), caller);
