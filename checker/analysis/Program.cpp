@@ -2016,6 +2016,12 @@ void Program::findAccessors() {
     FlowKeys.insert(flowKey(f.from, f.to, f.kind, f.exact));
 }
 
+// What a call passes for its callee's parameter `index` (-1: the receiver), or kNone.
+static Id argumentPlace(const facts::Call &call, int index) {
+  return index < 0 ? call.receiver.place
+                   : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
+}
+
 // Setters through setters: a function that hands its parameter to a setter, for an object it
 // reaches through another parameter of its own, is a setter of that path too (a constructor
 // initialising a member object, Handle(int fd) : data_(fd) {}; wrap(c, fd) { set_fd(c, fd); }).
@@ -2041,10 +2047,6 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
           getterCalls[value] = {&call, load->second};
       }
   }
-  auto argumentAt = [](const facts::Call &call, int index) {
-    return index < 0 ? call.receiver.place
-                     : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
-  };
   // `place` (a path below `deref`) read from the object `through`: the caller's place for it,
   // if that is a path from one of the caller's parameters.
   auto pathFromCaller = [&](Id place, Id deref, Id through, Id caller) -> Id {
@@ -2067,7 +2069,7 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
         continue;
       for (std::size_t i : it->second) {
         const Access a = Accessors[i]; // a copy: push_back below may move the table
-        Id object = argumentAt(call, a.param) == kNone ? kNone : derefOf(argumentAt(call, a.param));
+        Id object = argumentPlace(call, a.param) == kNone ? kNone : derefOf(argumentPlace(call, a.param));
         Id root = object == kNone ? kNone : derefRoot(object);
         std::optional<int> via = root == kNone ? std::nullopt : paramOf(places[root].base, caller);
         if (!via)
@@ -2076,7 +2078,7 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
         // getter's call reads from one (other.release()).
         Id value = kNone;
         if (places[a.source].kind == facts::PlaceKind::Param) {
-          Id passed = argumentAt(call, places[a.source].index);
+          Id passed = argumentPlace(call, places[a.source].index);
           if (passed == kNone)
             continue;
           if (std::optional<int> param = paramOf(passed, caller)) {
@@ -2086,12 +2088,12 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
             value = passed;
           } else if (auto getter = getterCalls.find(passed); getter != getterCalls.end()) {
             const auto [read, load] = getter->second;
-            if (Id pointer = argumentAt(*read, load.param); pointer != kNone)
+            if (Id pointer = argumentPlace(*read, load.param); pointer != kNone)
               value = pathFromCaller(load.place, load.deref, derefOf(pointer), caller);
           }
         } else if (Id sourceRoot = derefRoot(a.source); sourceRoot != kNone) {
           // A path from another of the setter's parameters: the same path from the caller's.
-          Id pointer = argumentAt(call, places[places[sourceRoot].base].index);
+          Id pointer = argumentPlace(call, places[places[sourceRoot].base].index);
           if (pointer != kNone)
             value = pathFromCaller(a.source, sourceRoot, derefOf(pointer), caller);
         }
@@ -2140,8 +2142,7 @@ void Program::instantiateAccessors() {
     for (const Access *a : it->second) {
       if (ForwardedStores.count({call.site, static_cast<std::size_t>(a - Accessors.data())}))
         continue;
-      Id pointer = a->param < 0 ? call.receiver.place
-                                : (static_cast<std::size_t>(a->param) < call.args.size() ? call.args[a->param].place : kNone);
+      Id pointer = argumentPlace(call, a->param);
       if (Addresses.at(pointer).empty())
         continue;
       Id stored = kNone;
@@ -2149,8 +2150,7 @@ void Program::instantiateAccessors() {
       std::vector<Id> readFrom; // a setter of a path (other.fd_): that path of each object passed
       if (Id sourceRoot = a->source == kNone ? kNone : derefRoot(a->source); sourceRoot != kNone) {
         int index = places[places[sourceRoot].base].index;
-        Id from = index < 0 ? call.receiver.place
-                            : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
+        Id from = argumentPlace(call, index);
         if (from == kNone)
           continue;
         for (Id v : Addresses.at(from))
@@ -2260,8 +2260,7 @@ void Program::liftOptions() {
       Id root = derefRoot(option.place);
       const facts::Place at = places[root != kNone ? places[root].base : option.place];
       if (at.kind == facts::PlaceKind::Param && at.function == fn) {
-        Id arg = at.index < 0 ? call.receiver.place
-                              : (static_cast<std::size_t>(at.index) < call.args.size() ? call.args[at.index].place : kNone);
+        Id arg = argumentPlace(call, at.index);
         if (arg == kNone)
           continue;
         // The same path from what the caller passes: c->fd of the callee is arg->fd of the
