@@ -1127,9 +1127,18 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
     return;
   }
   // A copy or move the compiler writes is the object copied field by field; one the program
-  // writes is a call of its own.
-  if (ctor->isCopyOrMoveConstructor() && (ctor->isTrivial() || ctor->isDefaulted() || !ctor->hasBody()) &&
-      !args.empty()) {
+  // writes is a call of its own. A body the parse skipped counts as written (afunix-check skips
+  // system headers' bodies, clangd every header's: engine/Extraction.cpp, clangd/Main.cpp), so
+  // the facts do not depend on the skip; a library's written one is never copied.
+  auto written = [&] {
+    if (ctor->isTrivial() || ctor->isDefaulted())
+      return false;
+    if (declaredInSystemHeader(ctor, SM) || ctor->hasBody() || writtenWithBody(ctor))
+      return true;
+    const FunctionDecl *pattern = ctor->getTemplateInstantiationPattern();
+    return pattern && writtenWithBody(pattern);
+  };
+  if (ctor->isCopyOrMoveConstructor() && !written() && !args.empty()) {
     if (std::optional<Id> from = placeOf(args[0]))
       copyObject(*from, storage, type, facts::FlowKind::Init);
     return;

@@ -841,11 +841,14 @@ private:
     return out;
   }
 
-  // A place whose value is of `type`: the records it is, if any (once: a place has one type).
+  // A place whose value is of `type`: the records it is, if any. A template's place stands for
+  // every instantiation's (its key is the pattern's), so it is each record any of them is, in
+  // the order they were met; a dependent type adds none.
   Id typed(Id place, QualType type) {
     facts::Place &p = U.places[place];
-    if (p.records.empty())
-      p.records = recordsOf(type);
+    for (std::string &record : recordsOf(type))
+      if (!llvm::is_contained(p.records, record))
+        p.records.push_back(std::move(record));
     return place;
   }
 

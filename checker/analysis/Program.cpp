@@ -1231,7 +1231,11 @@ void Program::cloneConstructors() {
             id = internPlace("*" + places[base].key, pl.kind, pl.name, pl.function, pl.index, base);
           } else {
             id = internPlace(prefix + pl.key, pl.kind, pl.name, pl.function, pl.index, kNone);
-            places[id].records = pl.records;
+            // A template's place is every instantiation's (ExtractorImpl.h, typed()), and units
+            // may instantiate it differently: each record any unit gives it.
+            for (const std::string &record : pl.records)
+              if (!llvm::is_contained(places[id].records, record))
+                places[id].records.push_back(record);
           }
           map[p] = id;
           if (Untracked.count(p))
@@ -3310,6 +3314,15 @@ std::string Program::dump() const {
       text += " +" + std::to_string(set.size() - kShown);
     return text;
   };
+  // Which functions a call reaches that the link has a body for: a unit defining one in a run
+  // and not in another changes every fact past the call.
+  std::vector<bool> called(functions.size());
+  for (const facts::Call &c : calls)
+    called[c.callee] = true;
+  for (Id f = 0; f < functions.size(); ++f)
+    if (called[f] && !functions[f].system)
+      out += "function " + functions[f].name + (functions[f].defined ? " defined" : "") + " params " +
+             std::to_string(functions[f].params) + "\n";
   for (const facts::Create &c : creates) {
     out += "create " + std::string(facts::name(c.how)) + " " + display(c.place) + " line " + line(c.site);
     if (c.family != facts::Family::Unknown)

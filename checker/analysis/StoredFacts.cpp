@@ -3,6 +3,7 @@
 #include "FactsIO.h"
 #include "InputFiles.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -248,7 +249,7 @@ std::shared_ptr<const StoredFacts> StoredFacts::read(const std::string &path, st
   return stored;
 }
 
-bool StoredFacts::fresh(const facts::Unit &unit) const {
+bool StoredFacts::fresh(const facts::Unit &unit, bool mainFileToo) const {
   // Its main file must have been stamped; each other file it names, when the writer stamped it.
   auto same = [&](const std::string &path, bool required) {
     auto then = Stamps.find(path);
@@ -257,7 +258,7 @@ bool StoredFacts::fresh(const facts::Unit &unit) const {
     std::optional<Stamp> now = stampOf(path);
     return now && now->size == then->second.size && now->mtime == then->second.mtime;
   };
-  if (!same(unit.mainFile, true))
+  if (mainFileToo && !same(unit.mainFile, true))
     return false;
   for (const std::string &file : unit.files)
     if (file != unit.mainFile && !same(file, false))
@@ -270,6 +271,86 @@ std::vector<const facts::Unit *> StoredFacts::unitsExcept(const std::string &mai
   for (const facts::Unit &unit : Units)
     if (unit.mainFile != mainFile && fresh(unit))
       out.push_back(&unit);
+  return out;
+}
+
+std::optional<facts::Unit> StoredFacts::headerBodiesFor(const facts::Unit &editor) const {
+  using facts::Id, facts::kNone;
+  const facts::Unit *stored = nullptr;
+  for (const facts::Unit &unit : Units)
+    if (unit.mainFile == editor.mainFile)
+      stored = &unit;
+  // The main file may be edited (its facts are the editor's); the headers must be as parsed.
+  if (!stored || !fresh(*stored, /*mainFileToo=*/false))
+    return std::nullopt;
+  Id mainFile = kNone;
+  for (Id i = 0; i < stored->files.size(); ++i)
+    if (stored->files[i] == stored->mainFile)
+      mainFile = i;
+
+  facts::Unit out = *stored;
+  // Every body outside the main file: the editor's unit may define one too, with the body its
+  // parse skipped (an instantiation of a skipped template body is empty), so whether it has one
+  // says nothing; the link merges what both give of a body that was parsed.
+  std::vector<bool> taken(out.functions.size());
+  for (Id f = 0; f < out.functions.size(); ++f) {
+    facts::Function &fn = out.functions[f];
+    taken[f] = fn.defined && fn.file != mainFile;
+    if (taken[f])
+      continue;
+    // Known by name only: what the editor says of it stands.
+    facts::Function bare;
+    bare.key = std::move(fn.key);
+    bare.name = std::move(fn.name);
+    bare.params = fn.params;
+    bare.system = fn.system;
+    bare.method = fn.method;
+    fn = std::move(bare);
+  }
+  auto functionOfPlace = [&](Id place) {
+    for (std::size_t steps = 0; place != kNone && steps <= out.places.size(); ++steps) {
+      const facts::Place &p = out.places[place];
+      if (p.function != kNone || p.base == kNone)
+        return p.function;
+      place = p.base;
+    }
+    return kNone;
+  };
+  auto keptSite = [&](Id site) {
+    Id f = site == kNone ? kNone : out.sites[site].function;
+    return f != kNone && taken[f];
+  };
+  // A place of a taken body, and none of a body the editor has.
+  auto keptPlaces = [&](std::initializer_list<Id> places) {
+    bool some = false;
+    for (Id place : places) {
+      Id f = functionOfPlace(place);
+      if (f != kNone && !taken[f])
+        return false;
+      some |= f != kNone;
+    }
+    return some;
+  };
+  auto bySite = [&](auto &facts) {
+    llvm::erase_if(facts, [&](const auto &fact) { return !keptSite(fact.site); });
+  };
+  bySite(out.creates);
+  bySite(out.options);
+  bySite(out.lifecycle);
+  bySite(out.receives);
+  bySite(out.payloads);
+  bySite(out.sends);
+  bySite(out.writes);
+  bySite(out.limits);
+  bySite(out.calls);
+  bySite(out.callbacks);
+  bySite(out.indirectCalls);
+  llvm::erase_if(out.flows, [&](const facts::Flow &flow) {
+    return flow.site != kNone ? !keptSite(flow.site) : !keptPlaces({flow.from, flow.to});
+  });
+  llvm::erase_if(out.points, [&](const facts::Points &points) { return !keptPlaces({points.place}); });
+  llvm::erase_if(out.untracked, [&](Id place) { return !keptPlaces({place}); });
+  out.services.clear();
   return out;
 }
 

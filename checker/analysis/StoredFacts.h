@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ public:
   // main file and the headers its facts point into: size and modification time), except the one
   // of `mainFile`. Decided at each call: a file saved since the read makes its unit stale.
   std::vector<const facts::Unit *> unitsExcept(const std::string &mainFile) const;
+  // What the editor's parse of a file cannot see: clangd parses the headers (its preamble)
+  // without function bodies, so a header's inline functions and the template members the file
+  // instantiates have none in `editor`. These are the facts of the bodies the stored run parsed
+  // in the same file's unit that are outside the file itself, the rest of that unit left out;
+  // nothing when the stored unit or a header it names changed.
+  std::optional<facts::Unit> headerBodiesFor(const facts::Unit &editor) const;
   // The target the stored run built `mainFile` into ("" if it has no unit here).
   std::string targetOf(const std::string &mainFile) const;
   // The main files of the stored units that are not (a file changed since), now.
@@ -61,7 +68,7 @@ public:
   };
 
 private:
-  bool fresh(const facts::Unit &unit) const;
+  bool fresh(const facts::Unit &unit, bool mainFileToo = true) const;
   std::vector<facts::Unit> Units;
   std::map<std::string, FileStamp> Stamps; // as written
   std::string Fingerprint;

@@ -12,6 +12,11 @@ scratch project with its compile_commands.json and a .clangd. Over LSP, as an ed
    makes a finding), and afunix-clangd's log says so, naming peer.c;
 4. `afunix-check -p` again: the finding is back.
 
+5. the reader inline in a header instead, in a one-file project: clangd parses headers without
+   function bodies, so the file alone shows nothing; with stored facts the editor takes the
+   header's bodies from the stored unit of the same file and shows the finding; with the header
+   edited since the run they are stale and left out.
+
 peer.c has a finding of its own (SO_PASSCRED on an inet socket): the editor shows it in peer.c and
 never in server.c, as a partial run `afunix-check -p . server.c` reports only server.c's
 findings (and those of the headers it includes).
@@ -72,6 +77,11 @@ int peer_inet(void) {
 }
 """
 PEER_FINDING = (21, "afunix-passcred-wrong-family")
+
+# The reader of peer.c, inline in a header: its body is in clangd's preamble.
+INLINE_SERVER = "#define _GNU_SOURCE\n" + SERVER.replace('#include "peer.h"', '#include "peer_inline.h"')
+PEER_INLINE_H = "#include <sys/socket.h>\n\n" + PEER[PEER.index("int read_peer"):PEER.index(
+    "int peer_inet")].replace("int read_peer", "static inline int read_peer")
 
 
 def afunix_diagnostics(clangd, project, path):
@@ -163,6 +173,30 @@ def main():
         found, _ = afunix_diagnostics(clangd, project, server)
         assert [(l, c) for l, c, _, _ in found] == want, found
         print("4. afunix-check -p again: the finding is back")
+
+    with tempfile.TemporaryDirectory(prefix="afunix-project-lsp-") as project:
+        for name, text in {"server.c": INLINE_SERVER, "peer_inline.h": PEER_INLINE_H}.items():
+            with open(os.path.join(project, name), "w") as f:
+                f.write(text)
+        with open(os.path.join(project, ".clangd"), "w") as f:
+            f.write(clangd_config({"Pedantic": "false"}, "afunix-*"))
+        with open(os.path.join(project, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": project, "file": os.path.join(project, "server.c"),
+                        "arguments": ["clang", "-c", "server.c"]}], f)
+        server = os.path.join(project, "server.c")
+        found, _ = afunix_diagnostics(clangd, project, server)
+        assert found == [], f"clangd skips the header's bodies: nothing without stored facts, got {found}"
+        report = run_check(checker, project)
+        want = [(f["line"], f["rule"]) for f in report["findings"]]
+        assert want == [(FINDING_LINE + 1, "afunix-creds-without-passcred")], want
+        found, _ = afunix_diagnostics(clangd, project, server)
+        assert [(l, c) for l, c, _, _ in found] == want, f"the editor shows {found}, afunix-check {want}"
+        with open(os.path.join(project, "peer_inline.h"), "a") as f:
+            f.write("/* edited since the run */\n")
+        found, _ = afunix_diagnostics(clangd, project, server)
+        assert found == [], f"a header changed since the run: its stored bodies are stale, got {found}"
+        print("5. a reader inline in a header: shown from the stored unit's header bodies, "
+              "and left out once the header changed")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ struct TuAnalysis {
     ::afunix::facts::Unit unit;
     std::unique_ptr<analysis::Program> program;
     std::shared_ptr<const analysis::StoredFacts> stored; // kept alive while the program uses it
+    std::optional<::afunix::facts::Unit> headerBodies;     // StoredFacts::headerBodiesFor()
   };
   std::map<std::string, Linked> programs; // by extraction fingerprint (the options may differ)
   bool evaluated = false;
@@ -57,9 +58,13 @@ const analysis::Program &programFor(ASTContext &context, const analysis::Project
   // The open file joins the program it is built into (its inherited fds are that program's).
   if (linked.stored && linked.unit.target.empty())
     linked.unit.target = linked.stored->targetOf(linked.unit.mainFile);
-  if (linked.stored)
+  if (linked.stored) {
+    linked.headerBodies = linked.stored->headerBodiesFor(linked.unit);
+    if (linked.headerBodies)
+      units.push_back(&*linked.headerBodies);
     for (const ::afunix::facts::Unit *other : linked.stored->unitsExcept(linked.unit.mainFile))
       units.push_back(other);
+  }
   linked.program = analysis::Program::link(units);
   return *linked.program;
 }
