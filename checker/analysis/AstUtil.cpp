@@ -279,6 +279,14 @@ std::optional<facts::Family> familyFromName(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+std::optional<int> socketTypeFromName(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<int>>(name)
+      .Case("SOCK_STREAM", kernel::kSockStream)
+      .Case("SOCK_DGRAM", kernel::kSockDgram)
+      .Case("SOCK_SEQPACKET", kernel::kSockSeqpacket)
+      .Default(std::nullopt);
+}
+
 bool isReceiveCall(llvm::StringRef name) {
   return llvm::StringSwitch<bool>(name)
       .Cases("recv", "recvmsg", "recvfrom", "recvmmsg", "read", "readv", true)

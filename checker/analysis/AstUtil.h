@@ -63,6 +63,8 @@ bool typeIsRecordNamed(clang::QualType type, llvm::StringRef name); // through o
 bool mentionsCmsghdr(const clang::Stmt *stmt);
 
 std::optional<facts::Family> familyFromName(llvm::StringRef name);
+// SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET: their values (KernelConstants.h).
+std::optional<int> socketTypeFromName(llvm::StringRef name);
 
 // Calls that read from an fd (an acknowledgement when the fd is a peer's channel).
 bool isReceiveCall(llvm::StringRef name);

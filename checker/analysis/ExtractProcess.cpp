@@ -508,6 +508,26 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   // A creating call interns its value (and its origin) even when the value is dropped.
   if (api && (name == "socket" || name == "accept" || name == "accept4" || name == "paccept"))
     placeOf(call);
+  // A socket maker that binds, or listens, before it returns: the event is at its call. One
+  // event per call: a listener's bind() pairs no client (its address is the library's).
+  if (auto maker = Options.socketProducers.find(name);
+      maker != Options.socketProducers.end() && maker->getValue().binds)
+    if (std::optional<Id> socket = placeOf(call)) {
+      const facts::Create *made = nullptr;
+      for (const facts::Create &c : U.creates)
+        if (c.place == *socket)
+          made = &c;
+      bool connectionOriented = made && (made->type == kernel::kSockStream || made->type == kernel::kSockSeqpacket);
+      facts::LifecycleEvent fact;
+      fact.place = *socket;
+      fact.site = makeSite(call, nullptr, event.loop);
+      // A listening maker listens only on a connection-oriented socket; of a type known only at
+      // run time it is taken as bound, which is all it surely is.
+      fact.kind = maker->getValue().listens && connectionOriented ? facts::Lifecycle::Listen : facts::Lifecycle::Bind;
+      fact.statement = event.statement;
+      fact.maker = name.str();
+      U.lifecycle.push_back(std::move(fact));
+    }
 
   if (api && name == "socketpair" && call->getNumArgs() >= 4) {
     pairCreates(call, call->getArg(3), facts::CreateHow::Socketpair, event);

@@ -803,10 +803,19 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     return createValue(call, std::move(create), name.str());
   }
   if (auto producer = Options.socketProducers.find(name); producer != Options.socketProducers.end()) {
+    const SocketMaker &maker = producer->getValue();
     facts::Create create;
     create.how = facts::CreateHow::Producer;
-    create.family = producer->getValue();
-    create.familyName = Options.producerFamilyNames.lookup(name);
+    create.family = maker.family;
+    create.familyName = maker.familyName;
+    create.type = maker.type;
+    if (maker.typeArg >= 0 && static_cast<unsigned>(maker.typeArg) < call->getNumArgs()) {
+      const Expr *type = call->getArg(maker.typeArg);
+      if (std::optional<std::int64_t> value = evalInt(type, Ctx))
+        create.type = static_cast<int>(*value & kSockTypeMask);
+      else
+        create.typeParam = parameterValue(type);
+    }
     create.origin = name.str() + "()" + where;
     return createValue(call, std::move(create), name.str());
   }

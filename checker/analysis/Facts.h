@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 5;
+inline constexpr int kFormatVersion = 6;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -259,6 +259,9 @@ struct LifecycleEvent {
   Lifecycle kind = Lifecycle::Bind;
   Id statement = kNone;
   Address address; // bind() and connect()
+  // A socket maker that binds or listens before it returns (models.md, socket_makers): the event
+  // is at its call, and nothing can come between it and the socket's creation.
+  std::string maker;
 };
 
 enum class ReceiveKind : std::uint8_t { Recvmsg, Other }; // Other: recv/recvfrom/read/readv/recvmmsg

@@ -265,6 +265,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(e.statement);
     io.text(e.address.path);
     io.i32(e.address.param);
+    io.text(e.maker);
   });
   io.list(u.receives, [&](Receive &r) {
     io.id(r.place);

@@ -294,6 +294,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("statement", l.statement);
       w.text("address", l.address.path);
       w.integer("address_param", l.address.param, -1);
+      w.text("maker", l.maker);
     });
     w.array("receives", u.receives, [&](const Receive &r) {
       j.attribute("place", static_cast<std::int64_t>(r.place));
@@ -766,6 +767,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.statement = r.ref(o, "statement", nStatements, "lifecycle");
     f.address.path = r.text(o, "address");
     f.address.param = static_cast<int>(r.integer(o, "address_param", -1, "lifecycle"));
+    f.maker = r.text(o, "maker");
     u.lifecycle.push_back(f);
   });
   r.each(*root, "receives", "receives", [&](const json::Object &o) {

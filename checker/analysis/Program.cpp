@@ -3359,7 +3359,7 @@ std::string Program::dump() const {
   };
   for (const facts::LifecycleEvent &l : lifecycle)
     out += std::string(facts::name(l.kind)) + " " + display(l.place) + " line " + line(l.site) +
-           address(l.address) + origins(l.place) + "\n";
+           address(l.address) + (l.maker.empty() ? "" : " by " + l.maker) + origins(l.place) + "\n";
   for (const facts::Write &w : writes)
     out += "write " + display(w.place) + " line " + line(w.site) + (w.credentials ? " credentials" : "") +
            address(w.address) + "\n";

@@ -34,9 +34,11 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
            llvm::function_ref<void(const std::string &)> error) {
   if (option == "SocketProducers")
     for (llvm::StringRef item : items(value)) {
-      auto [name, family] = item.split(':');
-      name = name.trim();
-      family = family.trim();
+      llvm::SmallVector<llvm::StringRef, 4> fields;
+      item.split(fields, ':');
+      fields.resize(4);
+      llvm::StringRef name = fields[0].trim(), family = fields[1].trim(), type = fields[2].trim(),
+                      state = fields[3].trim();
       std::string spelled = family.empty() ? "AF_UNIX" : family.str();
       std::optional<facts::Family> known = familyFromName(spelled);
       if (!known) {
@@ -44,8 +46,27 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
               "' (AF_UNIX, AF_NETLINK, AF_BLUETOOTH, AF_INET or AF_INET6)");
         continue;
       }
-      options.socketProducers[name] = *known;
-      options.producerFamilyNames[name] = spelled;
+      SocketMaker maker;
+      maker.family = *known;
+      maker.familyName = spelled;
+      unsigned arg = 0;
+      if (type.consume_front("arg") && !type.getAsInteger(10, arg) && arg <= 64)
+        maker.typeArg = static_cast<int>(arg);
+      else if (std::optional<int> t = socketTypeFromName(type))
+        maker.type = *t;
+      else if (!type.empty()) {
+        error("SocketProducers: unknown type '" + type.str() + "' for '" + name.str() +
+              "' (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET or argN)");
+        continue;
+      }
+      if (state != "" && state != "binds" && state != "listens") {
+        error("SocketProducers: unknown state '" + state.str() + "' for '" + name.str() +
+              "' (binds or listens)");
+        continue;
+      }
+      maker.listens = state == "listens";
+      maker.binds = maker.listens || state == "binds";
+      options.socketProducers[name] = maker;
     }
   if (option == "OptionWrappers")
     for (llvm::StringRef item : items(value)) {
@@ -188,8 +209,12 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
 
 std::string ProjectOptions::extractionFingerprint() const {
   std::vector<std::string> parts;
-  for (const auto &entry : socketProducers)
-    parts.push_back("p:" + entry.getKey().str() + ":" + facts::name(entry.getValue()));
+  for (const auto &entry : socketProducers) {
+    const SocketMaker &m = entry.getValue();
+    parts.push_back("p:" + entry.getKey().str() + ":" + facts::name(m.family) + ":" +
+                    std::to_string(m.type) + ":" + std::to_string(m.typeArg) + ":" +
+                    (m.listens ? "listens" : m.binds ? "binds" : ""));
+  }
   for (const auto &entry : optionWrappers)
     parts.push_back("w:" + entry.getKey().str() + ":" + facts::name(entry.getValue()));
   for (const std::string &name : externalSources)

@@ -59,6 +59,18 @@ struct MessageQueue {
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 
+// A function returning a new socket: `NAME[:FAMILY[:TYPE[:STATE]]]`, TYPE a SOCK_ name or argN
+// (the type is the call's argument N), STATE `binds` or `listens` (what the socket is when it
+// returns: bound, or bound and, when connection-oriented, listening).
+struct SocketMaker {
+  facts::Family family = facts::Family::Unix;
+  std::string familyName = "AF_UNIX";
+  int type = -1;    // SOCK_STREAM/DGRAM/SEQPACKET; -1: unknown or from typeArg
+  int typeArg = -1;
+  bool binds = false;
+  bool listens = false;
+};
+
 // How the facts name the file at `absolute` (absolute and dot-free): itself, or with
 // `relativePaths` its path from the working directory when it lies below it.
 std::string recordedPath(llvm::StringRef absolute, bool relativePaths);
@@ -69,10 +81,9 @@ const std::string &workingDirectory();
 // Every list starts with the built-in model catalog (models/*.yaml, afunix/ModelCatalog.h) and
 // adds what the project's options say: the catalog and a project's `models:` are one kind of data.
 struct ProjectOptions {
-  // SocketProducers "open_listener;make_pair:AF_INET": functions returning a new socket of that
-  // family (AF_UNIX when none is written).
-  llvm::StringMap<facts::Family> socketProducers;
-  llvm::StringMap<std::string> producerFamilyNames;
+  // SocketProducers "open_listener;make_pair:AF_INET;local_server:AF_UNIX:arg2:listens":
+  // functions returning a new socket of that family (AF_UNIX when none is written).
+  llvm::StringMap<SocketMaker> socketProducers;
   // OptionWrappers "set_passcred;set_sec:SO_PASSSEC": functions that set the option on the
   // integer argument they get (SO_PASSCRED when none is written).
   llvm::StringMap<facts::Option> optionWrappers;

@@ -455,7 +455,13 @@ private:
     // block and nothing between them changes what it reads (or what does moves along with it).
     std::string unfixed; // why there is no fix-it, for the note
     std::string call = lifecycleCallName(kind);
-    if (!lifted && decided.first == before->site) {
+    if (!before->maker.empty()) {
+      // Bound inside a library's call that also made it: no statement of the program comes
+      // between the two.
+      unfixed = before->maker + "() makes the socket and " + (kind == facts::Lifecycle::Bind ? "binds" : "listens on") +
+                " it in one call; make it with socket(), enable SO_PASSCRED, then " +
+                (kind == facts::Lifecycle::Bind ? "bind()" : "bind() and listen()");
+    } else if (!lifted && decided.first == before->site) {
       if (option.statement != kNone && before->statement != kNone) {
         MovePlan plan = moveAbove(P, P.statements[option.statement], P.statements[before->statement], kind);
         r.fixes = std::move(plan.edits);
@@ -473,7 +479,7 @@ private:
     // Otherwise (the call binds or listens in another function or file, or cannot move): enable
     // it right before that call, bringing its own value; the late one is then redundant. Only
     // when the late call surely enables it: a value computed at run time may mean "off".
-    if (r.fixes.empty() && Q.eventsOn(origin, kind).size() == 1) {
+    if (r.fixes.empty() && before->maker.empty() && Q.eventsOn(origin, kind).size() == 1) {
       if (option.value == facts::Tri::True && sharedWithOtherSockets(P, *before))
         unfixed += (unfixed.empty() ? "" : "; ") + std::string("enabling it before ") + call +
                    " there would enable it on every other socket that reaches that " + call;
@@ -493,8 +499,13 @@ private:
     if (decided.first != before->site)
       Ctx.note(r, decided.first, kind == facts::Lifecycle::Bind ? "the socket is bound in this call"
                                                                 : "the socket listens from this call");
-    Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
-    Ctx.note(r, P.creates[origin].site, "socket created here");
+    if (!before->maker.empty()) {
+      Ctx.note(r, before->site, "socket created by " + before->maker + "(), which " +
+                                    (kind == facts::Lifecycle::Bind ? "binds it" : "listens on it") + " before returning");
+    } else {
+      Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
+      Ctx.note(r, P.creates[origin].site, "socket created here");
+    }
     noteClient(r, paired);
     return true;
   }

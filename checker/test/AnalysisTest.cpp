@@ -174,6 +174,41 @@ TEST(Extract, ConfiguredProducerAndExternalSource) {
   EXPECT_TRUE(f.has("create external value:get_inherited()")) << f.dump;
 }
 
+// A maker that binds, or listens, before it returns (docs/models.md): its socket's type from a
+// constant argument or the caller's, and the event at its call; one that binds nothing has none.
+TEST(Extract, SocketMakerThatBindsOrListens) {
+  Linked f = one("int local_server(const char *name, int type); int local_socket(int type);\n"
+                 "int dgram(void) { return local_server(\"a\", 2); }\n"
+                 "int seqpacket(void) { return local_server(\"b\", 5 | 02000000); }\n"
+                 "int typed(int t) { return local_server(\"c\", t); }\n"
+                 "int plain(void) { return local_socket(2); }\n",
+                 options({{"SocketProducers", "local_server:AF_UNIX:arg1:listens;local_socket:AF_UNIX:arg0"}}));
+  EXPECT_TRUE(f.has("create producer value:local_server() line 11 family AF_UNIX type 2\n")) << f.dump;
+  EXPECT_TRUE(f.has("create producer value:local_server() line 12 family AF_UNIX type 5\n")) << f.dump;
+  EXPECT_TRUE(f.has("create producer value:local_socket() line 14 family AF_UNIX type 2\n")) << f.dump;
+  EXPECT_TRUE(f.has("bind value:local_server() line 11 by local_server\n")) << f.dump;
+  EXPECT_TRUE(f.has("listen value:local_server() line 12 by local_server\n")) << f.dump;
+  // The type is the caller's: surely bound, listening only if the type says so.
+  EXPECT_TRUE(f.has("bind value:local_server() line 13 by local_server\n")) << f.dump;
+  EXPECT_FALSE(f.has("line 14 by local_socket")) << f.dump;
+  std::vector<std::string> errors;
+  ProjectOptions bad = ProjectOptions::parse(
+      [](llvm::StringRef o) -> std::optional<std::string> {
+        if (o == "SocketProducers")
+          return std::string("a:AF_UNIX:SOCK_RAW;b:AF_UNIX:arg1:accepts;c:AF_UNIX:SOCK_DGRAM:binds");
+        return std::nullopt;
+      },
+      [&](const std::string &m) { errors.push_back(m); });
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("unknown type 'SOCK_RAW' for 'a'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("unknown state 'accepts' for 'b'"), std::string::npos) << errors[1];
+  EXPECT_FALSE(bad.socketProducers.count("a") || bad.socketProducers.count("b"));
+  EXPECT_TRUE(bad.socketProducers.lookup("c").binds);
+  // The built-in catalog's (models/sockets.yaml) come first.
+  EXPECT_TRUE(bad.socketProducers.lookup("socket_local_server").listens);
+  EXPECT_EQ(bad.socketProducers.lookup("socket_local_server").typeArg, 2);
+}
+
 TEST(Extract, NonSocketFdsAreKnown) {
   Linked f = one("#include <fcntl.h>\nvoid f(void) { int p[2]; pipe(p); int o = open(\"/x\", O_RDONLY); listen(o, 1); listen(p[0], 1); }");
   EXPECT_TRUE(f.has("create not-socket value:open()")) << f.dump;

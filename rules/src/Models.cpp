@@ -12,6 +12,7 @@ namespace afunix::rules {
 namespace {
 
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
+const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
 const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
 const std::set<std::string> kWrappedCalls = {"sendmsg", "recvmsg"};
 
@@ -138,13 +139,26 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     if (clean())
       read.allocators.push_back(name);
   });
-  r.list(node, "socket_makers", {"function", "family"},
+  r.list(node, "socket_makers", {"function", "family", "type", "type_arg", "binds", "listens"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
-           std::string name = r.name(e, "function", field);
+           SocketMakerModel m;
+           m.function = r.name(e, "function", field);
            std::string family = v.scalar(e, "family", field + ".family", false);
            v.oneOf(e, "family", field + ".family", family, kFamilies);
+           if (!family.empty())
+             m.family = family;
+           m.type = v.scalar(e, "type", field + ".type", false);
+           v.oneOf(e, "type", field + ".type", m.type, kSocketTypes);
+           m.typeArg = r.position(e, "type_arg", field, -1);
+           m.binds = r.flag(e, "binds", field);
+           m.listens = r.flag(e, "listens", field);
+           if (clean() && !m.type.empty() && m.typeArg >= 0)
+             v.error(e, field, "type and type_arg both say the socket's type: give one");
+           if (clean() && m.listens && m.type == "SOCK_DGRAM")
+             v.error(e, field + ".listens", "a SOCK_DGRAM socket cannot listen");
+           m.binds |= m.listens; // listen() needs a bound socket
            if (clean())
-             read.socketMakers.emplace_back(name, family.empty() ? "AF_UNIX" : family);
+             read.socketMakers.push_back(std::move(m));
          });
   r.list(node, "option_wrappers", {"function", "option"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
@@ -283,8 +297,14 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
                          ":" + m.name);
   for (const std::string &name : models.allocators)
     add("Allocators", name);
-  for (const auto &[name, family] : models.socketMakers)
-    add("SocketProducers", name + ":" + family);
+  for (const SocketMakerModel &m : models.socketMakers) {
+    std::string item = m.function + ":" + m.family + ":" +
+                       (m.typeArg >= 0 ? "arg" + std::to_string(m.typeArg) : m.type) + ":" +
+                       (m.listens ? "listens" : m.binds ? "binds" : "");
+    while (item.back() == ':')
+      item.pop_back();
+    add("SocketProducers", item);
+  }
   for (const auto &[name, option] : models.optionWrappers)
     add("OptionWrappers", name + ":" + option);
   for (const std::string &name : models.externalSockets)

@@ -392,6 +392,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   ASSERT_TRUE(afunix::rules::parseModelsText(
       "event_loops:\n  - {function: ev_watch, fd: 4, callback: 2, callback_fd: 2}\n"
       "socket_makers:\n  - {function: open_tcp, family: AF_INET6}\n"
+      "  - {function: local_server, type_arg: 2, listens: true}\n"
+      "  - {function: log_socket, type: SOCK_DGRAM, binds: true}\n"
       "option_wrappers:\n  - {function: set_sec}\n"
       "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n"
       "syscall_wrappers:\n  - {function: qb_sendmsg, as: sendmsg, first_arg: 0}\n"
@@ -400,7 +402,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
-  EXPECT_EQ(options["SocketProducers"], "open_tcp:AF_INET6");
+  EXPECT_EQ(options["SocketProducers"],
+            "open_tcp:AF_INET6;local_server:AF_UNIX:arg2:listens;log_socket:AF_UNIX:SOCK_DGRAM:binds");
   EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
   EXPECT_EQ(options["FdOwnerClasses"], "base::ScopedFD");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
@@ -423,6 +426,14 @@ TEST(Models, MistakesNameFileLineAndField) {
        "event_loops[0]", "same argument"},
       {"socket_makers:\n  - {function: open_tcp, family: AF_INET7}\n", 2,
        "socket_makers[0].family", "is not one of"},
+      {"socket_makers:\n  - {function: local_server, type: SOCK_RAW}\n", 2,
+       "socket_makers[0].type", "is not one of"},
+      {"socket_makers:\n  - {function: local_server, type: SOCK_DGRAM, type_arg: 2}\n", 2,
+       "socket_makers[0]", "give one"},
+      {"socket_makers:\n  - {function: log_socket, type: SOCK_DGRAM, listens: true}\n", 2,
+       "socket_makers[0].listens", "cannot listen"},
+      {"socket_makers:\n  - {function: log_socket, binds: yes please}\n", 2,
+       "socket_makers[0].binds", "true or false"},
       {"allocators:\n  - {function: 'not a name'}\n", 2, "allocators[0].function",
        "not a function or class name"},
       {"allocators: pool_alloc\n", 1, "allocators", "must be a list"},

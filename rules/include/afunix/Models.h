@@ -55,11 +55,24 @@ struct MessageQueueModel {
   std::string count; // the message's field holding how many
 };
 
+// A library function that returns a new socket (socket_makers): of `family`, of socket type `type`
+// (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET) or the type given as argument `typeArg`; with `binds`
+// it is already bound to an address when it returns, and with `listens` a connection-oriented one
+// is already listening (Android's libcutils socket_local_server(name, namespace, type)).
+struct SocketMakerModel {
+  std::string function;
+  std::string family = "AF_UNIX";
+  std::string type;  // "" when not known, or given by typeArg
+  int typeArg = -1;
+  bool binds = false;
+  bool listens = false;
+};
+
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
   std::vector<std::string> allocators;
-  std::vector<std::pair<std::string, std::string>> socketMakers;   // function, family
+  std::vector<SocketMakerModel> socketMakers;
   std::vector<std::pair<std::string, std::string>> optionWrappers; // function, option
   std::vector<std::string> externalSockets;
   std::vector<std::string> fdOwnerClasses;
