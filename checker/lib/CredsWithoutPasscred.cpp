@@ -50,6 +50,57 @@ std::vector<Id> namingCalls(const Program &P, const std::set<Id> &throughPointer
       named.push_back(call);
   return named.empty() ? all : named;
 }
+
+// A read on a field of the object a parameter (or `this`) points to (*param:f#this.fd_): the
+// parameter's place and the path below the object (".fd_"); nothing for any other place.
+std::optional<std::pair<Id, std::string>> objectPathOfParameter(const Program &P, Id place) {
+  Id at = place;
+  while (at != kNone && P.places[at].kind == facts::PlaceKind::Member)
+    at = P.places[at].base;
+  if (at == place || at == kNone || P.places[at].kind != facts::PlaceKind::Deref)
+    return std::nullopt;
+  Id pointer = P.places[at].base;
+  if (pointer == kNone || P.places[pointer].kind != facts::PlaceKind::Param)
+    return std::nullopt;
+  return std::make_pair(pointer, P.places[place].key.substr(P.places[at].key.size()));
+}
+
+// Each direct call of the function that reads through `pointer`, with the origins that reach the
+// read's path below the objects that call hands it (a method called on two objects of one class:
+// each call's object has its own socket).
+std::vector<std::pair<Id, std::vector<Id>>> originsPerCall(const Program &P, Id pointer, const std::string &path) {
+  std::vector<std::pair<Id, std::vector<Id>>> out;
+  const facts::Place &param = P.places[pointer];
+  for (const facts::Call &call : P.calls) {
+    if (call.callee != param.function)
+      continue;
+    const facts::Argument *argument = param.index < 0 ? &call.receiver
+                                      : static_cast<std::size_t>(param.index) < call.args.size()
+                                          ? &call.args[param.index]
+                                          : nullptr;
+    if (!argument || argument->place == kNone)
+      continue;
+    bool unknown = false;
+    std::vector<Id> objects = P.objectsAt(argument->place, &unknown);
+    if (unknown || objects.empty())
+      continue; // an object from elsewhere may have it: this call is not judged
+    std::vector<Id> origins;
+    bool complete = true;
+    for (Id object : objects) {
+      Id below = P.placeByKey(P.places[object].key + path);
+      if (below == kNone) {
+        complete = false;
+        break;
+      }
+      for (Id origin : P.originsOf(below))
+        if (!llvm::is_contained(origins, origin))
+          origins.push_back(origin);
+    }
+    if (complete && !origins.empty())
+      out.emplace_back(call.site, std::move(origins));
+  }
+  return out;
+}
 } // namespace
 
 // The variant worded for what the check does without credentials (its function's outcome):
@@ -185,6 +236,31 @@ void credsWithoutPasscred(RuleContext &ctx) {
       anyKnown |= state != Passcred::Unknown;
     }
     bool param = P.places[read.place].kind == facts::PlaceKind::Param;
+    // Read through an object a parameter or `this` points to, with sockets of both kinds there:
+    // judged at each call, by the object that call hands over. Only calls whose object's sockets
+    // are all known and none has it are reported.
+    if (!missing.empty() && anyEnabled && !param)
+      if (auto path = objectPathOfParameter(P, read.place)) {
+        const auto *chosen = outcomeVariant(ctx, evidence, "parameter");
+        for (const auto &[at, origins] : originsPerCall(P, path->first, path->second)) {
+          if (!chosen || !ctx.spend(origins.size()))
+            break;
+          if (!llvm::all_of(origins, [&](Id o) { return queries.reaching(o) == Passcred::Never; }) ||
+              llvm::any_of(origins, [&](Id o) { return handedOverOrigin(P, o) != kNone; }) ||
+              !reportedCalls.insert(at).second)
+            continue;
+          const facts::Create &create = P.creates[origins.front()];
+          Report &r = ctx.report(at, *chosen, {{"socket", site.text}, {"origin", create.origin}});
+          if (origins.size() == 1)
+            if (std::optional<ReportEdit> fix = enablePasscredEarly(P, queries, origins.front()))
+              r.fixes.push_back(*fix);
+          ctx.note(r, read.site, "credentials are read here");
+          if (create.how != facts::CreateHow::Accept)
+            ctx.note(r, create.site, "socket created here");
+          noteListener(ctx, r, create);
+        }
+        continue;
+      }
     // A place that merges several sockets (an epoll data.fd, a union) where one has SO_PASSCRED
     // is not evidence that this one lacks it.
     if (missing.empty() || (anyEnabled && !param)) {
