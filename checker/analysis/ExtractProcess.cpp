@@ -490,6 +490,24 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   bool api = isSocketApi(callee);
   const SyscallWrapper *wrapped = wrappedSocketCall(call, name, api, Options, Ctx);
 
+  // acceptor.open(), .bind(), .listen() of a library fd owner (models.md, fd_owner_classes): the
+  // object stands for its socket.
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    std::string className;
+    if (std::optional<OwnerEffect> effect = methodEffect(member, className))
+      if (std::optional<Id> object = ownedFdOf(member)) {
+        if (*effect == OwnerEffect::Socket) {
+          QualType type = ownerObject(member)->getType();
+          if (type->isPointerType())
+            type = type->getPointeeType();
+          addFlow(ownerSocket(call, type, *ownerModel(type), className), *object, facts::FlowKind::Assign);
+        } else {
+          ownerEvent(call, ownerObject(member), *object, *effect, className + "::" + name.str(), event);
+        }
+        return;
+      }
+  }
+
   // A lambda that sends a message local to a function around it (captured by reference:
   // Chromium's HANDLE_EINTR, HandleEintr([&] { return sendmsg(fd, &msg, 0); })) runs while that
   // function does, since the message lives only that long: the send (and every site of this
@@ -1099,7 +1117,38 @@ void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target
   U.indirectCalls.push_back(std::move(call));
 }
 
+// A library fd owner's bind or listen (a method, or a constructor that does it): the event on
+// its socket, by the library (never a fix-it's place: the program's statement is the library's
+// call).
+void Extractor::ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
+                           const Event &event) {
+  if (effect == OwnerEffect::Socket)
+    return;
+  facts::LifecycleEvent fact;
+  fact.place = socket;
+  fact.site = makeSite(at, object, event.loop);
+  const facts::Create *made = nullptr;
+  for (const facts::Create &c : U.creates)
+    if (c.place == socket)
+      made = &c;
+  bool datagram = made && made->type == kernel::kSockDgram;
+  // A library listens only on a connection-oriented socket.
+  fact.kind = effect == OwnerEffect::Listen && !datagram ? facts::Lifecycle::Listen : facts::Lifecycle::Bind;
+  fact.statement = event.statement;
+  fact.maker = by;
+  U.lifecycle.push_back(std::move(fact));
+}
+
 void Extractor::processConstruct(const CXXConstructExpr *construct, const Event &event) {
+  if (isFdOwnerType(construct->getType())) {
+    // Deferred only for a library owner's constructor that binds or listens (VisitCXXConstructExpr).
+    std::string className;
+    if (const FdOwnerModel *model = ownerModel(construct->getType(), &className))
+      if (std::optional<OwnerEffect> effect = constructorEffect(construct, *model))
+        if (std::optional<Id> socket = placeOf(construct))
+          ownerEvent(construct, nullptr, *socket, *effect, className, event);
+    return;
+  }
   const CXXConstructorDecl *ctor = construct->getConstructor();
   Id storage = storageOf(construct);
   QualType type = construct->getType();

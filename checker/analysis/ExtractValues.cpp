@@ -219,6 +219,24 @@ Id Extractor::createValue(const Expr *at, facts::Create create, const std::strin
   return place;
 }
 
+// The socket a library fd owner makes (its constructor or open()): a socket of the class's type,
+// of the family its model reads off the object's type (else unknown: the library decides it).
+Id Extractor::ownerSocket(const Expr *at, QualType object, const FdOwnerModel &model, const std::string &className) {
+  facts::Create create;
+  create.how = facts::CreateHow::Producer;
+  create.family = facts::Family::Unknown;
+  std::string spelled = object.getNonReferenceType().getCanonicalType().getAsString();
+  for (const auto &[word, family] : model.families)
+    if (llvm::StringRef(spelled).contains(word)) {
+      create.family = familyFromName(family).value_or(facts::Family::Unknown);
+      create.familyName = family;
+      break;
+    }
+  create.type = model.type;
+  create.origin = className + "()" + inFunctionText(currentFunction());
+  return createValue(at, std::move(create), className);
+}
+
 // Whether a field is read out of an object picked at run time (procs[i].channel[0],
 // (base + n)->fd): the field's one place then stands for the sockets of many objects.
 bool Extractor::objectAtRunTimeIndex(const Expr *expr) {
@@ -353,9 +371,19 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   if (const auto *call = dyn_cast<CallExpr>(e))
     return callValue(call);
   if (const auto *construct = dyn_cast<CXXConstructExpr>(e)) {
-    // UniqueFd(fd), UniqueFd(std::move(other)): the owned fd.
-    if (isFdOwnerType(construct->getType()))
-      return construct->getNumArgs() >= 1 ? placeOf(construct->getArg(0)) : std::nullopt;
+    // UniqueFd(fd), UniqueFd(std::move(other)): the owned fd. A library owner's constructor that
+    // makes its socket (acceptor(io, endpoint)): a socket of its own; any other (acceptor(io))
+    // holds none yet.
+    if (isFdOwnerType(construct->getType())) {
+      if (construct->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(construct->getArg(0)) &&
+          holdsFd(construct->getArg(0)->getType()))
+        return placeOf(construct->getArg(0));
+      std::string className;
+      if (const FdOwnerModel *model = ownerModel(construct->getType(), &className))
+        if (constructorEffect(construct, *model))
+          return ownerSocket(construct, construct->getType(), *model, className);
+      return std::nullopt;
+    }
     // An object: where it is built (the variable, the returned object), or a temporary.
     if (isObjectType(construct->getType()))
       return storageOf(construct);
@@ -415,20 +443,23 @@ std::optional<Id> Extractor::pointeeOfFdPointer(const Expr *pointer) {
 }
 
 std::optional<Id> Extractor::ownedFdOf(const CXXMemberCallExpr *call) {
-  const Expr *object = call->getImplicitObjectArgument();
-  if (!object)
-    return std::nullopt;
-  const auto *member = dyn_cast<MemberExpr>(call->getCallee()->IgnoreParens());
-  if (member && member->isArrow()) {
-    // out->reset(fd) through ScopedFd *out: the owner the pointer names, as *out is.
-    QualType pointee = object->getType()->getPointeeType();
-    if (pointee.isNull() || !isFdOwnerType(pointee))
-      return std::nullopt;
-    return pointeeOfFdPointer(object);
+  // The object as the program names it (a library owner calling its base's native_handle()),
+  // else as the method sees it (a program's owner class inherited from).
+  for (const Expr *object : {ownerObject(call), static_cast<const Expr *>(call->getImplicitObjectArgument())}) {
+    if (!object)
+      continue;
+    const auto *member = dyn_cast<MemberExpr>(call->getCallee()->IgnoreParens());
+    if (member && member->isArrow()) {
+      // out->reset(fd) through ScopedFd *out: the owner the pointer names, as *out is.
+      QualType pointee = object->getType()->getPointeeType();
+      if (!pointee.isNull() && isFdOwnerType(pointee))
+        return pointeeOfFdPointer(object);
+      continue;
+    }
+    if (isFdOwnerType(object->getType()))
+      return placeOf(object);
   }
-  if (!isFdOwnerType(object->getType()))
-    return std::nullopt;
-  return placeOf(object);
+  return std::nullopt;
 }
 
 const Expr *Extractor::aliasedByLocalPointer(const Expr *pointer) {

@@ -74,13 +74,30 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
     statement = statementOf(call, call->getArg(0));
     guarded = option && familyGuarded();
   }
+  // acceptor.listen() of a library fd owner (models.md, fd_owner_classes): a socket call.
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
+    std::string owner;
+    if (methodEffect(member, owner)) {
+      s.socketCalls = true;
+      statement = statementOf(call, ownerObject(member));
+    }
+  }
   defer(Event::Call, call, statement, guarded);
   return true;
 }
 
 bool Extractor::VisitCXXConstructExpr(CXXConstructExpr *construct) {
-  if (isFdOwnerType(construct->getType()))
-    return true; // a value, read where it is stored
+  if (isFdOwnerType(construct->getType())) {
+    // A library owner's constructor that binds or listens (acceptor(io, endpoint)) is a socket
+    // call of its own; any other owner is a value, read where it is stored.
+    if (const FdOwnerModel *model = ownerModel(construct->getType()))
+      if (std::optional<OwnerEffect> effect = constructorEffect(construct, *model);
+          effect && *effect != OwnerEffect::Socket) {
+        scope().socketCalls = true;
+        defer(Event::Construct, construct); // no fix-it moves anything before a library's bind
+      }
+    return true;
+  }
   const CXXConstructorDecl *ctor = construct->getConstructor();
   if (!ctor || !isObjectType(construct->getType()))
     return true;

@@ -719,6 +719,77 @@ private:
     type = type.getNonReferenceType();
     return isFdOwner(type->getAsCXXRecordDecl());
   }
+  // What a library fd owner class (FdOwnerClasses with methods or constructors: Boost.Asio's
+  // sockets) does, for `type` or the first of its bases that has an entry; and its name.
+  const FdOwnerModel *ownerModel(QualType type, std::string *className = nullptr) {
+    const CXXRecordDecl *record = type.isNull() ? nullptr : type.getNonReferenceType()->getAsCXXRecordDecl();
+    if (Options.fdOwnerModels.empty() || !record || !record->hasDefinition())
+      return nullptr;
+    const FdOwnerModel *found = nullptr;
+    auto match = [&](const CXXRecordDecl *r) {
+      for (const std::string &name : {r->getQualifiedNameAsString(), r->getNameAsString()})
+        if (auto it = Options.fdOwnerModels.find(name); !found && it != Options.fdOwnerModels.end()) {
+          found = &it->second;
+          if (className)
+            *className = r->getNameAsString();
+        }
+      return !found; // forallBases goes on while true
+    };
+    if (match(record->getDefinition()))
+      record->getDefinition()->forallBases(match);
+    return found;
+  }
+  // The effect of the first `list` entry whose word `matches`.
+  static std::optional<OwnerEffect> ownerEffect(const std::vector<std::pair<std::string, OwnerEffect>> &list,
+                                                llvm::function_ref<bool(llvm::StringRef)> matches) {
+    for (const auto &[word, effect] : list)
+      if (matches(word))
+        return effect;
+    return std::nullopt;
+  }
+  // A library fd owner's constructor that makes its socket: by a word in an argument's type.
+  std::optional<OwnerEffect> constructorEffect(const CXXConstructExpr *construct, const FdOwnerModel &model) {
+    return ownerEffect(model.constructors, [&](llvm::StringRef word) {
+      for (const Expr *arg : construct->arguments()) {
+        if (isa<CXXDefaultArgExpr>(arg))
+          continue;
+        QualType t = arg->getType().getNonReferenceType();
+        if (llvm::StringRef(t.getAsString()).contains(word) ||
+            llvm::StringRef(t.getCanonicalType().getAsString()).contains(word))
+          return true;
+      }
+      return false;
+    });
+  }
+  // The object a method is called on, as the program names it: a base class's method
+  // (native_handle() of Boost.Asio's basic_socket, called on a basic_datagram_socket) is called
+  // on the derived object.
+  static const Expr *ownerObject(const CXXMemberCallExpr *call) {
+    const Expr *object = call->getImplicitObjectArgument();
+    while (const auto *cast = dyn_cast_or_null<ImplicitCastExpr>(object)) {
+      if (cast->getCastKind() != CK_DerivedToBase && cast->getCastKind() != CK_UncheckedDerivedToBase &&
+          cast->getCastKind() != CK_NoOp)
+        break;
+      object = cast->getSubExpr();
+    }
+    return object;
+  }
+  // A method of a library fd owner that makes, binds or listens on its socket: the effect, and
+  // the owner's class name.
+  std::optional<OwnerEffect> methodEffect(const CXXMemberCallExpr *call, std::string &className) {
+    const CXXMethodDecl *method = call->getMethodDecl();
+    const Expr *object = ownerObject(call);
+    if (!method || !method->getIdentifier() || !object)
+      return std::nullopt;
+    QualType type = object->getType();
+    if (type->isPointerType())
+      type = type->getPointeeType();
+    const FdOwnerModel *model = ownerModel(type, &className);
+    if (!model)
+      return std::nullopt;
+    llvm::StringRef name = method->getName();
+    return ownerEffect(model->methods, [&](llvm::StringRef word) { return word == name; });
+  }
   // A value that can be an fd: an integer or an fd owner.
   // An address family is followed the same way, for the constants it carries (AF_INET6 stored
   // in a sockaddr, copied, read back as socket(sa->sa_family, ...)).
@@ -1112,6 +1183,9 @@ private:
   std::optional<Id> pointeeOfFdPointer(const Expr *pointer);
   // The fd an fd owner holds, for a call of one of its methods: fd.reset(x), out->get().
   std::optional<Id> ownedFdOf(const CXXMemberCallExpr *call);
+  Id ownerSocket(const Expr *at, QualType object, const FdOwnerModel &model, const std::string &className);
+  void ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
+                  const Event &event);
   // Library records the analysis knows the inside of by what they do, not by their fields.
   enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
   std::optional<ModelledRecord> modelledRecord(QualType type) {

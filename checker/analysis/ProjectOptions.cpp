@@ -89,8 +89,59 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
     for (llvm::StringRef item : items(value))
       options.externalSources.push_back(item.str());
   if (option == "FdOwnerClasses")
-    for (llvm::StringRef item : items(value))
-      options.fdOwnerClasses.push_back(item.str());
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 5> fields;
+      item.split(fields, '|');
+      fields.resize(5);
+      std::string name = fields[0].trim().str();
+      FdOwnerModel model;
+      bool bad = false;
+      auto effects = [&](llvm::StringRef list, std::vector<std::pair<std::string, OwnerEffect>> &out) {
+        llvm::SmallVector<llvm::StringRef, 4> pairs;
+        list.split(pairs, '+', -1, false);
+        for (llvm::StringRef pair : pairs) {
+          auto [key, effect] = pair.split('=');
+          std::optional<OwnerEffect> known = llvm::StringSwitch<std::optional<OwnerEffect>>(effect.trim())
+                                                 .Case("socket", OwnerEffect::Socket)
+                                                 .Case("bind", OwnerEffect::Bind)
+                                                 .Case("listen", OwnerEffect::Listen)
+                                                 .Default(std::nullopt);
+          if (key.trim().empty() || !known) {
+            error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=socket, bind or listen");
+            bad = true;
+            continue;
+          }
+          out.emplace_back(key.trim().str(), *known);
+        }
+      };
+      effects(fields[1], model.methods);
+      effects(fields[2], model.constructors);
+      if (!fields[3].trim().empty()) {
+        if (std::optional<int> type = socketTypeFromName(fields[3].trim()))
+          model.type = *type;
+        else {
+          error("FdOwnerClasses: unknown type '" + fields[3].trim().str() + "' of '" + name + "'");
+          bad = true;
+        }
+      }
+      llvm::SmallVector<llvm::StringRef, 4> families;
+      fields[4].split(families, '+', -1, false);
+      for (llvm::StringRef pair : families) {
+        auto [word, family] = pair.split('=');
+        if (word.trim().empty() || !familyFromName(family.trim())) {
+          error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not WORD=AF_UNIX, AF_NETLINK, "
+                "AF_BLUETOOTH, AF_INET or AF_INET6");
+          bad = true;
+          continue;
+        }
+        model.families.emplace_back(word.trim().str(), family.trim().str());
+      }
+      if (bad || name.empty())
+        continue;
+      options.fdOwnerClasses.push_back(name);
+      if (!model.methods.empty() || !model.constructors.empty() || model.type >= 0 || !model.families.empty())
+        options.fdOwnerModels[name] = std::move(model);
+    }
   if (option == "Allocators")
     for (llvm::StringRef item : items(value))
       options.allocators[item] = !builtin;
@@ -219,8 +270,19 @@ std::string ProjectOptions::extractionFingerprint() const {
     parts.push_back("w:" + entry.getKey().str() + ":" + facts::name(entry.getValue()));
   for (const std::string &name : externalSources)
     parts.push_back("e:" + name);
-  for (const std::string &name : fdOwnerClasses)
-    parts.push_back("o:" + name);
+  for (const std::string &name : fdOwnerClasses) {
+    std::string part = "o:" + name;
+    if (auto model = fdOwnerModels.find(name); model != fdOwnerModels.end()) {
+      for (const auto &[method, effect] : model->second.methods)
+        part += "|m" + method + "=" + std::to_string(static_cast<int>(effect));
+      for (const auto &[word, effect] : model->second.constructors)
+        part += "|c" + word + "=" + std::to_string(static_cast<int>(effect));
+      part += "|t" + std::to_string(model->second.type);
+      for (const auto &[word, family] : model->second.families)
+        part += "|f" + word + "=" + family;
+    }
+    parts.push_back(part);
+  }
   // The built-in catalog is the checker's (a shard or cache entry of another checker is refused
   // anyway): only what the project adds tells two runs' options apart.
   for (const Registrar &r : llvm::drop_begin(registrars, builtinRegistrars))

@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,16 @@ struct SocketMaker {
   bool listens = false;
 };
 
+// What a library fd owner class's methods and constructors do to its socket (FdOwnerClasses
+// `CLASS|METHOD=EFFECT+...|WORD=EFFECT+...|TYPE|WORD=FAMILY+...`, docs/models.md).
+enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen };
+struct FdOwnerModel {
+  std::vector<std::pair<std::string, OwnerEffect>> methods;
+  std::vector<std::pair<std::string, OwnerEffect>> constructors; // by a word of an argument's type
+  int type = -1;
+  std::vector<std::pair<std::string, std::string>> families; // a word of the object's type, AF_*
+};
+
 // How the facts name the file at `absolute` (absolute and dot-free): itself, or with
 // `relativePaths` its path from the working directory when it lies below it.
 std::string recordedPath(llvm::StringRef absolute, bool relativePaths);
@@ -92,6 +103,8 @@ struct ProjectOptions {
   // FdOwnerClasses "UniqueFd;base::ScopedFD": classes that own one fd (besides those recognised
   // by their shape).
   std::vector<std::string> fdOwnerClasses;
+  // What the library ones among them do (by class name); a class without an entry only owns.
+  std::map<std::string, FdOwnerModel> fdOwnerModels;
   // CallbackRegistrars "watch_fd:0:1:0;evconnlistener_new:5:1:1:accepts".
   std::vector<Registrar> registrars;
   // FdHolders "g_io_channel_unix_new:0:g_io_channel_unix_get_fd:-1:GIOChannel".

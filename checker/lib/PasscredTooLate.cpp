@@ -455,12 +455,16 @@ private:
     // block and nothing between them changes what it reads (or what does moves along with it).
     std::string unfixed; // why there is no fix-it, for the note
     std::string call = lifecycleCallName(kind);
-    if (!before->maker.empty()) {
-      // Bound inside a library's call that also made it: no statement of the program comes
-      // between the two.
+    // Bound inside a library's call: when that call also made it, no statement of the program
+    // comes between the two; otherwise the option belongs before the library's call, which the
+    // fix-it does not write (its socket argument is an object, not an fd).
+    bool madeThere = !before->maker.empty() && P.creates[origin].site == before->site;
+    if (madeThere) {
       unfixed = before->maker + "() makes the socket and " + (kind == facts::Lifecycle::Bind ? "binds" : "listens on") +
                 " it in one call; make it with socket(), enable SO_PASSCRED, then " +
                 (kind == facts::Lifecycle::Bind ? "bind()" : "bind() and listen()");
+    } else if (!before->maker.empty()) {
+      unfixed = "enable SO_PASSCRED before " + before->maker + "(), a library's call the fix-it does not move it above";
     } else if (!lifted && decided.first == before->site) {
       if (option.statement != kNone && before->statement != kNone) {
         MovePlan plan = moveAbove(P, P.statements[option.statement], P.statements[before->statement], kind);
@@ -499,9 +503,12 @@ private:
     if (decided.first != before->site)
       Ctx.note(r, decided.first, kind == facts::Lifecycle::Bind ? "the socket is bound in this call"
                                                                 : "the socket listens from this call");
-    if (!before->maker.empty()) {
+    if (madeThere) {
       Ctx.note(r, before->site, "socket created by " + before->maker + "(), which " +
                                     (kind == facts::Lifecycle::Bind ? "binds it" : "listens on it") + " before returning");
+    } else if (!before->maker.empty()) {
+      Ctx.note(r, before->site, before->maker + "() " + (kind == facts::Lifecycle::Bind ? "binds it" : "listens on it") + " here");
+      Ctx.note(r, P.creates[origin].site, "socket created here");
     } else {
       Ctx.note(r, before->site, kind == facts::Lifecycle::Bind ? "bind() here" : "listen() here");
       Ctx.note(r, P.creates[origin].site, "socket created here");

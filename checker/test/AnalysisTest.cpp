@@ -209,6 +209,36 @@ TEST(Extract, SocketMakerThatBindsOrListens) {
   EXPECT_EQ(bad.socketProducers.lookup("socket_local_server").typeArg, 2);
 }
 
+// A library fd owner class's model as a check option (docs/models.md): what its methods and
+// constructors do, its type and its family by a word of its type; a malformed one is named.
+TEST(Extract, LibraryFdOwnerClassOption) {
+  std::vector<std::string> errors;
+  ProjectOptions o = ProjectOptions::parse(
+      [](llvm::StringRef name) -> std::optional<std::string> {
+        if (name == "FdOwnerClasses")
+          return std::string("net::Acceptor|open=socket+listen=listen|Endpoint=listen|SOCK_STREAM|local::=AF_UNIX;"
+                             "bad::One|listen=accept;bad::Two||||local::=AF_UNIXX;UniqueFd");
+        return std::nullopt;
+      },
+      [&](const std::string &m) { errors.push_back(m); });
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("'listen=accept' of 'bad::One'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("'local::=AF_UNIXX' of 'bad::Two'"), std::string::npos) << errors[1];
+  EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "net::Acceptor"));
+  EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "UniqueFd"));
+  EXPECT_FALSE(llvm::is_contained(o.fdOwnerClasses, "bad::One") || llvm::is_contained(o.fdOwnerClasses, "bad::Two"));
+  EXPECT_EQ(o.fdOwnerModels.count("UniqueFd"), 0u); // it only owns
+  const FdOwnerModel &acceptor = o.fdOwnerModels.at("net::Acceptor");
+  ASSERT_EQ(acceptor.methods.size(), 2u);
+  EXPECT_EQ(acceptor.methods[1], std::make_pair(std::string("listen"), OwnerEffect::Listen));
+  ASSERT_EQ(acceptor.constructors.size(), 1u);
+  EXPECT_EQ(acceptor.type, 1);
+  ASSERT_EQ(acceptor.families.size(), 1u);
+  EXPECT_EQ(acceptor.families[0].second, "AF_UNIX");
+  // The built-in catalog's Boost.Asio classes (models/sockets.yaml) come first.
+  EXPECT_EQ(o.fdOwnerModels.count("boost::asio::basic_socket_acceptor"), 1u);
+}
+
 TEST(Extract, NonSocketFdsAreKnown) {
   Linked f = one("#include <fcntl.h>\nvoid f(void) { int p[2]; pipe(p); int o = open(\"/x\", O_RDONLY); listen(o, 1); listen(p[0], 1); }");
   EXPECT_TRUE(f.has("create not-socket value:open()")) << f.dump;

@@ -13,6 +13,7 @@ namespace {
 
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
 const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
+const std::set<std::string> kOwnerEffects = {"socket", "bind", "listen"};
 const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
 const std::set<std::string> kWrappedCalls = {"sendmsg", "recvmsg"};
 
@@ -173,11 +174,55 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     if (clean())
       read.externalSockets.push_back(name);
   });
-  r.list(node, "fd_owner_classes", {"class"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
-    std::string name = r.name(e, "class", field, /*qualified=*/true);
-    if (clean())
-      read.fdOwnerClasses.push_back(name);
-  });
+  r.list(node, "fd_owner_classes", {"class", "methods", "constructors", "type", "families"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           FdOwnerClassModel m;
+           m.name = r.name(e, "class", field, /*qualified=*/true);
+           m.type = v.scalar(e, "type", field + ".type", false);
+           v.oneOf(e, "type", field + ".type", m.type, kSocketTypes);
+           YAML::Node methods = e["methods"];
+           if (methods.IsDefined() && !methods.IsNull()) {
+             if (!methods.IsMap())
+               v.error(methods, field + ".methods", "must be a mapping of method names to socket, bind or listen");
+             else
+               for (const auto &entry : methods) {
+                 std::string method = entry.first.IsScalar() ? entry.first.Scalar() : "";
+                 std::string effect = entry.second.IsScalar() ? entry.second.Scalar() : "";
+                 if (!isName(method) || method.find(':') != std::string::npos)
+                   v.error(entry.first, field + ".methods", "'" + method + "' is not a method name");
+                 else if (!kOwnerEffects.count(effect))
+                   v.error(entry.second, field + ".methods." + method, "must be socket, bind or listen");
+                 else
+                   m.methods.emplace_back(method, effect);
+               }
+           }
+           YAML::Node families = e["families"];
+           if (families.IsDefined() && !families.IsNull()) {
+             if (!families.IsMap())
+               v.error(families, field + ".families", "must be a mapping of type name words to families");
+             else
+               for (const auto &entry : families) {
+                 std::string word = entry.first.IsScalar() ? entry.first.Scalar() : "";
+                 std::string family = entry.second.IsScalar() ? entry.second.Scalar() : "";
+                 if (word.empty() || word.find_first_of("|+=;, ") != std::string::npos)
+                   v.error(entry.first, field + ".families", "'" + word + "' is not a word of a type name");
+                 else if (!kFamilies.count(family))
+                   v.error(entry.second, field + ".families." + word, "must be one of AF_UNIX, AF_NETLINK, AF_BLUETOOTH, AF_INET, AF_INET6");
+                 else
+                   m.families.emplace_back(word, family);
+               }
+           }
+           r.list(e, "constructors", {"argument", "does"},
+                  [&](const YAML::Node &c, const std::string &inner, auto) {
+                    std::string word = r.name(c, "argument", field + "." + inner);
+                    std::string effect = v.scalar(c, "does", field + "." + inner + ".does", true);
+                    v.oneOf(c, "does", field + "." + inner + ".does", effect, kOwnerEffects);
+                    if (kOwnerEffects.count(effect) && !word.empty())
+                      m.constructors.emplace_back(word, effect);
+                  });
+           if (clean())
+             read.fdOwnerClasses.push_back(std::move(m));
+         });
   r.list(node, "syscall_wrappers", {"function", "as", "first_arg", "number"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
            SyscallWrapperModel m;
@@ -309,8 +354,21 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
     add("OptionWrappers", name + ":" + option);
   for (const std::string &name : models.externalSockets)
     add("ExternalSocketSources", name);
-  for (const std::string &name : models.fdOwnerClasses)
-    add("FdOwnerClasses", name);
+  // CLASS[|METHOD=EFFECT+...[|WORD=EFFECT+...[|TYPE[|WORD=FAMILY+...]]]] (`,` and `;` separate
+  // entries).
+  for (const FdOwnerClassModel &m : models.fdOwnerClasses) {
+    auto pairs = [](const std::vector<std::pair<std::string, std::string>> &list) {
+      std::string out;
+      for (const auto &[key, effect] : list)
+        out += (out.empty() ? "" : "+") + key + "=" + effect;
+      return out;
+    };
+    std::string item = m.name + "|" + pairs(m.methods) + "|" + pairs(m.constructors) + "|" + m.type + "|" +
+                       pairs(m.families);
+    while (item.back() == '|')
+      item.pop_back();
+    add("FdOwnerClasses", item);
+  }
   for (const SyscallWrapperModel &m : models.syscallWrappers) {
     std::string item = m.function + ":" + m.call + ":" + std::to_string(m.firstArg);
     for (std::size_t i = 0; i < m.numbers.size(); ++i)

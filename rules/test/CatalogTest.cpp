@@ -396,6 +396,9 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "  - {function: log_socket, type: SOCK_DGRAM, binds: true}\n"
       "option_wrappers:\n  - {function: set_sec}\n"
       "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n"
+      "  - class: 'net::Acceptor'\n    methods: {open: socket, listen: listen}\n"
+      "    constructors: [{argument: endpoint, does: listen}]\n    type: SOCK_STREAM\n"
+      "    families: {'local::': AF_UNIX}\n"
       "syscall_wrappers:\n  - {function: qb_sendmsg, as: sendmsg, first_arg: 0}\n"
       "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n"
       "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n",
@@ -405,7 +408,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   EXPECT_EQ(options["SocketProducers"],
             "open_tcp:AF_INET6;local_server:AF_UNIX:arg2:listens;log_socket:AF_UNIX:SOCK_DGRAM:binds");
   EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
-  EXPECT_EQ(options["FdOwnerClasses"], "base::ScopedFD");
+  EXPECT_EQ(options["FdOwnerClasses"],
+            "base::ScopedFD;net::Acceptor|open=socket+listen=listen|endpoint=listen|SOCK_STREAM|local::=AF_UNIX");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
 }
@@ -434,6 +438,12 @@ TEST(Models, MistakesNameFileLineAndField) {
        "socket_makers[0].listens", "cannot listen"},
       {"socket_makers:\n  - {function: log_socket, binds: yes please}\n", 2,
        "socket_makers[0].binds", "true or false"},
+      {"fd_owner_classes:\n  - {class: 'net::Acceptor', methods: {listen: accept}}\n", 2,
+       "fd_owner_classes[0].methods.listen", "socket, bind or listen"},
+      {"fd_owner_classes:\n  - {class: 'net::Acceptor', constructors: [{argument: endpoint}]}\n", 2,
+       "fd_owner_classes[0].constructors[0].does", "is required"},
+      {"fd_owner_classes:\n  - {class: 'net::Acceptor', families: {'local::': AF_LOCAL}}\n", 2,
+       "fd_owner_classes[0].families.local::", "must be one of"},
       {"allocators:\n  - {function: 'not a name'}\n", 2, "allocators[0].function",
        "not a function or class name"},
       {"allocators: pool_alloc\n", 1, "allocators", "must be a list"},
@@ -462,6 +472,7 @@ TEST(Models, MistakesNameFileLineAndField) {
     EXPECT_EQ(errors.front().field, c.field) << c.text;
     EXPECT_NE(errors.front().message.find(c.message), std::string::npos) << errors.front().str();
     EXPECT_TRUE(models.eventLoops.empty() && models.socketMakers.empty() && models.allocators.empty() &&
+                models.fdOwnerClasses.empty() &&
                 models.syscallWrappers.empty() && models.messageQueues.empty())
         << "nothing of a bad entry is kept: " << c.text;
   }

@@ -68,6 +68,22 @@ struct SocketMakerModel {
   bool listens = false;
 };
 
+// A library class whose object owns one socket (fd_owner_classes): the object stands for its fd
+// (native_handle() and the like give it). For a library whose code is not analysed (Boost.Asio),
+// `methods` say which of its methods make the socket, bind it or make it listen ("socket",
+// "bind", "listen"), and `constructors` which constructors do, by a word in the name of one of
+// their arguments' types ("endpoint": basic_socket_acceptor(io, endpoint) opens, binds and
+// listens). `type`: the socket type of every such object, when the class fixes it; `families`: the
+// family, by the first word the object's type (with its template arguments) contains
+// (basic_socket_acceptor<local::stream_protocol>: "local::" is AF_UNIX).
+struct FdOwnerClassModel {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> families; // word, family
+  std::vector<std::pair<std::string, std::string>> methods;      // method, effect
+  std::vector<std::pair<std::string, std::string>> constructors;  // argument type word, effect
+  std::string type;
+};
+
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
@@ -75,7 +91,7 @@ struct Models {
   std::vector<SocketMakerModel> socketMakers;
   std::vector<std::pair<std::string, std::string>> optionWrappers; // function, option
   std::vector<std::string> externalSockets;
-  std::vector<std::string> fdOwnerClasses;
+  std::vector<FdOwnerClassModel> fdOwnerClasses;
   std::vector<SyscallWrapperModel> syscallWrappers;
   std::vector<MessageQueueModel> messageQueues;
 };
