@@ -67,8 +67,14 @@ def testdata_project(directory, tmp):
                                        *config.get("args", []), "-c", src]})
     with open(os.path.join(build, "compile_commands.json"), "w") as f:
         json.dump(database, f)
-    return fx.Project(os.path.basename(directory), root, "build", options,
-                      lib.check_options(options))
+    check_options = lib.check_options(options)
+    # A project's own models for clang-tidy and afunix-clangd (its .clang-tidy, the form
+    # docs/models.md gives): the front ends' configurations here replace that file.
+    tidy = os.path.join(root, ".clang-tidy")
+    if os.path.exists(tidy):
+        own = (yaml.safe_load(open(tidy)) or {}).get("CheckOptions") or {}
+        check_options = {**(check_options or {}), **own}
+    return fx.Project(os.path.basename(directory), root, "build", options, check_options)
 
 
 def report_with_fixes(tools, project):

@@ -456,15 +456,14 @@ private:
     std::string unfixed; // why there is no fix-it, for the note
     std::string call = lifecycleCallName(kind);
     // Bound inside a library's call: when that call also made it, no statement of the program
-    // comes between the two; otherwise the option belongs before the library's call, which the
-    // fix-it does not write (its socket argument is an object, not an fd).
+    // comes between the two. After a library object's method (acceptor.listen()) the option's
+    // statement may move above that call's, but nothing is written before it (its socket
+    // argument is an object, not an fd).
     bool madeThere = !before->maker.empty() && P.creates[origin].site == before->site;
     if (madeThere) {
       unfixed = before->maker + "() makes the socket and " + (kind == facts::Lifecycle::Bind ? "binds" : "listens on") +
                 " it in one call; make it with socket(), enable SO_PASSCRED, then " +
                 (kind == facts::Lifecycle::Bind ? "bind()" : "bind() and listen()");
-    } else if (!before->maker.empty()) {
-      unfixed = "enable SO_PASSCRED before " + before->maker + "(), a library's call the fix-it does not move it above";
     } else if (!lifted && decided.first == before->site) {
       if (option.statement != kNone && before->statement != kNone) {
         MovePlan plan = moveAbove(P, P.statements[option.statement], P.statements[before->statement], kind);
@@ -479,6 +478,8 @@ private:
       } else {
         unfixed = "it or " + call + " is not a whole statement of a block (it is part of a macro or a condition)";
       }
+    } else if (!before->maker.empty()) {
+      unfixed = "enable SO_PASSCRED before " + before->maker + "(), a library's call in another statement";
     }
     // Otherwise (the call binds or listens in another function or file, or cannot move): enable
     // it right before that call, bringing its own value; the late one is then redundant. Only

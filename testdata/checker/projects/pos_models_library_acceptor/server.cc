@@ -13,7 +13,9 @@ public:
     acceptor_.bind(net::Endpoint<net::local::StreamProtocol>{path});
     acceptor_.listen(); // EXPECT-NOTE: Acceptor::listen() listens on it here
     int on = 1;
-    return setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on) == 0; // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'acceptor_.native_handle()' after listen()
+    if (setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: listener 'acceptor_.native_handle()' after listen()
+      return false;
+    return true;
   }
 
 private:
@@ -35,3 +37,10 @@ int open_log(const char *path) {
 }
 
 bool start(ControlServer *server, const char *path) { return server->Start(path); }
+
+// The fix-it, as --fix applies it: the option (with its value) moved above the acceptor's
+// listen().
+// EXPECT-FIXED: acceptor_.bind(net::Endpoint<net::local::StreamProtocol>{path});
+// EXPECT-FIXED: int on = 1;
+// EXPECT-FIXED: return false;
+// EXPECT-FIXED: acceptor_.listen(); // EXPECT-NOTE: Acceptor::listen() listens on it here
