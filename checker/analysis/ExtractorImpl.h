@@ -725,19 +725,22 @@ private:
     const CXXRecordDecl *record = type.isNull() ? nullptr : type.getNonReferenceType()->getAsCXXRecordDecl();
     if (Options.fdOwnerModels.empty() || !record || !record->hasDefinition())
       return nullptr;
-    const FdOwnerModel *found = nullptr;
-    auto match = [&](const CXXRecordDecl *r) {
-      for (const std::string &name : {r->getQualifiedNameAsString(), r->getNameAsString()})
-        if (auto it = Options.fdOwnerModels.find(name); !found && it != Options.fdOwnerModels.end()) {
-          found = &it->second;
-          if (className)
-            *className = r->getNameAsString();
-        }
-      return !found; // forallBases goes on while true
-    };
-    if (match(record->getDefinition()))
-      record->getDefinition()->forallBases(match);
-    return found;
+    record = record->getDefinition();
+    // Asked for every member call: once per record.
+    auto [known, fresh] = OwnerModels.try_emplace(record);
+    if (fresh) {
+      auto match = [&](const CXXRecordDecl *r) {
+        for (const std::string &name : {r->getQualifiedNameAsString(), r->getNameAsString()})
+          if (auto it = Options.fdOwnerModels.find(name); !known->second.first && it != Options.fdOwnerModels.end())
+            known->second = {&it->second, r->getNameAsString()};
+        return !known->second.first; // forallBases goes on while true
+      };
+      if (match(record))
+        record->forallBases(match);
+    }
+    if (className && known->second.first)
+      *className = known->second.second;
+    return known->second.first;
   }
   // The effect of the first `list` entry whose word `matches`.
   static std::optional<OwnerEffect> ownerEffect(const std::vector<std::pair<std::string, OwnerEffect>> &list,
@@ -1662,6 +1665,8 @@ private:
   llvm::DenseMap<const FunctionDecl *, Id> FunctionIds;
   llvm::StringMap<Id> PlaceIds;
   llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
+  // ownerModel() per record: the model of the record or its first base with one, and that one's name.
+  llvm::DenseMap<const CXXRecordDecl *, std::pair<const FdOwnerModel *, std::string>> OwnerModels;
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
