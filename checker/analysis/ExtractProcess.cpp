@@ -526,26 +526,13 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   // A creating call interns its value (and its origin) even when the value is dropped.
   if (api && (name == "socket" || name == "accept" || name == "accept4" || name == "paccept"))
     placeOf(call);
-  // A socket maker that binds, or listens, before it returns: the event is at its call. One
-  // event per call: a listener's bind() pairs no client (its address is the library's).
+  // A socket maker that binds, or listens, before it returns: the event is at its call. Of a
+  // type known only at run time it is taken as bound, which is all it surely is.
   if (auto maker = Options.socketProducers.find(name);
       maker != Options.socketProducers.end() && maker->getValue().binds)
-    if (std::optional<Id> socket = placeOf(call)) {
-      const facts::Create *made = nullptr;
-      for (const facts::Create &c : U.creates)
-        if (c.place == *socket)
-          made = &c;
-      bool connectionOriented = made && (made->type == kernel::kSockStream || made->type == kernel::kSockSeqpacket);
-      facts::LifecycleEvent fact;
-      fact.place = *socket;
-      fact.site = makeSite(call, nullptr, event.loop);
-      // A listening maker listens only on a connection-oriented socket; of a type known only at
-      // run time it is taken as bound, which is all it surely is.
-      fact.kind = maker->getValue().listens && connectionOriented ? facts::Lifecycle::Listen : facts::Lifecycle::Bind;
-      fact.statement = event.statement;
-      fact.maker = name.str();
-      U.lifecycle.push_back(std::move(fact));
-    }
+    if (std::optional<Id> socket = placeOf(call))
+      ownerEvent(call, nullptr, *socket, maker->getValue().listens ? OwnerEffect::Listen : OwnerEffect::Bind,
+                 name.str(), event, /*unknownTypeListens=*/false);
 
   if (api && name == "socketpair" && call->getNumArgs() >= 4) {
     pairCreates(call, call->getArg(3), facts::CreateHow::Socketpair, event);
@@ -1117,23 +1104,23 @@ void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target
   U.indirectCalls.push_back(std::move(call));
 }
 
-// A library fd owner's bind or listen (a method, or a constructor that does it): the event on
-// its socket, by the library (never a fix-it's place: the program's statement is the library's
-// call).
+// A library's bind or listen (a socket maker, a library fd owner's method or constructor): the
+// event on its socket, by the library (never a place to insert a fix-it's call before). One event
+// per call: a listener's bind() pairs no client (its address is the library's).
 void Extractor::ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
-                           const Event &event) {
+                           const Event &event, bool unknownTypeListens) {
   if (effect == OwnerEffect::Socket)
     return;
   facts::LifecycleEvent fact;
   fact.place = socket;
   fact.site = makeSite(at, object, event.loop);
-  const facts::Create *made = nullptr;
+  int type = -1;
   for (const facts::Create &c : U.creates)
     if (c.place == socket)
-      made = &c;
-  bool datagram = made && made->type == kernel::kSockDgram;
+      type = c.type;
   // A library listens only on a connection-oriented socket.
-  fact.kind = effect == OwnerEffect::Listen && !datagram ? facts::Lifecycle::Listen : facts::Lifecycle::Bind;
+  bool connectionOriented = type == kernel::kSockStream || type == kernel::kSockSeqpacket || (type < 0 && unknownTypeListens);
+  fact.kind = effect == OwnerEffect::Listen && connectionOriented ? facts::Lifecycle::Listen : facts::Lifecycle::Bind;
   fact.statement = event.statement;
   fact.maker = by;
   U.lifecycle.push_back(std::move(fact));

@@ -919,10 +919,15 @@ private:
   // every instantiation's (its key is the pattern's), so it is each record any of them is, in
   // the order they were met; a dependent type adds none.
   Id typed(Id place, QualType type) {
+    // Asked at every use of a place: the records of a type once.
+    const Type *key = type.isNull() ? nullptr : type.getCanonicalType().getTypePtr();
+    auto [known, fresh] = RecordsOfType.try_emplace(key);
+    if (fresh)
+      known->second = recordsOf(type);
     facts::Place &p = U.places[place];
-    for (std::string &record : recordsOf(type))
+    for (const std::string &record : known->second)
       if (!llvm::is_contained(p.records, record))
-        p.records.push_back(std::move(record));
+        p.records.push_back(record);
     return place;
   }
 
@@ -1188,7 +1193,7 @@ private:
   std::optional<Id> ownedFdOf(const CXXMemberCallExpr *call);
   Id ownerSocket(const Expr *at, QualType object, const FdOwnerModel &model, const std::string &className);
   void ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
-                  const Event &event);
+                  const Event &event, bool unknownTypeListens = true);
   // Library records the analysis knows the inside of by what they do, not by their fields.
   enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
   std::optional<ModelledRecord> modelledRecord(QualType type) {
@@ -1667,6 +1672,7 @@ private:
   llvm::DenseMap<const CXXRecordDecl *, bool> Owners;
   // ownerModel() per record: the model of the record or its first base with one, and that one's name.
   llvm::DenseMap<const CXXRecordDecl *, std::pair<const FdOwnerModel *, std::string>> OwnerModels;
+  llvm::DenseMap<const Type *, std::vector<std::string>> RecordsOfType; // typed()
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
