@@ -65,6 +65,37 @@ public:
     return value;
   }
 
+  // A mapping whose keys pass `keyOk` and whose values are one of `values` (methods: {listen:
+  // listen}); each bad key or value is an error of its own.
+  std::vector<std::pair<std::string, std::string>> mapping(const YAML::Node &entry, const char *key,
+                                                           const std::string &field, const std::string &what,
+                                                           bool (*keyOk)(const std::string &),
+                                                           const std::string &badKey,
+                                                           const std::set<std::string> &values) {
+    std::vector<std::pair<std::string, std::string>> out;
+    YAML::Node node = entry[key];
+    if (!node.IsDefined() || node.IsNull())
+      return out;
+    if (!node.IsMap()) {
+      v_.error(node, field + "." + key, "must be a mapping of " + what);
+      return out;
+    }
+    for (const auto &item : node) {
+      std::string name = item.first.IsScalar() ? item.first.Scalar() : "";
+      std::string value = item.second.IsScalar() ? item.second.Scalar() : "";
+      if (!keyOk(name))
+        v_.error(item.first, field + "." + key, "'" + name + "' " + badKey);
+      else if (!values.count(value)) {
+        std::string list;
+        for (const std::string &allowed : values)
+          list += (list.empty() ? "" : ", ") + allowed;
+        v_.error(item.second, field + "." + key + "." + name, "must be one of: " + list);
+      } else
+        out.emplace_back(name, value);
+    }
+    return out;
+  }
+
   bool flag(const YAML::Node &entry, const char *key, const std::string &field) {
     YAML::Node node = entry[key];
     if (!node.IsDefined() || node.IsNull())
@@ -180,38 +211,12 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            m.name = r.name(e, "class", field, /*qualified=*/true);
            m.type = v.scalar(e, "type", field + ".type", false);
            v.oneOf(e, "type", field + ".type", m.type, kSocketTypes);
-           YAML::Node methods = e["methods"];
-           if (methods.IsDefined() && !methods.IsNull()) {
-             if (!methods.IsMap())
-               v.error(methods, field + ".methods", "must be a mapping of method names to socket, bind or listen");
-             else
-               for (const auto &entry : methods) {
-                 std::string method = entry.first.IsScalar() ? entry.first.Scalar() : "";
-                 std::string effect = entry.second.IsScalar() ? entry.second.Scalar() : "";
-                 if (!isName(method) || method.find(':') != std::string::npos)
-                   v.error(entry.first, field + ".methods", "'" + method + "' is not a method name");
-                 else if (!kOwnerEffects.count(effect))
-                   v.error(entry.second, field + ".methods." + method, "must be socket, bind or listen");
-                 else
-                   m.methods.emplace_back(method, effect);
-               }
-           }
-           YAML::Node families = e["families"];
-           if (families.IsDefined() && !families.IsNull()) {
-             if (!families.IsMap())
-               v.error(families, field + ".families", "must be a mapping of type name words to families");
-             else
-               for (const auto &entry : families) {
-                 std::string word = entry.first.IsScalar() ? entry.first.Scalar() : "";
-                 std::string family = entry.second.IsScalar() ? entry.second.Scalar() : "";
-                 if (word.empty() || word.find_first_of("|+=;, ") != std::string::npos)
-                   v.error(entry.first, field + ".families", "'" + word + "' is not a word of a type name");
-                 else if (!kFamilies.count(family))
-                   v.error(entry.second, field + ".families." + word, "must be one of AF_UNIX, AF_NETLINK, AF_BLUETOOTH, AF_INET, AF_INET6");
-                 else
-                   m.families.emplace_back(word, family);
-               }
-           }
+           m.methods = r.mapping(e, "methods", field, "method names to socket, bind or listen",
+                                 [](const std::string &k) { return isName(k) && k.find(':') == std::string::npos; },
+                                 "is not a method name", kOwnerEffects);
+           m.families = r.mapping(e, "families", field, "type name words to families",
+                                  [](const std::string &k) { return !k.empty() && k.find_first_of("|+=;, ") == std::string::npos; },
+                                  "is not a word of a type name", kFamilies);
            r.list(e, "constructors", {"argument", "does"},
                   [&](const YAML::Node &c, const std::string &inner, auto) {
                     std::string word = r.name(c, "argument", field + "." + inner);
