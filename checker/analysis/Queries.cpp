@@ -644,10 +644,14 @@ std::optional<std::pair<Id, Id>> CredentialQueries::following(Id origin, Id firs
   std::shared_ptr<const SeenFrom> fromThenHeld = seen(origin, then, placeThen);
   const SeenFrom &fromThen = *fromThenHeld;
   // The innermost function that sees both decides: every way `then` is reached from it comes
-  // after one `first`.
+  // after one `first`. A function that reaches both through one call of its own (init() calling
+  // init_helper(), which listens and then enables the option) is not it: that call's callee
+  // orders them.
   for (const auto &[function, firsts] : fromFirst) {
     auto it = fromThen.find(function);
     if (function == kNone || it == fromThen.end())
+      continue;
+    if (llvm::any_of(firsts, [&](Id x) { return llvm::is_contained(it->second, x); }))
       continue;
     for (Id x : firsts) {
       bool all = !it->second.empty();
