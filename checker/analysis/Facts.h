@@ -370,6 +370,12 @@ struct Call {
   // A call through a pointer (Unit::indirectCalls: callee is kNone): the place of the pointer;
   // the link calls every function (and closure) that reaches it.
   Id target = kNone;
+
+  // What it passes for its callee's parameter `index` (-1: the receiver), or kNone.
+  Id argumentPlace(int index) const {
+    return index < 0 ? receiver.place
+                     : (static_cast<std::size_t>(index) < args.size() ? args[index].place : kNone);
+  }
 };
 
 // A socket registered with a function that an event loop calls with it: the link adds a flow from

@@ -2020,12 +2020,6 @@ void Program::findAccessors() {
     FlowKeys.insert(flowKey(f.from, f.to, f.kind, f.exact));
 }
 
-// What a call passes for its callee's parameter `index` (-1: the receiver), or kNone.
-static Id argumentPlace(const facts::Call &call, int index) {
-  return index < 0 ? call.receiver.place
-                   : (static_cast<std::size_t>(index) < call.args.size() ? call.args[index].place : kNone);
-}
-
 // Setters through setters: a function that hands its parameter to a setter, for an object it
 // reaches through another parameter of its own, is a setter of that path too (a constructor
 // initialising a member object, Handle(int fd) : data_(fd) {}; wrap(c, fd) { set_fd(c, fd); }).
@@ -2073,7 +2067,7 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
         continue;
       for (std::size_t i : it->second) {
         const Access a = Accessors[i]; // a copy: push_back below may move the table
-        Id object = argumentPlace(call, a.param) == kNone ? kNone : derefOf(argumentPlace(call, a.param));
+        Id object = call.argumentPlace(a.param) == kNone ? kNone : derefOf(call.argumentPlace(a.param));
         Id root = object == kNone ? kNone : derefRoot(object);
         std::optional<int> via = root == kNone ? std::nullopt : paramOf(places[root].base, caller);
         if (!via)
@@ -2082,7 +2076,7 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
         // getter's call reads from one (other.release()).
         Id value = kNone;
         if (places[a.source].kind == facts::PlaceKind::Param) {
-          Id passed = argumentPlace(call, places[a.source].index);
+          Id passed = call.argumentPlace(places[a.source].index);
           if (passed == kNone)
             continue;
           if (std::optional<int> param = paramOf(passed, caller)) {
@@ -2092,12 +2086,12 @@ void Program::forwardSetters(const std::set<Id> &getters, const std::vector<bool
             value = passed;
           } else if (auto getter = getterCalls.find(passed); getter != getterCalls.end()) {
             const auto [read, load] = getter->second;
-            if (Id pointer = argumentPlace(*read, load.param); pointer != kNone)
+            if (Id pointer = read->argumentPlace(load.param); pointer != kNone)
               value = pathFromCaller(load.place, load.deref, derefOf(pointer), caller);
           }
         } else if (Id sourceRoot = derefRoot(a.source); sourceRoot != kNone) {
           // A path from another of the setter's parameters: the same path from the caller's.
-          Id pointer = argumentPlace(call, places[places[sourceRoot].base].index);
+          Id pointer = call.argumentPlace(places[places[sourceRoot].base].index);
           if (pointer != kNone)
             value = pathFromCaller(a.source, sourceRoot, derefOf(pointer), caller);
         }
@@ -2146,7 +2140,7 @@ void Program::instantiateAccessors() {
     for (const Access *a : it->second) {
       if (ForwardedStores.count({call.site, static_cast<std::size_t>(a - Accessors.data())}))
         continue;
-      Id pointer = argumentPlace(call, a->param);
+      Id pointer = call.argumentPlace(a->param);
       if (Addresses.at(pointer).empty())
         continue;
       Id stored = kNone;
@@ -2154,7 +2148,7 @@ void Program::instantiateAccessors() {
       std::vector<Id> readFrom; // a setter of a path (other.fd_): that path of each object passed
       if (Id sourceRoot = a->source == kNone ? kNone : derefRoot(a->source); sourceRoot != kNone) {
         int index = places[places[sourceRoot].base].index;
-        Id from = argumentPlace(call, index);
+        Id from = call.argumentPlace(index);
         if (from == kNone)
           continue;
         for (Id v : Addresses.at(from))
@@ -2264,7 +2258,7 @@ void Program::liftOptions() {
       Id root = derefRoot(option.place);
       const facts::Place at = places[root != kNone ? places[root].base : option.place];
       if (at.kind == facts::PlaceKind::Param && at.function == fn) {
-        Id arg = argumentPlace(call, at.index);
+        Id arg = call.argumentPlace(at.index);
         if (arg == kNone)
           continue;
         // The same path from what the caller passes: c->fd of the callee is arg->fd of the

@@ -74,14 +74,11 @@ std::vector<std::pair<Id, std::vector<Id>>> originsPerCall(const Program &P, Id 
   for (const facts::Call &call : P.calls) {
     if (call.callee != param.function)
       continue;
-    const facts::Argument *argument = param.index < 0 ? &call.receiver
-                                      : static_cast<std::size_t>(param.index) < call.args.size()
-                                          ? &call.args[param.index]
-                                          : nullptr;
-    if (!argument || argument->place == kNone)
+    Id argument = call.argumentPlace(param.index);
+    if (argument == kNone)
       continue;
     bool unknown = false;
-    std::vector<Id> objects = P.objectsAt(argument->place, &unknown);
+    std::vector<Id> objects = P.objectsAt(argument, &unknown);
     if (unknown || objects.empty())
       continue; // an object from elsewhere may have it: this call is not judged
     std::vector<Id> origins;
