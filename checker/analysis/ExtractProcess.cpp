@@ -652,6 +652,17 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       flowInto(op->getArg(1), writeTarget(*owner), facts::FlowKind::Assign); // *out = ScopedFd(fd)
     return;
   }
+  // a = b with the assignment the compiler writes (as a = b of a C struct): field by field.
+  if (const auto *method = dyn_cast<CXXMethodDecl>(callee);
+      method && isa<CXXOperatorCallExpr>(call) && call->getNumArgs() == 2 &&
+      (method->isCopyAssignmentOperator() || method->isMoveAssignmentOperator()) && !copyWrittenByProgram(method)) {
+    QualType type = call->getArg(0)->getType();
+    if (isObjectType(type))
+      if (std::optional<Id> from = placeOf(call->getArg(1)))
+        if (std::optional<Id> to = placeOf(call->getArg(0)))
+          copyObject(*from, *to, type, facts::FlowKind::Assign);
+    return;
+  }
 
   // std::make_unique<Server>(fd), v.emplace_back(fd): the constructor gets the arguments.
   // (A member's own context is its class: ask for the namespace around it.)
@@ -1183,18 +1194,8 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
     return;
   }
   // A copy or move the compiler writes is the object copied field by field; one the program
-  // writes is a call of its own. A body the parse skipped counts as written (afunix-check skips
-  // system headers' bodies, clangd every header's: engine/Extraction.cpp, clangd/Main.cpp), so
-  // the facts do not depend on the skip; a library's written one is never copied.
-  auto written = [&] {
-    if (ctor->isTrivial() || ctor->isDefaulted())
-      return false;
-    if (declaredInSystemHeader(ctor, SM) || ctor->hasBody() || writtenWithBody(ctor))
-      return true;
-    const FunctionDecl *pattern = ctor->getTemplateInstantiationPattern();
-    return pattern && writtenWithBody(pattern);
-  };
-  if (ctor->isCopyOrMoveConstructor() && !written() && !args.empty()) {
+  // writes is a call of its own.
+  if (ctor->isCopyOrMoveConstructor() && !copyWrittenByProgram(ctor) && !args.empty()) {
     if (std::optional<Id> from = placeOf(args[0]))
       copyObject(*from, storage, type, facts::FlowKind::Init);
     return;

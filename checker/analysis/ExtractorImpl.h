@@ -613,6 +613,19 @@ private:
   static bool writtenWithBody(const FunctionDecl *fn) {
     return fn->doesThisDeclarationHaveABody() || fn->hasSkippedBody();
   }
+  // A copy or move (constructor or assignment) the program writes, as opposed to one the
+  // compiler writes (the object copied field by field). A body the parse skipped counts as
+  // written (afunix-check skips system headers' bodies, clangd every header's:
+  // engine/Extraction.cpp, clangd/Main.cpp), so the facts do not depend on the skip; a library's
+  // written one is never copied.
+  bool copyWrittenByProgram(const FunctionDecl *fn) const {
+    if (fn->isTrivial() || fn->isDefaulted())
+      return false;
+    if (declaredInSystemHeader(fn, SM) || fn->hasBody() || writtenWithBody(fn))
+      return true;
+    const FunctionDecl *pattern = fn->getTemplateInstantiationPattern();
+    return pattern && writtenWithBody(pattern);
+  }
   void markDefined(Id id, const FunctionDecl *fn) {
     facts::Function &info = U.functions[id];
     if (info.defined)

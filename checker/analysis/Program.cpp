@@ -1326,7 +1326,13 @@ void Program::cloneConstructors() {
             }
         };
         std::size_t createsBefore = creates.size();
-        again(creates, &facts::Create::place);
+        for (Id c = 0; c < createsBefore; ++c)
+          if (mine(creates[c].place)) {
+            facts::Create copy = creates[c];
+            copy.place = clone(copy.place);
+            ClonesOf[c].push_back(creates.size());
+            creates.push_back(std::move(copy));
+          }
         const facts::Call *through = nullptr;
         for (Id c : callsOf(fn))
           if (calls[c].site == site)
@@ -1733,10 +1739,14 @@ void Program::specialiseFamilies() {
       made.familyName = facts::name(made.family);
       if (families.size() > 1)
         made.origin += " (called with " + made.familyName + ")";
-      if (i == 0)
+      if (i == 0) {
         creates[c] = made;
-      else
-        creates.push_back(made);
+        continue;
+      }
+      for (auto &[original, clones] : ClonesOf)
+        if (llvm::is_contained(clones, c))
+          clones.push_back(creates.size());
+      creates.push_back(made);
     }
   }
 }

@@ -249,6 +249,13 @@ public:
   // datagram socket. accept() on those fails (experiment accept_needs_listener), so an event
   // loop's table that hands its acceptor every fd it holds does not make them listeners.
   const std::vector<Id> &listenersOf(const facts::Create &accepted) const;
+  // The copies of a socket made in a function that is cloned per call (a function returning a
+  // socket it makes: each caller gets its own): what is done to each caller's socket is done to
+  // one of them. Empty for any other create.
+  llvm::ArrayRef<Id> clonesOf(Id create) const {
+    auto it = ClonesOf.find(create);
+    return it == ClonesOf.end() ? llvm::ArrayRef<Id>() : llvm::ArrayRef<Id>(it->second);
+  }
   // The same listeners seen from each program of the database that runs the accept() (the
   // creates index `accepted`): one list per program, as far as the programs' listeners differ.
   // A database builds several programs (a daemon, its examples and tests) around one library,
@@ -394,6 +401,7 @@ private:
     Id value;
   };
   std::vector<ClonedCall> ClonedCalls;
+  std::map<Id, std::vector<Id>> ClonesOf; // a constructor's create -> its copies, one per call
   std::map<std::pair<Id, Id>, Id> SetterVia; // a store a setter makes per call -> its parameter
   std::map<Id, std::pair<Id, Id>> ConstantFrom; // create -> the places its family and type come from
   void specialiseFamilies();

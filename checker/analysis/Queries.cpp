@@ -362,6 +362,54 @@ Id CredentialQueries::credentialRead(Id origin) const {
   return kNone;
 }
 
+std::vector<Id> CredentialQueries::connectionsOf(Id origin) const {
+  std::vector<Id> out = Accepted[origin];
+  for (Id copy : P.clonesOf(origin))
+    for (Id c : connectionsOf(copy))
+      if (!llvm::is_contained(out, c))
+        out.push_back(c);
+  return out;
+}
+
+bool CredentialQueries::connectionsUnread(Id origin) const {
+  // A function cloned per call: its own socket stands for every caller's copy, so each copy
+  // must be unread too (the original's connections are the callers' not cloned, if any).
+  llvm::ArrayRef<Id> clones = P.clonesOf(origin);
+  if (!llvm::all_of(clones, [&](Id copy) { return connectionsUnread(copy); }))
+    return false;
+  const std::vector<Id> &connections = Accepted[origin];
+  if (connections.empty())
+    return !clones.empty();
+  if (credentialRead(origin) != kNone)
+    return false;
+  auto reachedByAny = [&](Id place) {
+    if (place == kNone)
+      return false;
+    if (P.reaches(origin, place))
+      return true;
+    return llvm::any_of(connections, [&](Id c) { return P.reaches(c, place); });
+  };
+  for (const facts::Payload &payload : P.payloads)
+    if (reachedByAny(payload.place))
+      return false;
+  // Returned from a function nothing in the program calls (a library's API): its callers are
+  // out of view. (main()'s return value is an exit status.)
+  for (Id f = 0; f < P.functions.size(); ++f)
+    if (P.callsReaching(f).empty() && P.functions[f].name != "main" && reachedByAny(P.returnPlace(f)))
+      return false;
+  for (const facts::Call &call : P.calls) {
+    if (call.callee == kNone)
+      continue;
+    const facts::Function &callee = P.functions[call.callee];
+    if (callee.defined || callee.system)
+      continue;
+    if (reachedByAny(call.receiver.place) ||
+        llvm::any_of(call.args, [&](const facts::Argument &a) { return reachedByAny(a.place); }))
+      return false;
+  }
+  return true;
+}
+
 bool CredentialQueries::onlyListening(Id origin) const {
   facts::CreateHow how = P.creates[origin].how;
   if (how != facts::CreateHow::Socket && how != facts::CreateHow::Producer)

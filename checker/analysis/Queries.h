@@ -54,6 +54,15 @@ public:
   // A recvmsg() whose function looks at SCM_CREDENTIALS (Program::credentialEvidence), on the
   // socket or on a socket accepted from it; kNone when the program has none.
   Id credentialRead(Id origin) const;
+  // Whether the program accept()s on the listener `origin` and reads no credentials from what it
+  // accepts, with every connection in its view: no credentialRead(), none sent in SCM_RIGHTS to
+  // another process, none returned from a function nothing in the program calls, none handed to
+  // a function outside the program's sources and system headers (a project's function whose body
+  // was not analysed may read them). Not followed: a connection stored in an object handed over by
+  // address to a bodyless callee, or stored through an out-parameter of an uncalled function.
+  bool connectionsUnread(Id origin) const;
+  // The accept()ed sockets of the listener `origin` and of its copies per call (Program::clonesOf).
+  std::vector<Id> connectionsOf(Id origin) const;
   // What says the socket is an AF_UNIX one although its socket() call does not name the family:
   // a bind()/connect() to a sun_path, the service files' sockets it may be, all AF_UNIX.
   bool unixByUse(Id origin) const;

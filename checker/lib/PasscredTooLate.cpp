@@ -158,11 +158,6 @@ private:
   // --pedantic: the finding `wouldBe` is withheld because every peer makes it harmless; say why.
   void reportWithheld(Id site, const facts::OptionSet &option, const char *wouldBe, const Paired &paired,
                       bool servers) {
-    if (!Ctx.Options.pedantic || !Ctx.variant(wouldBe))
-      return;
-    const Variant *chosen = Ctx.variant("withheld");
-    if (!chosen)
-      return;
     bool enables = false, sends = false, waits = false;
     for (const auto &[at, why] : paired.why) {
       enables |= why == Harmless::PeerEnables;
@@ -182,16 +177,27 @@ private:
                      "delivered whenever the reader enables SO_PASSCRED";
     else
       reason = who + " writes only after the server has, and the server writes only after this call";
-    Report &r = Ctx.report(site, *chosen,
-                           {{"socket", P.sites[option.site].text}, {"variant", wouldBe}, {"reason", reason}});
+    Report *r = withhold(site, option, wouldBe, reason);
+    if (!r)
+      return;
     for (const auto &[at, why] : paired.why)
-      Ctx.note(r, at,
+      Ctx.note(*r, at,
                why == Harmless::PeerEnables
                    ? (servers ? "this peer has SO_PASSCRED before it answers: its answers carry credentials"
                               : "this client enables SO_PASSCRED before it sends: its messages carry credentials")
                : why == Harmless::PeerSendsCredentials
                    ? "SCM_CREDENTIALS attached to each message here"
                    : "this client writes only after receiving from the server");
+  }
+
+  // --pedantic: the withheld note for `wouldBe`, saying `reason`; nullptr when not reported.
+  Report *withhold(Id site, const facts::OptionSet &option, const char *wouldBe, const std::string &reason) {
+    if (!Ctx.Options.pedantic || !Ctx.variant(wouldBe))
+      return nullptr;
+    const Variant *chosen = Ctx.variant("withheld");
+    if (!chosen)
+      return nullptr;
+    return &Ctx.report(site, *chosen, {{"socket", P.sites[option.site].text}, {"variant", wouldBe}, {"reason", reason}});
   }
 
   // The variant to report as `id`, or, for a socket nothing shows to be AF_UNIX (its socket()
@@ -433,6 +439,17 @@ private:
     const char *variantId = kind == facts::Lifecycle::Bind ? "dgram-after-bind"
                             : acceptedBefore != kNone      ? "listener-after-accept"
                                                            : "listener-after-listen";
+    // What a listener's late option loses is credentials on its connections: where the program
+    // accepts them and reads none (mpd enables it and checks peers with SO_PEERCRED), nothing.
+    if (kind == facts::Lifecycle::Listen && Q.connectionsUnread(origin)) {
+      if (Report *r = withhold(decided.second, option, variantId,
+                               "nothing in the program reads SCM_CREDENTIALS from the connections accepted "
+                               "on it, and none is handed to code outside the program"))
+        for (Id a : Q.connectionsOf(origin))
+          if (P.creates[a].site != kNone)
+            Ctx.note(*r, P.creates[a].site, "a connection accepted here, never read for credentials");
+      return false;
+    }
     // Across functions the finding is where the order is decided: the call that enables it,
     // after the call that binds or listens.
     bool lifted = decided.second != option.site;

@@ -36,7 +36,7 @@ int serve_forever(void) {
     int conn = accept(listener, NULL, NULL);
     if (conn < 0)
       continue;
-    setsockopt(conn, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:5 EXPECT-SEVERITY: note EXPECT-MESSAGE: enabled late on 'conn' (accepted-socket), but no message loses its credentials: every client of its address in the program attaches SCM_CREDENTIALS to each message
+    setsockopt(conn, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:5 EXPECT-SEVERITY: note EXPECT-MESSAGE: enabled late on 'conn' (accepted-socket), but the program loses no credentials by it: every client of its address in the program attaches SCM_CREDENTIALS to each message
     write(conn, authorised(conn) ? "ok\n" : "no\n", 3);
     close(conn);
   }

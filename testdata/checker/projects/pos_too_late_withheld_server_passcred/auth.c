@@ -14,7 +14,7 @@ int helper_says_root(const char *request) {
     return 0;
   if (helper_send(fd, request) < 0)
     return 0;
-  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:3 EXPECT-SEVERITY: note EXPECT-MESSAGE: enabled late on 'fd' (client-after-send), but no message loses its credentials: every peer that answers it enables SO_PASSCRED on its own socket before sending
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:3 EXPECT-SEVERITY: note EXPECT-MESSAGE: enabled late on 'fd' (client-after-send), but the program loses no credentials by it: every peer that answers it enables SO_PASSCRED on its own socket before sending
 
   char answer[16];
   union {

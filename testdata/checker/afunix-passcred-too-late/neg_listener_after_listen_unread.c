@@ -1,0 +1,41 @@
+// SO_PASSCRED on the listener after listen(), as mpd does it, in a server that never reads
+// SCM_CREDENTIALS: it asks who the peer is with SO_PEERCRED, which does not depend on
+// SO_PASSCRED. A client that connects in the window gets a socket without the flag, and nothing
+// in the program notices: no finding (pos_listener_after_listen_unread_pedantic.c: the note
+// --pedantic gives instead).
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int open_listener(const char *path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+  bind(fd, (struct sockaddr *)&addr, sizeof addr);
+  listen(fd, 16);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+  return fd;
+}
+
+static void serve_client(int conn) {
+  struct ucred peer;
+  socklen_t len = sizeof peer;
+  if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.uid == 0) {
+    char line[256];
+    while (read(conn, line, sizeof line) > 0)
+      write(conn, "ok\n", 3);
+  }
+  close(conn);
+}
+
+int main(void) {
+  int listener = open_listener("/run/player.sock");
+  for (;;) {
+    int conn = accept(listener, NULL, NULL);
+    if (conn >= 0)
+      serve_client(conn);
+  }
+}
