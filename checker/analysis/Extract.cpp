@@ -71,6 +71,8 @@ void Extractor::finishUnit() {
   // Elements hang off their base: keep the base wherever an element is kept.
   for (Id id : U.untracked)
     source[id] = 1;
+  for (const facts::Received &r : U.received)
+    source[r.place] = 1;
   for (const facts::Create &c : U.creates) {
     source[c.place] = 1;
     if (c.listener != kNone)
@@ -154,6 +156,8 @@ void Extractor::finishUnit() {
     force(f.place);
   for (const facts::Payload &f : U.payloads)
     force(f.place);
+  for (const facts::Received &f : U.received)
+    force(f.place);
   for (const facts::Send &f : U.sends)
     force(f.channel);
   for (const facts::Write &f : U.writes)
@@ -216,6 +220,8 @@ void Extractor::finishUnit() {
   for (facts::Receive &f : U.receives)
     map(f.place);
   for (facts::Payload &f : U.payloads)
+    map(f.place);
+  for (facts::Received &f : U.received)
     map(f.place);
   for (facts::Send &f : U.sends)
     map(f.channel);

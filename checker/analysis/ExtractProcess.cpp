@@ -501,6 +501,14 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
           if (type->isPointerType())
             type = type->getPointeeType();
           addFlow(ownerSocket(call, type, *ownerModel(type), className), *object, facts::FlowKind::Assign);
+        } else if (*effect == OwnerEffect::Accept) {
+          // Into each fd owner it is handed (the peer socket object); a returned one is the call's
+          // value (callValue()).
+          Id accepted = ownerAccepted(member, className + "::" + name.str());
+          for (const Expr *arg : call->arguments())
+            if (isFdOwnerType(arg->IgnoreImpCasts()->getType().getNonReferenceType()))
+              if (std::optional<Id> peer = placeOf(arg->IgnoreImpCasts()))
+                addFlow(accepted, writeTarget(*peer), facts::FlowKind::Assign);
         } else {
           ownerEvent(call, ownerObject(member), *object, *effect, className + "::" + name.str(), event);
         }
@@ -618,6 +626,19 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     // sizeof(int) * n with n a parameter: each caller's n decides (a helper called with `&fd, 1`).
     if (count < 0)
       U.payloads.back().countParam = countParameter(call->getArg(2));
+  } else if (isMemoryCopy(name) && call->getNumArgs() >= 3 && isCmsgData(call->getArg(1))) {
+    // memcpy(&fd, CMSG_DATA(c), sizeof fd), memcpy(fds, CMSG_DATA(c), n): the fds received.
+    const Expr *target = call->getArg(0)->IgnoreParenCasts();
+    std::optional<Id> into;
+    if (const auto *address = dyn_cast<UnaryOperator>(target); address && address->getOpcode() == UO_AddrOf)
+      into = placeOf(address->getSubExpr());
+    else if (std::optional<Id> array = placeOf(arrayBase(target)))
+      into = element(*array, -1);
+    // Into an int or an array of them (a struct ucred copied out is credentials, not fds).
+    QualType stored = target->getType();
+    stored = stored->isArrayType() ? Ctx.getAsArrayType(stored)->getElementType() : stored->getPointeeType();
+    if (into && !stored.isNull() && isFdValueType(stored, Ctx))
+      addFlow(receivedFds(call), writeTarget(*into), facts::FlowKind::Assign, /*exact=*/false);
   } else if (isMemoryCopy(name) && call->getNumArgs() >= 3) {
     copyPointee(call->getArg(1), call->getArg(0));
   } else if (call->getNumArgs() >= 1) {

@@ -237,6 +237,15 @@ Id Extractor::ownerSocket(const Expr *at, QualType object, const FdOwnerModel &m
   return createValue(at, std::move(create), className);
 }
 
+Id Extractor::ownerAccepted(const CXXMemberCallExpr *call, const std::string &by) {
+  facts::Create create;
+  create.how = facts::CreateHow::Accept;
+  if (std::optional<Id> listener = ownedFdOf(call))
+    create.listener = *listener;
+  create.origin = by + "()" + inFunctionText(currentFunction());
+  return createValue(call, std::move(create), by);
+}
+
 // Whether a field is read out of an object picked at run time (procs[i].channel[0],
 // (base + n)->fd): the field's one place then stands for the sockets of many objects.
 bool Extractor::objectAtRunTimeIndex(const Expr *expr) {
@@ -318,6 +327,9 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
     return place;
   }
   if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_Deref) {
+    // (A write into a message is a payload, Event::Assign; a struct ucred read is not an fd.)
+    if (isFdValueType(e->getType(), Ctx) && isCmsgData(unary->getSubExpr()))
+      return receivedFds(e);
     QualType pointee = unary->getSubExpr()->getType()->getPointeeType();
     if (!pointee.isNull() && (isObjectType(pointee) || carriesAddress(pointee))) {
       std::optional<Id> pointer = pointerValue(unary->getSubExpr());
@@ -330,6 +342,8 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_AddrOf)
     return pointerValue(e);
   if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+    if (isFdValueType(e->getType(), Ctx) && isCmsgData(subscript->getBase()))
+      return receivedFds(e);
     std::optional<std::int64_t> index = evalInt(subscript->getIdx(), Ctx);
     int at = index && *index >= 0 ? static_cast<int>(*index) : -1;
     const Expr *baseExpr = subscript->getBase()->IgnoreParens();
@@ -364,6 +378,10 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
     const Expr *object = member->getImplicitObjectArgument();
     const CXXMethodDecl *method = member->getMethodDecl();
+    // peer = acceptor.accept(): a connection, not the object's own fd (as fd.get() would be).
+    std::string className;
+    if (method && isFdOwnerType(member->getType()) && methodEffect(member, className) == OwnerEffect::Accept)
+      return ownerAccepted(member, className + "::" + method->getNameAsString());
     if (method && holdsFd(method->getReturnType()))
       if (std::optional<Id> owned = ownedFdOf(member))
         return owned; // fd.get(), fd.release(), (int)fd, out->get()
@@ -899,11 +917,16 @@ void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::Flo
       return;
     }
   }
-  // UniqueFd fd; or UniqueFd fd(-1): no fd yet.
-  if (const auto *construct = dyn_cast<CXXConstructExpr>(e);
-      construct && isFdOwnerType(construct->getType()) &&
-      (construct->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(construct->getArg(0))))
-    return;
+  // UniqueFd fd; or UniqueFd fd(-1): no fd yet. Nor has a library owner made with nothing its
+  // model says makes its socket (stream_protocol::socket peer(io), filled by acceptor.accept(peer)).
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e); construct && isFdOwnerType(construct->getType())) {
+    if (construct->getNumArgs() == 0 || isa<CXXDefaultArgExpr>(construct->getArg(0)))
+      return;
+    const FdOwnerModel *model = ownerModel(construct->getType());
+    if (model && !constructorEffect(construct, *model) &&
+        llvm::none_of(construct->arguments(), [&](const Expr *arg) { return holdsFd(arg->getType()); }))
+      return;
+  }
   if (std::optional<Id> from = carriesAddress(e->getType()) ? pointerValue(e) : placeOf(e)) {
     bool viaUnknownIndex = (U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0) ||
                            objectAtRunTimeIndex(e);

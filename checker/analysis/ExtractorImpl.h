@@ -1205,6 +1205,8 @@ private:
   // The fd an fd owner holds, for a call of one of its methods: fd.reset(x), out->get().
   std::optional<Id> ownedFdOf(const CXXMemberCallExpr *call);
   Id ownerSocket(const Expr *at, QualType object, const FdOwnerModel &model, const std::string &className);
+  // A connection a library fd owner's `accept` method accepts on the object's socket (one per call).
+  Id ownerAccepted(const CXXMemberCallExpr *call, const std::string &by);
   void ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
                   const Event &event, bool unknownTypeListens = true);
   // Library records the analysis knows the inside of by what they do, not by their fields.
@@ -1519,6 +1521,20 @@ private:
     return false;
   }
   void payload(const Stmt *write, const Expr *value, bool many, std::int64_t count, const Event &event);
+  // fds read out of a received SCM_RIGHTS message at `read` (*(int *)CMSG_DATA(c), fds[i] of a
+  // pointer into it, memcpy(&fd, CMSG_DATA(c), n)): the value they arrive as, one per read
+  // (facts::Received).
+  Id receivedFds(const Expr *read) {
+    SourceLocation loc = SM.getExpansionLoc(read->getBeginLoc());
+    std::string key = "v:SCM_RIGHTS@" + normalisedPath(SM.getFilename(loc)) + ":" + std::to_string(SM.getFileOffset(loc));
+    bool fresh = PlaceIds.find(key) == PlaceIds.end();
+    Id place = intern(key, facts::PlaceKind::Value, "fds received with SCM_RIGHTS", functionId(currentFunction()));
+    if (fresh) {
+      U.received.push_back({place, makeSite(read, nullptr, EventLoop)});
+      untracked(place); // another program's fds: unknown, beside what the link adds
+    }
+    return place;
+  }
 
   // --- visit-time helpers --------------------------------------------------------------------------
   Id statementOf(const Expr *call, const Expr *socketArg);

@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 6;
+inline constexpr int kFormatVersion = 7;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -283,6 +283,15 @@ struct Payload {
   int countParam = -1;       // otherwise the count is this parameter of its function (sizeof(int) * n)
 };
 
+// fds read out of a received SCM_RIGHTS message (*(int *)CMSG_DATA(c), fds[i] of a pointer into
+// it, memcpy(&fd, CMSG_DATA(c), n)): `place` is the value they arrive as, one per read
+// (v:SCM_RIGHTS@<file>:<offset>), untracked (another program's fds stay unknown). The link adds
+// what the program itself sends to the socket it is read from (Program::linkReceivedFds).
+struct Received {
+  Id place = kNone;
+  Id site = kNone;
+};
+
 // A sendmsg(). Its payload is what its function writes into CMSG_DATA; a helper that only passes
 // a msghdr parameter on (`msghdrParam`) takes the payload its callers build.
 struct Send {
@@ -431,6 +440,7 @@ struct Unit {
   std::vector<LifecycleEvent> lifecycle;
   std::vector<Receive> receives;
   std::vector<Payload> payloads;
+  std::vector<Received> received;
   std::vector<Send> sends;
   std::vector<Write> writes;
   std::vector<Limit> limits;

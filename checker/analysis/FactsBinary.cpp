@@ -272,6 +272,10 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(r.site);
     io.enumeration(r.kind);
   });
+  io.list(u.received, [&](Received &r) {
+    io.id(r.place);
+    io.id(r.site);
+  });
   io.list(u.payloads, [&](Payload &p) {
     io.id(p.place);
     io.id(p.site);
@@ -543,6 +547,10 @@ std::string checkUnit(const Unit &u) {
   for (const Payload &p : u.payloads) {
     ref(p.place, places, "payloads: place");
     ref(p.site, sites, "payloads: site", true);
+  }
+  for (const Received &r : u.received) {
+    ref(r.place, places, "received: place");
+    ref(r.site, sites, "received: site", true);
   }
   for (const Send &s : u.sends) {
     ref(s.channel, places, "sends: channel");

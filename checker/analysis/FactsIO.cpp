@@ -309,6 +309,10 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.flag("bounded_array", p.boundedArray);
       w.integer("count_param", p.countParam, -1);
     });
+    w.array("received", u.received, [&](const Received &r) {
+      w.id("place", r.place);
+      j.attribute("site", static_cast<std::int64_t>(r.site));
+    });
     w.array("sends", u.sends, [&](const Send &s) {
       w.id("channel", s.channel);
       j.attribute("site", static_cast<std::int64_t>(s.site));
@@ -786,6 +790,12 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     f.boundedArray = r.flag(o, "bounded_array");
     f.countParam = static_cast<int>(r.integer(o, "count_param", -1, "payloads"));
     u.payloads.push_back(f);
+  });
+  r.each(*root, "received", "received", [&](const json::Object &o) {
+    Received f;
+    f.place = r.ref(o, "place", nPlaces, "received");
+    f.site = r.ref(o, "site", nSites, "received", true);
+    u.received.push_back(f);
   });
   r.each(*root, "sends", "sends", [&](const json::Object &o) {
     Send f;

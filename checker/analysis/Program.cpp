@@ -182,6 +182,7 @@ void Program::finishLink() {
   index();
   addRoots();
   propagate();
+  linkReceivedFds();
   indexListeners();
   indexListenerViews();
   inheritListenerFamilies();
@@ -462,6 +463,13 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
     copy.site = siteMap[p.site];
     if (!seen(PayloadKeys, copy.site))
       payloads.push_back(copy);
+  }
+  for (const facts::Received &r : u.received) {
+    facts::Received copy = r;
+    copy.place = mapped(placeMap, r.place);
+    copy.site = siteMap[r.site];
+    if (!seen(ReceivedKeys, copy.site))
+      received.push_back(copy);
   }
   for (const facts::Send &s : u.sends) {
     facts::Send copy = s;
@@ -1366,6 +1374,7 @@ void Program::cloneConstructors() {
         again(lifecycle, &facts::LifecycleEvent::place);
         again(receives, &facts::Receive::place);
         again(payloads, &facts::Payload::place);
+        again(received, &facts::Received::place);
         again(sends, &facts::Send::channel);
         again(writes, &facts::Write::place);
         again(callbacks, &facts::Callback::socket);
@@ -2653,6 +2662,129 @@ void Program::propagate() {
   keepLibrariesApart(Exact);
 }
 
+// fds received with SCM_RIGHTS (facts::Received) are, besides what other programs send, what
+// this one sends to the socket they are read from: over the other end of a socketpair() (a
+// process and its forked child), or between a socket connect()ed to a sun_path and the
+// connections accepted on a listener bound to the same one. A flow from each such payload into
+// the received value, then propagation again: a received socket may itself carry fds (two
+// rounds at most). Not followed: datagram peers (sendto()), addresses built at run time, and
+// peers that only meet through the service files.
+void Program::linkReceivedFds() {
+  if (received.empty() || payloads.empty())
+    return;
+  // The functions that handle one message with a function: those it hands its msghdr or
+  // cmsghdr to (a recvmsg()/sendmsg() wrapper) and those that hand it theirs (a parsing or
+  // building helper), transitively, up to a bound.
+  std::vector<std::vector<Id>> sharing(functions.size());
+  auto share = [&](Id a, Id b) {
+    sharing[a].push_back(b);
+    sharing[b].push_back(a);
+  };
+  for (Id f = 0; f < functions.size(); ++f)
+    for (Id callee : functions[f].controlCallees)
+      share(f, callee);
+  for (const facts::Call &c : calls)
+    if (c.passesControl && c.caller != kNone)
+      share(c.caller, c.callee);
+  auto handling = [&](Id function) {
+    if (function == kNone)
+      return std::set<Id>();
+    std::set<Id> out{function};
+    std::vector<Id> work{function};
+    while (!work.empty() && out.size() < 64) {
+      Id f = work.back();
+      work.pop_back();
+      for (Id other : sharing[f])
+        if (out.insert(other).second)
+          work.push_back(other);
+    }
+    return out;
+  };
+  auto functionOf = [&](Id site) { return site == kNone ? kNone : sites[site].function; };
+  for (int round = 0; round < 2; ++round) {
+    // The sun_paths each socket is bound or connected to (constants only).
+    std::map<Id, std::set<std::string>> bound, connected;
+    for (const facts::LifecycleEvent &e : lifecycle)
+      if (!e.address.path.empty() && e.kind != facts::Lifecycle::Listen)
+        for (Id origin : originsOf(e.place))
+          (e.kind == facts::Lifecycle::Bind ? bound : connected)[origin].insert(e.address.path);
+    auto peersOf = [&](Id origin, std::set<Id> &peers) {
+      const facts::Create &c = creates[origin];
+      if (c.how == facts::CreateHow::Socketpair && c.peer != kNone)
+        for (Id other : originsOf(c.peer))
+          peers.insert(other);
+      std::set<std::string> paths; // the addresses a connection's clients connect to
+      if (c.how == facts::CreateHow::Accept && c.listener != kNone)
+        for (Id listener : originsOf(c.listener))
+          if (auto it = bound.find(listener); it != bound.end())
+            paths.insert(it->second.begin(), it->second.end());
+      for (Id client = 0; client < creates.size() && !paths.empty(); ++client)
+        if (auto it = connected.find(client); it != connected.end())
+          for (const std::string &path : it->second)
+            if (paths.count(path))
+              peers.insert(client);
+      if (auto it = connected.find(origin); it != connected.end())
+        for (Id accepted = 0; accepted < creates.size(); ++accepted) {
+          const facts::Create &a = creates[accepted];
+          if (a.how != facts::CreateHow::Accept || a.listener == kNone)
+            continue;
+          for (Id listener : originsOf(a.listener))
+            if (auto b = bound.find(listener); b != bound.end())
+              for (const std::string &path : it->second)
+                if (b->second.count(path))
+                  peers.insert(accepted);
+        }
+    };
+    // Where each payload goes: the origins of the channels of the sends that handle its message.
+    std::vector<std::set<Id>> sentOver(payloads.size());
+    for (Id i = 0; i < payloads.size(); ++i) {
+      std::set<Id> senders = handling(functionOf(payloads[i].site));
+      for (const facts::Send &s : sends)
+        if (senders.count(functionOf(s.site)))
+          for (Id origin : originsOf(s.channel))
+            sentOver[i].insert(origin);
+    }
+    // A payload of many fds (an array, a vector, through a pointer): each element's place.
+    std::vector<std::vector<Id>> elementsOf;
+    auto sources = [&](const facts::Payload &pl) {
+      if (!pl.many)
+        return std::vector<Id>{pl.place};
+      if (elementsOf.empty()) {
+        elementsOf.resize(places.size());
+        for (Id p = 0; p < places.size(); ++p)
+          if (places[p].base != kNone && places[p].kind == facts::PlaceKind::Element)
+            elementsOf[places[p].base].push_back(p);
+      }
+      std::vector<Id> arrays = throughPointer(pl.place), out;
+      arrays.push_back(pl.place);
+      for (Id array : arrays)
+        if (array < elementsOf.size())
+          llvm::append_range(out, elementsOf[array]);
+      return out;
+    };
+    std::size_t before = flows.size();
+    for (const facts::Received &r : received) {
+      std::set<Id> readers = handling(functionOf(r.site)), peers;
+      for (const facts::Receive &rc : receives)
+        if (rc.kind == facts::ReceiveKind::Recvmsg && readers.count(functionOf(rc.site)))
+          for (Id origin : originsOf(rc.place))
+            peersOf(origin, peers);
+      if (peers.empty())
+        continue;
+      for (Id i = 0; i < payloads.size(); ++i) {
+        const facts::Payload &pl = payloads[i];
+        if (pl.place != kNone && llvm::any_of(sentOver[i], [&](Id origin) { return peers.count(origin) > 0; }))
+          for (Id source : sources(pl))
+            addDerived(source, r.place, facts::FlowKind::Assign, r.site, /*exact=*/false);
+      }
+    }
+    if (flows.size() == before)
+      break;
+    Incoming = flowsByPlace(/*into=*/true);
+    propagate();
+  }
+}
+
 void Program::keepLibrariesApart(PlaceSets &sets) {
   // Two libraries of one database that define the same functions (eudev's libudev and
   // libudev-legacy): a call reaches either definition, so one library's objects reach the other's
@@ -3382,6 +3514,8 @@ std::string Program::dump() const {
   for (const facts::Payload &p : payloads)
     out += "payload " + display(p.place) + " line " + line(p.site) + (p.many ? " many" : "") +
            (p.count >= 0 ? " count " + std::to_string(p.count) : "") + "\n";
+  for (const facts::Received &r : received)
+    out += "received " + display(r.place) + " line " + line(r.site) + origins(r.place) + "\n";
   for (const facts::Limit &l : limits)
     out += "limit " + std::string(facts::name(l.where)) + " " + std::to_string(l.count) + " line " +
            line(l.site) + "\n";

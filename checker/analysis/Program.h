@@ -223,6 +223,7 @@ public:
   std::vector<facts::LifecycleEvent> lifecycle;
   std::vector<facts::Receive> receives;
   std::vector<facts::Payload> payloads;
+  std::vector<facts::Received> received;
   std::vector<facts::Send> sends;
   std::vector<facts::Write> writes;
   std::vector<facts::Limit> limits;
@@ -405,6 +406,7 @@ private:
   std::map<std::pair<Id, Id>, Id> SetterVia; // a store a setter makes per call -> its parameter
   std::map<Id, std::pair<Id, Id>> ConstantFrom; // create -> the places its family and type come from
   void specialiseFamilies();
+  void linkReceivedFds();
   std::size_t FlowCountBeforeClones = 0;
   bool resolveRound();
   Id derefRoot(Id place);
@@ -438,6 +440,8 @@ private:
     for (const facts::Receive &f : receives)
       visit(f.place);
     for (const facts::Payload &f : payloads)
+      visit(f.place);
+    for (const facts::Received &f : received)
       visit(f.place);
     for (const facts::Send &f : sends)
       visit(f.channel);
@@ -480,7 +484,7 @@ private:
   // What was merged already: facts of a header seen by several units count once. (Hashed: a
   // 100,000-unit link asks them tens of millions of times; none is iterated where order matters,
   // and no key is kNone, a hash table's empty key.)
-  llvm::DenseSet<Id> CreatedPlaces, PayloadKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
+  llvm::DenseSet<Id> CreatedPlaces, PayloadKeys, ReceivedKeys, SendKeys, LimitKeys, Untracked, ServiceKeys;
   llvm::DenseMap<Id, Id> CreateOfPlace; // place -> its create, while units are merged
   std::set<Id> Written; // parameters some call passes a constant that is not an fd
   std::set<std::string> Duplicated;                        // functions defined in two files

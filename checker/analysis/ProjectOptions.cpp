@@ -96,7 +96,7 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       std::string name = fields[0].trim().str();
       FdOwnerModel model;
       bool bad = false;
-      auto effects = [&](llvm::StringRef list, std::vector<std::pair<std::string, OwnerEffect>> &out) {
+      auto effects = [&](llvm::StringRef list, std::vector<std::pair<std::string, OwnerEffect>> &out, bool methods) {
         llvm::SmallVector<llvm::StringRef, 4> pairs;
         list.split(pairs, '+', -1, false);
         for (llvm::StringRef pair : pairs) {
@@ -105,17 +105,21 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
                                                  .Case("socket", OwnerEffect::Socket)
                                                  .Case("bind", OwnerEffect::Bind)
                                                  .Case("listen", OwnerEffect::Listen)
+                                                 .Case("accept", OwnerEffect::Accept)
                                                  .Default(std::nullopt);
+          if (known == OwnerEffect::Accept && !methods)
+            known.reset(); // a constructor accepts nothing: it makes its own object's socket
           if (key.trim().empty() || !known) {
-            error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=socket, bind or listen");
+            error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=socket, bind, listen" +
+                  (methods ? " or accept" : ""));
             bad = true;
             continue;
           }
           out.emplace_back(key.trim().str(), *known);
         }
       };
-      effects(fields[1], model.methods);
-      effects(fields[2], model.constructors);
+      effects(fields[1], model.methods, true);
+      effects(fields[2], model.constructors, false);
       if (!fields[3].trim().empty()) {
         if (std::optional<int> type = socketTypeFromName(fields[3].trim()))
           model.type = *type;

@@ -147,6 +147,8 @@ NamesThatMatter namesThatMatter(const Program &program) {
     factAt(f.place);
   for (const facts::Payload &f : program.payloads)
     factAt(f.place);
+  for (const facts::Received &f : program.received)
+    factAt(f.place);
   for (const facts::Send &f : program.sends)
     factAt(f.channel);
   for (const facts::Write &f : program.writes)
@@ -199,6 +201,8 @@ NamesThatMatter namesThatMatter(const Program &program) {
   for (const facts::Receive &f : program.receives)
     mark(f.site);
   for (const facts::Payload &f : program.payloads)
+    mark(f.site);
+  for (const facts::Received &f : program.received)
     mark(f.site);
   for (const facts::Send &f : program.sends)
     mark(f.site);

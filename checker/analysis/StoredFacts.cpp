@@ -339,6 +339,7 @@ std::optional<facts::Unit> StoredFacts::headerBodiesFor(const facts::Unit &edito
   bySite(out.lifecycle);
   bySite(out.receives);
   bySite(out.payloads);
+  bySite(out.received);
   bySite(out.sends);
   bySite(out.writes);
   bySite(out.limits);

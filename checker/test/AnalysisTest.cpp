@@ -217,13 +217,15 @@ TEST(Extract, LibraryFdOwnerClassOption) {
       [](llvm::StringRef name) -> std::optional<std::string> {
         if (name == "FdOwnerClasses")
           return std::string("net::Acceptor|open=socket+listen=listen|Endpoint=listen|SOCK_STREAM|local::=AF_UNIX;"
-                             "bad::One|listen=accept;bad::Two||||local::=AF_UNIXX;UniqueFd");
+                             "bad::One|listen=connect;bad::Two||||local::=AF_UNIXX;bad::Three||Endpoint=accept;UniqueFd");
         return std::nullopt;
       },
       [&](const std::string &m) { errors.push_back(m); });
-  ASSERT_EQ(errors.size(), 2u);
-  EXPECT_NE(errors[0].find("'listen=accept' of 'bad::One'"), std::string::npos) << errors[0];
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("'listen=connect' of 'bad::One'"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("'local::=AF_UNIXX' of 'bad::Two'"), std::string::npos) << errors[1];
+  // accept is a method's effect only: a constructor makes its own object's socket.
+  EXPECT_NE(errors[2].find("'Endpoint=accept' of 'bad::Three'"), std::string::npos) << errors[2];
   EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "net::Acceptor"));
   EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "UniqueFd"));
   EXPECT_FALSE(llvm::is_contained(o.fdOwnerClasses, "bad::One") || llvm::is_contained(o.fdOwnerClasses, "bad::Two"));

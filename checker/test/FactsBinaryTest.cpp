@@ -121,12 +121,15 @@ TEST(FactsBinary, DamagedBytesAreRefusedOrStillValid) {
 TEST(FactsBinary, ForeignLayoutOrVersionIsRefusedWithWhatItIs) {
   const facts::Unit &unit = units().front();
   std::string bytes = facts::encodeUnit(unit);
+  // A later layout and format version (one byte each, as varints below 128).
+  int otherLayout = facts::kBinaryLayoutVersion + 1, otherVersion = facts::kFormatVersion + 1;
   std::string layout = bytes;
-  layout[4] = 9; // the layout version, right after the magic
-  EXPECT_NE(refused(layout).find("layout 9"), std::string::npos) << refused(layout);
+  layout[4] = static_cast<char>(otherLayout); // the layout version, right after the magic
+  EXPECT_NE(refused(layout).find("layout " + std::to_string(otherLayout)), std::string::npos) << refused(layout);
   std::string version = bytes;
-  version[5] = 7; // the facts format version
-  EXPECT_NE(refused(version).find("format version 7"), std::string::npos) << refused(version);
+  version[5] = static_cast<char>(otherVersion); // the facts format version
+  EXPECT_NE(refused(version).find("format version " + std::to_string(otherVersion)), std::string::npos)
+      << refused(version);
   EXPECT_NE(refused("{\"format\":\"afunix-facts\"}").find("not binary facts"), std::string::npos);
 }
 

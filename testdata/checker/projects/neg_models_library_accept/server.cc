@@ -1,0 +1,50 @@
+// pos_models_library_accept with SO_PASSCRED on the acceptor's socket after open() and before it
+// binds and listens: every connection it accepts, into a StreamSocket handed to accept() or
+// returned by it, inherits the flag, so the credentials arrive.
+#include <sys/socket.h>
+
+#include <cstring>
+
+#include "net.h"
+
+using Protocol = net::local::StreamProtocol;
+
+static bool from_root(int fd) {
+  char data[64];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+  iovec iov{data, sizeof data};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (recvmsg(fd, &msg, 0) <= 0)
+    return false;
+  cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (!c || c->cmsg_type != SCM_CREDENTIALS)
+    return false;
+  ucred cred;
+  std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+  return cred.uid == 0;
+}
+
+bool admit_into(const char *path) {
+  net::Acceptor<Protocol> acceptor(Protocol{});
+  int on = 1;
+  setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  acceptor.bind(net::Endpoint<Protocol>{path});
+  acceptor.listen();
+  net::StreamSocket<Protocol> peer;
+  acceptor.accept(peer);
+  return from_root(peer.native_handle());
+}
+
+bool admit_returned(const char *path) {
+  net::Acceptor<Protocol> acceptor(Protocol{});
+  int on = 1;
+  setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  acceptor.bind(net::Endpoint<Protocol>{path});
+  acceptor.listen();
+  net::StreamSocket<Protocol> peer = acceptor.accept();
+  return from_root(peer.native_handle());
+}
