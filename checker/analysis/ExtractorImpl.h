@@ -1524,15 +1524,16 @@ private:
   // fds read out of a received SCM_RIGHTS message at `read` (*(int *)CMSG_DATA(c), fds[i] of a
   // pointer into it, memcpy(&fd, CMSG_DATA(c), n)): the value they arrive as, one per read
   // (facts::Received).
+  // An origin of its own (unknown: another program's fds), so that a receiving helper returning
+  // what it read is made per call like any function returning a socket it makes.
   Id receivedFds(const Expr *read) {
-    SourceLocation loc = SM.getExpansionLoc(read->getBeginLoc());
-    std::string key = "v:SCM_RIGHTS@" + normalisedPath(SM.getFilename(loc)) + ":" + std::to_string(SM.getFileOffset(loc));
-    bool fresh = PlaceIds.find(key) == PlaceIds.end();
-    Id place = intern(key, facts::PlaceKind::Value, "fds received with SCM_RIGHTS", functionId(currentFunction()));
-    if (fresh) {
-      U.received.push_back({place, makeSite(read, nullptr, EventLoop)});
-      untracked(place); // another program's fds: unknown, beside what the link adds
-    }
+    std::size_t before = U.creates.size();
+    facts::Create create;
+    create.how = facts::CreateHow::Unknown;
+    create.origin = "fds received with SCM_RIGHTS" + inFunctionText(currentFunction());
+    Id place = createValue(read, std::move(create), "SCM_RIGHTS");
+    if (U.creates.size() > before)
+      U.received.push_back({place, U.creates.back().site});
     return place;
   }
 

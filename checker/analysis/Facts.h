@@ -285,8 +285,8 @@ struct Payload {
 
 // fds read out of a received SCM_RIGHTS message (*(int *)CMSG_DATA(c), fds[i] of a pointer into
 // it, memcpy(&fd, CMSG_DATA(c), n)): `place` is the value they arrive as, one per read
-// (v:SCM_RIGHTS@<file>:<offset>), untracked (another program's fds stay unknown). The link adds
-// what the program itself sends to the socket it is read from (Program::linkReceivedFds).
+// (v:SCM_RIGHTS@<file>:<offset>), with an unknown create of its own (another program's fds); the
+// link adds what the program itself sends to the socket it is read from (linkReceivedFds).
 struct Received {
   Id place = kNone;
   Id site = kNone;

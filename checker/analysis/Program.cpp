@@ -1372,9 +1372,17 @@ void Program::cloneConstructors() {
         }
         again(options, &facts::OptionSet::place);
         again(lifecycle, &facts::LifecycleEvent::place);
+        std::size_t receivesBefore = receives.size();
         again(receives, &facts::Receive::place);
+        std::size_t receivesAfter = receives.size(), receivedBefore = received.size();
         again(payloads, &facts::Payload::place);
         again(received, &facts::Received::place);
+        // A receiving helper made per call (receive_fd(channel) returning the fd it read): each
+        // copy's fds come over the channel of its own call.
+        for (std::size_t r = receivedBefore; r < received.size(); ++r)
+          for (std::size_t i = receivesBefore; i < receivesAfter; ++i)
+            if (receives[i].kind == facts::ReceiveKind::Recvmsg)
+              ReceivedOver[r].push_back(receives[i].place);
         again(sends, &facts::Send::channel);
         again(writes, &facts::Write::place);
         again(callbacks, &facts::Callback::socket);
@@ -2763,12 +2771,20 @@ void Program::linkReceivedFds() {
       return out;
     };
     std::size_t before = flows.size();
-    for (const facts::Received &r : received) {
-      std::set<Id> readers = handling(functionOf(r.site)), peers;
-      for (const facts::Receive &rc : receives)
-        if (rc.kind == facts::ReceiveKind::Recvmsg && readers.count(functionOf(rc.site)))
-          for (Id origin : originsOf(rc.place))
+    for (Id ri = 0; ri < received.size(); ++ri) {
+      const facts::Received &r = received[ri];
+      std::set<Id> peers;
+      if (auto own = ReceivedOver.find(ri); own != ReceivedOver.end()) {
+        for (Id channel : own->second)
+          for (Id origin : originsOf(channel))
             peersOf(origin, peers);
+      } else {
+        std::set<Id> readers = handling(functionOf(r.site));
+        for (const facts::Receive &rc : receives)
+          if (rc.kind == facts::ReceiveKind::Recvmsg && readers.count(functionOf(rc.site)))
+            for (Id origin : originsOf(rc.place))
+              peersOf(origin, peers);
+      }
       if (peers.empty())
         continue;
       for (Id i = 0; i < payloads.size(); ++i) {

@@ -403,6 +403,7 @@ private:
   };
   std::vector<ClonedCall> ClonedCalls;
   std::map<Id, std::vector<Id>> ClonesOf; // a constructor's create -> its copies, one per call
+  std::map<Id, std::vector<Id>> ReceivedOver; // a copy's received fds -> the copy's recvmsg() channels
   std::map<std::pair<Id, Id>, Id> SetterVia; // a store a setter makes per call -> its parameter
   std::map<Id, std::pair<Id, Id>> ConstantFrom; // create -> the places its family and type come from
   void specialiseFamilies();

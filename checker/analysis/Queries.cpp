@@ -380,8 +380,13 @@ bool CredentialQueries::connectionsUnread(Id origin) const {
   const std::vector<Id> &connections = Accepted[origin];
   if (connections.empty())
     return !clones.empty();
-  if (credentialRead(origin) != kNone)
-    return false;
+  // No recvmsg() anywhere in the program looks at credentials: a connection the value flow loses
+  // (into an object it does not follow) must not make a read look absent (vsomeip's accepted
+  // Boost.Asio sockets, read through connection objects, are).
+  for (const facts::Receive &r : P.receives)
+    if (Id function = P.sites[r.site].function;
+        r.kind == facts::ReceiveKind::Recvmsg && function != kNone && P.credentialEvidence(function) != kNone)
+      return false;
   auto reachedByAny = [&](Id place) {
     if (place == kNone)
       return false;

@@ -55,7 +55,8 @@ public:
   // socket or on a socket accepted from it; kNone when the program has none.
   Id credentialRead(Id origin) const;
   // Whether the program accept()s on the listener `origin` and reads no credentials from what it
-  // accepts, with every connection in its view: no credentialRead(), none sent in SCM_RIGHTS to
+  // accepts, with every connection in its view: no recvmsg() of the program looks at credentials
+  // at all (not only none the value flow links to a connection), none sent in SCM_RIGHTS to
   // another process, none returned from a function nothing in the program calls, none handed to
   // a function outside the program's sources and system headers (a project's function whose body
   // was not analysed may read them). Not followed: a connection stored in an object handed over by

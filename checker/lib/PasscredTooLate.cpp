@@ -443,8 +443,8 @@ private:
     // accepts them and reads none (mpd enables it and checks peers with SO_PEERCRED), nothing.
     if (kind == facts::Lifecycle::Listen && Q.connectionsUnread(origin)) {
       if (Report *r = withhold(decided.second, option, variantId,
-                               "nothing in the program reads SCM_CREDENTIALS from the connections accepted "
-                               "on it, and none is handed to code outside the program"))
+                               "nothing in the program reads SCM_CREDENTIALS, and none of the connections "
+                               "accepted on it is handed to code outside the program"))
         for (Id a : Q.connectionsOf(origin))
           if (P.creates[a].site != kNone)
             Ctx.note(*r, P.creates[a].site, "a connection accepted here, never read for credentials");

@@ -15,7 +15,7 @@ static int open_listener(const char *path) {
   bind(fd, (struct sockaddr *)&addr, sizeof addr);
   listen(fd, 16);
   int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:3 EXPECT-SEVERITY: note EXPECT-MESSAGE: enabled late on 'fd' (listener-after-listen), but the program loses no credentials by it: nothing in the program reads SCM_CREDENTIALS from the connections accepted on it
+  setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one); // EXPECT: afunix-passcred-too-late:3 EXPECT-SEVERITY: note EXPECT-MESSAGE: enabled late on 'fd' (listener-after-listen), but the program loses no credentials by it: nothing in the program reads SCM_CREDENTIALS, and none of the connections accepted on it is handed to code outside the program
   return fd;
 }
 
