@@ -78,7 +78,10 @@ private:
         reported = checkAccepted(option, origin);
       } else if (createdHere(create.how)) {
         facts::Lifecycle kind = create.type == kernel::kSockDgram ? facts::Lifecycle::Bind : facts::Lifecycle::Listen;
-        reported = checkAfter(option, origin, kind) || checkRequester(option, origin);
+        // A socketpair() end never listens (experiment accept_needs_listener: listen() on it
+        // fails): a listen() a shared field or table links it to is another socket's.
+        bool neverListens = create.how == facts::CreateHow::Socketpair && kind == facts::Lifecycle::Listen;
+        reported = (!neverListens && checkAfter(option, origin, kind)) || checkRequester(option, origin);
       }
       if (reported)
         return;

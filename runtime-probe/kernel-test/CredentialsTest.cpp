@@ -349,5 +349,15 @@ TEST(AcceptNeedsListener, AListenerIsNeverRead) {
   EXPECT_EQ(o.get("read.listener_seqpacket")->text, "ENOTCONN");
 }
 
+// What afunix-passcred-too-late relies on when a shared field or table links a socketpair() end
+// to a listen() call: listen() on a connected socket fails (6.18: EINVAL, a socketpair() end has
+// no address and an accepted socket is not closed), so that end is never a listener.
+TEST(AcceptNeedsListener, AConnectedSocketNeverListens) {
+  Observation o = acceptNeedsListenerExperiment();
+  ASSERT_EQ(o.status, Status::Ok) << o.reason;
+  EXPECT_EQ(o.get("listen.socketpair")->text, "EINVAL");
+  EXPECT_EQ(o.get("listen.accepted")->text, "EINVAL");
+}
+
 } // namespace
 } // namespace afunix::kernel

@@ -579,7 +579,22 @@ Observation acceptNeedsListenerExperiment() {
     if (n >= 0 || err == EAGAIN)
       listenerUnread = false;
   }
+  // listen() on a connected socket: a socketpair() end has no address, an accepted or connected
+  // socket is not closed; both are refused, so neither is ever a listener.
+  bool connectedNeverListen = true;
+  for (const auto &[kind, fd] : {std::pair<const char *, int>{"socketpair", pair.b.get()},
+                                 std::pair<const char *, int>{"accepted", accepted.get()}}) {
+    int rc = listen(fd, 1);
+    std::string got = rc == 0 ? "listening" : errnoName(errno);
+    o.set(std::string("listen.") + kind, Value::of(got));
+    summary += std::string("; listen() on ") + kind + " " + got;
+    connectedNeverListen &= rc != 0;
+  }
   o.verdict = "accept4(): " + summary;
+  if (connectedNeverListen)
+    o.implies("listen() fails on a socketpair() end and on an accepted socket: neither is ever a "
+              "listener, whatever listen() call a shared field or table links it to.",
+              {"afunix-passcred-too-late"});
   if (onlyListener)
     o.implies("accept() gives a connection only on a listening socket: an accepted or connected "
               "socket, a socketpair() end, a datagram socket or a pipe in the same event-loop table "
