@@ -1,5 +1,7 @@
 #include "Program.h"
 
+#include "Queries.h"
+
 #include "afunix/KernelConstants.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -182,8 +184,8 @@ void Program::finishLink() {
   index();
   addRoots();
   propagate();
-  linkReceivedFds();
   indexListeners();
+  linkReceivedFds();
   indexListenerViews();
   inheritListenerFamilies();
 }
@@ -2672,11 +2674,10 @@ void Program::propagate() {
 
 // fds received with SCM_RIGHTS (facts::Received) are, besides what other programs send, what
 // this one sends to the socket they are read from: over the other end of a socketpair() (a
-// process and its forked child), or between a socket connect()ed to a sun_path and the
-// connections accepted on a listener bound to the same one. A flow from each such payload into
-// the received value, then propagation again: a received socket may itself carry fds (two
-// rounds at most). Not followed: datagram peers (sendto()), addresses built at run time, and
-// peers that only meet through the service files.
+// process and its forked child), or between the clients of an address (connect(), sendto()) and
+// the server bound to it or the connections accepted there, paired as the credential rules pair
+// them. A flow from each such payload into the received value, then propagation again: a received
+// socket may itself carry fds (two rounds at most). Not followed: addresses built at run time.
 void Program::linkReceivedFds() {
   if (received.empty() || payloads.empty())
     return;
@@ -2710,38 +2711,25 @@ void Program::linkReceivedFds() {
   };
   auto functionOf = [&](Id site) { return site == kNone ? kNone : sites[site].function; };
   for (int round = 0; round < 2; ++round) {
-    // The sun_paths each socket is bound or connected to (constants only).
-    std::map<Id, std::set<std::string>> bound, connected;
-    for (const facts::LifecycleEvent &e : lifecycle)
-      if (!e.address.path.empty() && e.kind != facts::Lifecycle::Listen)
-        for (Id origin : originsOf(e.place))
-          (e.kind == facts::Lifecycle::Bind ? bound : connected)[origin].insert(e.address.path);
+    // Peers as the credential rules pair them (Queries.h): a server's clients by the address they
+    // connect or send to, a client's servers by the one it names, with callers' constants.
+    CredentialQueries queries(*this);
     auto peersOf = [&](Id origin, std::set<Id> &peers) {
       const facts::Create &c = creates[origin];
       if (c.how == facts::CreateHow::Socketpair && c.peer != kNone)
         for (Id other : originsOf(c.peer))
           peers.insert(other);
-      std::set<std::string> paths; // the addresses a connection's clients connect to
-      if (c.how == facts::CreateHow::Accept && c.listener != kNone)
-        for (Id listener : originsOf(c.listener))
-          if (auto it = bound.find(listener); it != bound.end())
-            paths.insert(it->second.begin(), it->second.end());
-      for (Id client = 0; client < creates.size() && !paths.empty(); ++client)
-        if (auto it = connected.find(client); it != connected.end())
-          for (const std::string &path : it->second)
-            if (paths.count(path))
-              peers.insert(client);
-      if (auto it = connected.find(origin); it != connected.end())
-        for (Id accepted = 0; accepted < creates.size(); ++accepted) {
-          const facts::Create &a = creates[accepted];
-          if (a.how != facts::CreateHow::Accept || a.listener == kNone)
-            continue;
-          for (Id listener : originsOf(a.listener))
-            if (auto b = bound.find(listener); b != bound.end())
-              for (const std::string &path : it->second)
-                if (b->second.count(path))
-                  peers.insert(accepted);
-        }
+      if (c.how == facts::CreateHow::Accept && c.listener != kNone) {
+        for (Id listener : listenersOf(c))
+          for (const Client &client : clientsOf(*this, queries, listener))
+            peers.insert(client.origin);
+        return;
+      }
+      for (Id server : serversOf(*this, queries, origin)) {
+        peers.insert(server); // a datagram server
+        for (Id accepted : queries.acceptedFrom(server))
+          peers.insert(accepted);
+      }
     };
     // Where each payload goes: the origins of the channels of the sends that handle its message.
     std::vector<std::set<Id>> sentOver(payloads.size());
@@ -2798,6 +2786,8 @@ void Program::linkReceivedFds() {
       break;
     Incoming = flowsByPlace(/*into=*/true);
     propagate();
+    Listeners.clear(); // who may listen depends on the origins
+    indexListeners();
   }
 }
 
