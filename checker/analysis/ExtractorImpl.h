@@ -1523,9 +1523,9 @@ private:
   void payload(const Stmt *write, const Expr *value, bool many, std::int64_t count, const Event &event);
   // fds read out of a received SCM_RIGHTS message at `read` (*(int *)CMSG_DATA(c), fds[i] of a
   // pointer into it, memcpy(&fd, CMSG_DATA(c), n)): the value they arrive as, one per read
-  // (facts::Received).
-  // An origin of its own (unknown: another program's fds), so that a receiving helper returning
-  // what it read is made per call like any function returning a socket it makes.
+  // (facts::Received), an origin of its own (unknown: another program's fds), so that a
+  // receiving helper returning what it read is made per call like any function returning a
+  // socket it makes.
   Id receivedFds(const Expr *read) {
     std::size_t before = U.creates.size();
     facts::Create create;
