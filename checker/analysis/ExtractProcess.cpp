@@ -509,6 +509,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
             if (isFdOwnerType(arg->IgnoreImpCasts()->getType().getNonReferenceType()))
               if (std::optional<Id> peer = placeOf(arg->IgnoreImpCasts()))
                 addFlow(accepted, writeTarget(*peer), facts::FlowKind::Assign);
+        } else if (*effect == OwnerEffect::Option) {
+          ownerOption(member, *object, event);
         } else {
           ownerEvent(call, ownerObject(member), *object, *effect, className + "::" + name.str(), event);
         }
@@ -1156,6 +1158,64 @@ void Extractor::ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerE
   fact.statement = event.statement;
   fact.maker = by;
   U.lifecycle.push_back(std::move(fact));
+}
+
+// The credential option an option object's type names: a class template specialisation with
+// SOL_SOCKET and the option among its integer template arguments, in that order and side by side
+// (Boost.Asio's socket_option::boolean<SOL_SOCKET, SO_PASSCRED>, a project's own template alike).
+static std::optional<facts::Option> optionNamedByType(QualType type) {
+  const auto *spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!spec)
+    return std::nullopt;
+  const TemplateArgumentList &args = spec->getTemplateArgs();
+  for (unsigned i = 0; i + 1 < args.size(); ++i) {
+    if (args[i].getKind() != TemplateArgument::Integral || args[i + 1].getKind() != TemplateArgument::Integral ||
+        args[i].getAsIntegral() != kernel::kSolSocket)
+      continue;
+    switch (args[i + 1].getAsIntegral().getExtValue()) {
+    case kernel::kSoPassCred:
+      return facts::Option::PassCred;
+    case kernel::kSoPassSec:
+      return facts::Option::PassSec;
+    case kernel::kSoPassPidfd:
+      return facts::Option::PassPidfd;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// set_option(option) of a library fd owner (an `option` method, models.md): the option its
+// argument's type names, set to the value the argument is constructed with (passcred(true), a
+// local `passcred on(true)`: its initialiser, a later assignment to it is not followed); any other
+// value, or none (the library's default), may enable it.
+void Extractor::ownerOption(const CXXMemberCallExpr *call, Id socket, const Event &event) {
+  if (call->getNumArgs() < 1)
+    return;
+  const Expr *arg = call->getArg(0);
+  std::optional<facts::Option> option = optionNamedByType(arg->getType());
+  if (!option)
+    return;
+  facts::OptionSet fact;
+  fact.throughWrapper = true;
+  fact.option = *option;
+  const Expr *made = arg->IgnoreImplicit();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(made))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->isLocalVarDecl() && var->getInit())
+      made = var->getInit()->IgnoreImplicit();
+  if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(made))
+    made = cast->getSubExpr()->IgnoreImplicit();
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(made);
+      construct && construct->getNumArgs() >= 1 && !isa<CXXDefaultArgExpr>(construct->getArg(0)))
+    if (std::optional<std::int64_t> value = evalInt(construct->getArg(0), Ctx))
+      fact.value = *value ? facts::Tri::True : facts::Tri::False;
+  fact.place = socket;
+  fact.site = makeSite(call, ownerObject(call), event.loop);
+  fact.familyGuarded = event.guarded;
+  fact.statement = event.statement;
+  U.options.push_back(std::move(fact));
 }
 
 void Extractor::processConstruct(const CXXConstructExpr *construct, const Event &event) {

@@ -553,7 +553,11 @@ Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
       work.push_back(child);
   }
   const FunctionDecl *fn = Scopes.back().fn;
-  judgeUpwardMove(*compound, *stmt, fn ? fn->getBody() : nullptr, Ctx, info);
+  judgeUpwardMove(*compound, *stmt, fn ? fn->getBody() : nullptr, Ctx, info, [&](const CXXMemberCallExpr &call) {
+    std::string className;
+    std::optional<OwnerEffect> effect = methodEffect(&call, className);
+    return effect && *effect != OwnerEffect::Socket;
+  });
   U.statements.push_back(std::move(info));
   return U.statements.size() - 1;
 }

@@ -146,8 +146,12 @@ inline bool conditionTestsFamily(const Stmt *cond, ASTContext &ctx) {
   return false;
 }
 
+// A socket a fix-it can hand to setsockopt() as it is spelled: an int variable, field or element
+// (not an object that owns one: a library's socket object, whose fd only its own methods give).
 inline bool isPlainSocketExpr(const Expr *expr) {
   expr = expr->IgnoreParenImpCasts();
+  if (!expr->getType()->isIntegerType())
+    return false;
   if (isa<DeclRefExpr>(expr))
     return true;
   if (const auto *member = dyn_cast<MemberExpr>(expr))
@@ -1209,6 +1213,7 @@ private:
   Id ownerAccepted(const CXXMemberCallExpr *call, const std::string &by);
   void ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
                   const Event &event, bool unknownTypeListens = true);
+  void ownerOption(const CXXMemberCallExpr *call, Id socket, const Event &event);
   // Library records the analysis knows the inside of by what they do, not by their fields.
   enum class ModelledRecord { Container, Callable, Transparent, SmartPointer };
   std::optional<ModelledRecord> modelledRecord(QualType type) {

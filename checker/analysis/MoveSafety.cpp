@@ -59,7 +59,8 @@ const VarDecl *rootVariable(const Expr *e) {
 
 class Collector {
 public:
-  Collector(const ASTContext &ctx, Access &out) : Ctx(ctx), Out(out) {}
+  Collector(const ASTContext &ctx, Access &out, SocketOnlyMethod socketOnly)
+      : Ctx(ctx), Out(out), SocketOnly(socketOnly) {}
 
   void stmt(const Stmt *s) {
     if (!s)
@@ -273,9 +274,12 @@ private:
     if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
       const CXXMethodDecl *method = member->getMethodDecl();
       const Expr *object = member->getImplicitObjectArgument();
-      if (!method || !method->isConst())
+      // A library socket object's bind(), listen() or set_option() changes the kernel's socket,
+      // not the object: as setsockopt(fd, ...) reads fd.
+      bool reads = method && (method->isConst() || (SocketOnly && SocketOnly(*member)));
+      if (!reads)
         escape(object);
-      expr(object, method && method->isConst() ? Use::Read : Use::Write);
+      expr(object, reads ? Use::Read : Use::Write);
     } else if (const auto *op = dyn_cast<CXXOperatorCallExpr>(call);
                op && isa_and_nonnull<CXXMethodDecl>(callee) && call->getNumArgs() > 0) {
       bool constant = cast<CXXMethodDecl>(callee)->isConst();
@@ -294,11 +298,12 @@ private:
 
   const ASTContext &Ctx;
   Access &Out;
+  SocketOnlyMethod SocketOnly;
 };
 
-Access accessOf(const Stmt *s, const ASTContext &ctx) {
+Access accessOf(const Stmt *s, const ASTContext &ctx, SocketOnlyMethod socketOnly) {
   Access out;
-  Collector(ctx, out).stmt(s);
+  Collector(ctx, out, socketOnly).stmt(s);
   return out;
 }
 
@@ -444,7 +449,7 @@ bool alwaysLeaves(const Stmt *s) {
 } // namespace
 
 void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *function,
-                     ASTContext &ctx, facts::Statement &out) {
+                     ASTContext &ctx, facts::Statement &out, SocketOnlyMethod socketOnly) {
   const SourceManager &sm = ctx.getSourceManager();
   out.movableAbove = out.begin;
   out.moveStop = facts::MoveStop::Unmovable;
@@ -456,7 +461,7 @@ void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *fu
     return;
   FileID file = sm.getFileID(stmt.getBeginLoc());
   llvm::StringRef buffer = sm.getBufferData(file);
-  Access moved = accessOf(&stmt, ctx);
+  Access moved = accessOf(&stmt, ctx, socketOnly);
   if (moved.label) { // moved, it would take a jump target along
     out.moveStop = facts::MoveStop::Label;
     out.moveStopLine = sm.getExpansionLineNumber(stmt.getBeginLoc());
@@ -510,7 +515,7 @@ void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *fu
       stop(facts::MoveStop::Directive, sm.getComposedLoc(file, static_cast<unsigned>(hash)), nullptr);
       return;
     }
-    Access a = accessOf(prev, ctx);
+    Access a = accessOf(prev, ctx, socketOnly);
     if (a.label) {
       stop(facts::MoveStop::Label, range.getBegin(), nullptr);
       return;

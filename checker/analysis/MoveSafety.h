@@ -6,15 +6,21 @@
 #include "Facts.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace afunix::analysis {
 
 // Fills `out`'s movableAbove, moveStop, moveStopLine, moveStopName, companions and labelled for
 // `stmt`, a direct child of `block` (out.begin must already be set). `function` is the body of
 // the enclosing function: a variable whose address is taken anywhere else in it can change
-// behind any pointer write or call.
+// behind any pointer write or call. `socketOnly` tells the methods of a library's socket objects
+// that change only the kernel's socket (models.md: bind, listen, accept, option), which read the
+// object as setsockopt() reads its fd.
+using SocketOnlyMethod = llvm::function_ref<bool(const clang::CXXMemberCallExpr &)>;
 void judgeUpwardMove(const clang::CompoundStmt &block, const clang::Stmt &stmt,
-                     const clang::Stmt *function, clang::ASTContext &ctx, facts::Statement &out);
+                     const clang::Stmt *function, clang::ASTContext &ctx, facts::Statement &out,
+                     SocketOnlyMethod socketOnly);
 
 } // namespace afunix::analysis

@@ -106,12 +106,14 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
                                                  .Case("bind", OwnerEffect::Bind)
                                                  .Case("listen", OwnerEffect::Listen)
                                                  .Case("accept", OwnerEffect::Accept)
+                                                 .Case("option", OwnerEffect::Option)
                                                  .Default(std::nullopt);
-          if (known == OwnerEffect::Accept && !methods)
-            known.reset(); // a constructor accepts nothing: it makes its own object's socket
+          // A constructor accepts and sets nothing: it makes its own object's socket.
+          if (!methods && known && *known > OwnerEffect::Listen)
+            known.reset();
           if (key.trim().empty() || !known) {
             error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=socket, bind, listen" +
-                  (methods ? " or accept" : ""));
+                  (methods ? ", accept or option" : ""));
             bad = true;
             continue;
           }

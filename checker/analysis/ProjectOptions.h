@@ -74,10 +74,11 @@ struct SocketMaker {
 
 // What a library fd owner class's methods and constructors do to its socket (FdOwnerClasses
 // `CLASS|METHOD=EFFECT+...|WORD=EFFECT+...|TYPE|WORD=FAMILY+...`, docs/models.md).
-// Accept (methods only): the call accepts a connection on the object's socket, into the library
-// fd owner it is handed (acceptor.accept(peer), async_accept(peer, handler)) or as the owner it
-// returns (peer = acceptor.accept()).
-enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen, Accept };
+// Methods only: Accept accepts a connection on the object's socket, into the library fd owner it
+// is handed (acceptor.accept(peer), async_accept(peer, handler)) or as the owner it returns
+// (peer = acceptor.accept()); Option sets the socket option its argument's type names by its
+// template arguments (set_option(boolean<SOL_SOCKET, SO_PASSCRED>(true))).
+enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen, Accept, Option };
 struct FdOwnerModel {
   std::vector<std::pair<std::string, OwnerEffect>> methods;
   std::vector<std::pair<std::string, OwnerEffect>> constructors; // by a word of an argument's type

@@ -344,14 +344,17 @@ Id CredentialQueries::enabledBefore(Id origin, facts::Lifecycle kind) const {
   return kNone;
 }
 
+bool CredentialQueries::readsCredentials(const facts::Receive &receive) const {
+  Id function = P.sites[receive.site].function;
+  return receive.kind == facts::ReceiveKind::Recvmsg && function != kNone &&
+         P.credentialEvidence(function) != kNone;
+}
+
 Id CredentialQueries::credentialRead(Id origin) const {
   auto readOn = [&](Id socket) {
-    for (const facts::Receive &r : P.receives) {
-      Id function = P.sites[r.site].function;
-      if (r.kind == facts::ReceiveKind::Recvmsg && function != kNone &&
-          P.credentialEvidence(function) != kNone && P.reaches(socket, r.place))
+    for (const facts::Receive &r : P.receives)
+      if (readsCredentials(r) && P.reaches(socket, r.place))
         return r.site;
-    }
     return kNone;
   };
   if (Id at = readOn(origin); at != kNone)
@@ -383,10 +386,8 @@ bool CredentialQueries::connectionsUnread(Id origin) const {
   // No recvmsg() anywhere in the program looks at credentials: a connection the value flow loses
   // (into an object it does not follow) must not make a read look absent (vsomeip's accepted
   // Boost.Asio sockets, read through connection objects, are).
-  for (const facts::Receive &r : P.receives)
-    if (Id function = P.sites[r.site].function;
-        r.kind == facts::ReceiveKind::Recvmsg && function != kNone && P.credentialEvidence(function) != kNone)
-      return false;
+  if (llvm::any_of(P.receives, [&](const facts::Receive &r) { return readsCredentials(r); }))
+    return false;
   auto reachedByAny = [&](Id place) {
     if (place == kNone)
       return false;

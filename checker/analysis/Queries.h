@@ -92,6 +92,9 @@ public:
   std::shared_ptr<const SeenFrom> seen(Id origin, Id site, Id place) const;
 
 private:
+  // A recvmsg() in a function that looks at SCM_CREDENTIALS (Program::credentialEvidence).
+  bool readsCredentials(const facts::Receive &receive) const;
+
   const Program &P;
   mutable std::map<std::tuple<Id, Id, Id>, std::shared_ptr<const SeenFrom>> SeenCache;
   std::vector<std::vector<Id>> Options;               // by origin
