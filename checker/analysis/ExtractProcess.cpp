@@ -502,13 +502,39 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
             type = type->getPointeeType();
           addFlow(ownerSocket(call, type, *ownerModel(type), className), *object, facts::FlowKind::Assign);
         } else if (*effect == OwnerEffect::Accept) {
-          // Into each fd owner it is handed (the peer socket object); a returned one is the call's
-          // value (callValue()).
-          Id accepted = ownerAccepted(member, className + "::" + name.str());
-          for (const Expr *arg : call->arguments())
-            if (isFdOwnerType(arg->IgnoreImpCasts()->getType().getNonReferenceType()))
+          // Into each fd owner it is handed (the peer socket object), or the fd owner parameter of
+          // each handler it is handed (Boost.Asio's async_accept([](error_code, socket s) {...}));
+          // a returned one is the call's value (callValue()).
+          std::string by = className + "::" + name.str();
+          Id accepted = ownerAccepted(member, by);
+          for (const Expr *arg : call->arguments()) {
+            if (isFdOwnerType(arg->IgnoreImpCasts()->getType().getNonReferenceType())) {
               if (std::optional<Id> peer = placeOf(arg->IgnoreImpCasts()))
                 addFlow(accepted, writeTarget(*peer), facts::FlowKind::Assign);
+              continue;
+            }
+            // (Of a bound function, the parameters the handler's caller supplies: a placeholder's.)
+            const DeclRefExpr *ref = functionRefExpr(arg);
+            std::optional<BoundFunction> bound = ref ? std::nullopt : boundFunction(arg);
+            const FunctionDecl *handler = ref ? dyn_cast<FunctionDecl>(ref->getDecl())
+                                          : bound ? bound->target
+                                                  : lambdaOperator(arg);
+            if (!handler)
+              continue;
+            for (unsigned p = 0; p < handler->getNumParams(); ++p)
+              if (isFdOwnerType(handler->getParamDecl(p)->getType().getNonReferenceType()) &&
+                  (!bound || bound->placeholder[p] != 0)) {
+                facts::Callback callback;
+                callback.site = makeSite(call, ownerObject(member), event.loop);
+                callback.callee = functionId(handler);
+                callback.param = static_cast<int>(p);
+                callback.registrar = by;
+                callback.socket = accepted;
+                U.callbacks.push_back(std::move(callback));
+                if (ref || bound)
+                  ModeledRefs.insert(ref ? ref : bound->ref);
+              }
+          }
         } else if (*effect == OwnerEffect::Option) {
           ownerOption(member, *object, event);
         } else {
@@ -687,6 +713,11 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     return;
   }
 
+  if (isStdNamed(callee, {"async", "invoke"})) {
+    llvm::SmallVector<const Expr *, 4> args(call->arguments());
+    if (processInvocation(call, args, event))
+      return;
+  }
   // std::make_unique<Server>(fd), v.emplace_back(fd): the constructor gets the arguments.
   // (A member's own context is its class: ask for the namespace around it.)
   const Decl *owner = isa<CXXMethodDecl>(callee) ? static_cast<const Decl *>(cast<CXXMethodDecl>(callee)->getParent()) : callee;
@@ -745,6 +776,18 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
                 construct(ctor);
         }
       }
+    // A library socket object built there (std::make_unique<acceptor>(io, endpoint)): what its
+    // constructor makes and does, as where it is constructed in the program's code.
+    std::string className;
+    if (const FdOwnerModel *model = object && !built.isNull() && call->getNumArgs() >= skip ? ownerModel(built, &className) : nullptr) {
+      llvm::SmallVector<const Expr *, 4> args(call->arguments());
+      if (std::optional<OwnerEffect> effect = constructorEffect(llvm::ArrayRef(args).drop_front(skip), *model)) {
+        Id socket = ownerSocket(call, built, *model, className);
+        addFlow(socket, *object, facts::FlowKind::Assign);
+        ownerEvent(call, nullptr, socket, *effect, className, event);
+      }
+      return;
+    }
     // A container of fds (or a value-holding type): what emplace_back(fd) puts there.
     if (object && built.isNull() == false && holdsFd(built))
       for (unsigned i = skip; i < call->getNumArgs(); ++i)
@@ -1281,9 +1324,42 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
       copyObject(*from, storage, type, facts::FlowKind::Init);
     return;
   }
+  if (const CXXRecordDecl *record = type->getAsCXXRecordDecl(); record && isStdNamed(record, {"thread", "jthread"}))
+    if (processInvocation(construct, args, event))
+      return;
   if (declaredInSystemHeader(ctor, SM))
     return;
   processUserCall(construct, ctor, args, event);
+}
+
+bool Extractor::processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> args, const Event &event) {
+  // std::async(std::launch::async, f, ...): the policy comes first.
+  if (!args.empty() && args[0]->getType()->isEnumeralType())
+    args = args.drop_front();
+  if (args.empty())
+    return false;
+  const DeclRefExpr *ref = functionRefExpr(args[0]);
+  const FunctionDecl *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : lambdaOperator(args[0]);
+  if (!target)
+    return false;
+  llvm::ArrayRef<const Expr *> passed = args.drop_front();
+  std::optional<Id> receiver;
+  if (const auto *method = dyn_cast<CXXMethodDecl>(target); method && !method->isStatic() && ref) {
+    // (&Server::Serve, this, fd): the object, by pointer or by reference, then the arguments.
+    if (passed.empty())
+      return false;
+    const Expr *object = passed[0];
+    if (object->getType()->isPointerType())
+      receiver = pointerValue(object);
+    else if (std::optional<Id> place = placeOf(stripValue(object)))
+      receiver = addressOf(*place);
+    passed = passed.drop_front();
+  }
+  // The arguments are copies the library hands on (decay-copied, as by value).
+  processUserCall(at, target, passed, event, /*forwarded=*/true, receiver);
+  if (ref)
+    ModeledRefs.insert(ref);
+  return true;
 }
 
 void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *callee, const Event &event) {
@@ -1292,11 +1368,22 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   auto registerWith = [&](const Expr *fdArg, const Expr *callbackArg, int param, bool accepts,
                           const std::string &registrar) {
     const DeclRefExpr *ref = functionRefExpr(callbackArg);
-    const FunctionDecl *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : lambdaOperator(callbackArg);
+    std::optional<BoundFunction> bound = ref ? std::nullopt : boundFunction(callbackArg);
+    const FunctionDecl *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl())
+                                 : bound ? bound->target
+                                         : lambdaOperator(callbackArg);
     if (!target)
       return;
-    if (param == kFirstFdParam)
+    if (bound && param != kFirstFdParam) {
+      // The loop calls the bound object with the fd as its argument `param`: the target's
+      // parameter that placeholder feeds.
+      auto fed = llvm::find(bound->placeholder, static_cast<unsigned>(param) + 1);
+      if (fed == bound->placeholder.end())
+        return;
+      param = static_cast<int>(fed - bound->placeholder.begin());
+    } else if (param == kFirstFdParam) {
       param = firstFdParam(target);
+    }
     if (param < 0) {
       // The callback gets the fd inside a struct it is handed (struct pollfd *pfd).
       std::optional<Id> field = fdInStructParam(target);
@@ -1304,8 +1391,8 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
       if (!field || !socket)
         return;
       addFlow(*socket, *field, facts::FlowKind::Callback, true, makeSite(call, fdArg, event.loop));
-      if (ref)
-        ModeledRefs.insert(ref);
+      if (ref || bound)
+        ModeledRefs.insert(ref ? ref : bound->ref);
       return;
     }
     if (static_cast<unsigned>(param) >= target->getNumParams())
@@ -1328,8 +1415,8 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
       callback.socket = *socket;
     }
     U.callbacks.push_back(std::move(callback));
-    if (ref)
-      ModeledRefs.insert(ref);
+    if (ref || bound)
+      ModeledRefs.insert(ref ? ref : bound->ref);
   };
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
@@ -1341,7 +1428,7 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   llvm::SmallVector<const Expr *, 4> targets;
   llvm::SmallVector<const VarDecl *, 2> tables;
   for (const Expr *arg : call->arguments()) {
-    if (functionRefExpr(arg) || lambdaOperator(arg)) {
+    if (functionRefExpr(arg) || lambdaOperator(arg) || boundFunction(arg)) {
       targets.push_back(arg);
       continue;
     }

@@ -11,6 +11,9 @@ namespace afunix::analysis::extraction {
 void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
   CFG::BuildOptions options;
   options.setAllAlwaysAdd(); // every expression is an element: uses and definitions get positions
+  // A constructor's member initialisers run before its body (acceptor_(io, endpoint) listens
+  // before the body's set_option()): their expressions get positions in the entry's successor.
+  options.AddInitializers = true;
   flow.cfg = CFG::buildCFG(s.fn, s.fn->getBody(), &Ctx, options);
   if (!flow.cfg)
     return;
@@ -457,6 +460,11 @@ std::optional<Id> Extractor::pointeeOfFdPointer(const Expr *pointer) {
   // opt->get() (std::optional's operator-> is the address of what it holds): that object.
   if (std::optional<Id> object = addressedObject(*base))
     return object;
+  // A library socket object through a pointer or a smart pointer (acceptor->listen(), the
+  // acceptor std::make_unique() built): the object the pointer points to, as the link resolves it.
+  if (QualType pointee = pointer->getType()->getPointeeType(); !pointee.isNull() && ownerModel(pointee))
+    if (std::optional<Id> value = pointerValue(pointer))
+      return derefPlace(*value);
   return element(*base, 0);
 }
 

@@ -146,21 +146,22 @@ inline bool conditionTestsFamily(const Stmt *cond, ASTContext &ctx) {
   return false;
 }
 
-// A socket a fix-it can hand to setsockopt() as it is spelled: an int variable, field or element
-// (not an object that owns one: a library's socket object, whose fd only its own methods give).
-inline bool isPlainSocketExpr(const Expr *expr) {
+// A variable, a field of one or an element at a constant index, as spelled.
+inline bool isPlainLvalue(const Expr *expr) {
   expr = expr->IgnoreParenImpCasts();
-  if (!expr->getType()->isIntegerType())
-    return false;
   if (isa<DeclRefExpr>(expr))
     return true;
   if (const auto *member = dyn_cast<MemberExpr>(expr))
-    return isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts()) ||
-           isPlainSocketExpr(member->getBase());
+    return isa<CXXThisExpr>(member->getBase()->IgnoreParenImpCasts()) || isPlainLvalue(member->getBase());
   if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(expr))
-    return isa<IntegerLiteral>(subscript->getIdx()->IgnoreParenImpCasts()) &&
-           isPlainSocketExpr(subscript->getBase());
+    return isa<IntegerLiteral>(subscript->getIdx()->IgnoreParenImpCasts()) && isPlainLvalue(subscript->getBase());
   return false;
+}
+
+// A socket a fix-it can hand to setsockopt() as it is spelled: an int variable, field or element
+// (not an object that owns one: a library's socket object, whose fd only its own methods give).
+inline bool isPlainSocketExpr(const Expr *expr) {
+  return expr->IgnoreParenImpCasts()->getType()->isIntegerType() && isPlainLvalue(expr);
 }
 
 // `f` or `&f` as an argument: the reference to the function.
@@ -173,6 +174,63 @@ inline const DeclRefExpr *functionRefExpr(const Expr *expr) {
   if (const auto *ref = dyn_cast<DeclRefExpr>(expr); ref && isa<FunctionDecl>(ref->getDecl()))
     return ref;
   return nullptr;
+}
+
+// std::bind(&Server::OnAccept, this, _1, _2) or boost::bind(...) as an argument (also wrapped into
+// a std::function on the way): the function it binds, and for each of that function's parameters
+// the placeholder that supplies it (1 for _1; 0 when the bind call gives the value itself).
+struct BoundFunction {
+  const FunctionDecl *target = nullptr;
+  const DeclRefExpr *ref = nullptr; // the target as the bind call names it
+  std::vector<unsigned> placeholder; // by the target's parameter
+};
+inline unsigned placeholderNumber(QualType type) {
+  const auto *spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(type.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!spec || !spec->getIdentifier() || spec->getTemplateArgs().size() != 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Integral)
+    return 0;
+  // libstdc++'s std::_Placeholder<N>, libc++'s std::placeholders::__ph<N>, Boost's boost::arg<N>.
+  llvm::StringRef name = spec->getName();
+  if (name != "_Placeholder" && name != "__ph" && name != "arg")
+    return 0;
+  std::int64_t n = spec->getTemplateArgs()[0].getAsIntegral().getExtValue();
+  return n > 0 && n < 64 ? static_cast<unsigned>(n) : 0;
+}
+inline std::optional<BoundFunction> boundFunction(const Expr *expr) {
+  for (int depth = 0; expr && depth < 6; ++depth) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr))
+      expr = cleanups->getSubExpr();
+    else if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr))
+      expr = temporary->getSubExpr();
+    else if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
+      expr = bind->getSubExpr();
+    else if (const auto *construct = dyn_cast<CXXConstructExpr>(expr); construct && construct->getNumArgs() >= 1)
+      expr = construct->getArg(0); // std::function<void(int)>(std::bind(...))
+    else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
+      expr = cast->getSubExpr();
+    else
+      break;
+  }
+  const auto *call = dyn_cast_or_null<CallExpr>(expr);
+  const FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+  if (!callee || !callee->getIdentifier() || callee->getName() != "bind" || call->getNumArgs() < 1)
+    return std::nullopt;
+  const auto *ns = dyn_cast<NamespaceDecl>(callee->getDeclContext()->getEnclosingNamespaceContext());
+  if (!callee->isInStdNamespace() && !(ns && ns->getName() == "boost"))
+    return std::nullopt;
+  const DeclRefExpr *ref = functionRefExpr(call->getArg(0));
+  if (!ref)
+    return std::nullopt;
+  BoundFunction out;
+  out.target = cast<FunctionDecl>(ref->getDecl());
+  out.ref = ref;
+  // A method's object comes first (this, or the object's pointer).
+  const auto *method = dyn_cast<CXXMethodDecl>(out.target);
+  unsigned first = method && !method->isStatic() ? 2 : 1;
+  for (unsigned p = 0; p < out.target->getNumParams(); ++p)
+    out.placeholder.push_back(first + p < call->getNumArgs() ? placeholderNumber(call->getArg(first + p)->getType()) : 0);
+  return out;
 }
 
 // A lambda as an argument (also wrapped into a std::function on the way): its call operator.
@@ -769,8 +827,13 @@ private:
   }
   // A library fd owner's constructor that makes its socket: by a word in an argument's type.
   std::optional<OwnerEffect> constructorEffect(const CXXConstructExpr *construct, const FdOwnerModel &model) {
+    llvm::SmallVector<const Expr *, 4> args(construct->arguments());
+    return constructorEffect(args, model);
+  }
+  // The same for the arguments a library forwards to the constructor (std::make_unique<T>(...)).
+  std::optional<OwnerEffect> constructorEffect(llvm::ArrayRef<const Expr *> args, const FdOwnerModel &model) {
     return ownerEffect(model.constructors, [&](llvm::StringRef word) {
-      for (const Expr *arg : construct->arguments()) {
+      for (const Expr *arg : args) {
         if (isa<CXXDefaultArgExpr>(arg))
           continue;
         QualType t = arg->getType().getNonReferenceType();
@@ -1472,6 +1535,10 @@ private:
   void convertForwarded(const CallExpr *call, const CXXConstructorDecl *ctor, llvm::ArrayRef<const Expr *> args,
                         const Event &event);
   void processConstruct(const CXXConstructExpr *construct, const Event &event);
+  // std::thread(f, args...), std::jthread, std::async([policy,] f, args...), std::invoke(f,
+  // args...): a call of f with the arguments after it (a method's object first). True when the
+  // callable is a function or a lambda the analysis sees.
+  bool processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> args, const Event &event);
   // A call of a method of a library record the analysis models (modelledRecord): true when done.
   bool processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event);
   // A call through a pointer: the link calls whatever reaches it.

@@ -47,6 +47,10 @@ NAMES_ONLY = {
     "_Node_iterator", "_Rb_tree_const_iterator", "_Rb_tree_iterator", "__normal_iterator",
     "__wrap_iter", "__gnu_cxx", "__detail", "pair", "make_pair", "first", "insert_or_assign", "exchange",
     "value_type", "size", "size_bytes", "max_size", "for_each", "for_each_n",
+    # std::bind's and boost::bind's placeholders (a bound handler is followed from where it is named)
+    "_Placeholder", "__ph", "arg", "boost",
+    # what calls a callable with the arguments after it (std::thread(f, fd), std::async, std::invoke)
+    "thread", "jthread", "async", "invoke",
     # the extractor's own vocabulary: place kinds, option names, messages, examples
     "fd", "fds", "h", "t", "this", "lambda", "object", "Objects", "logdw", "varlink",
 }

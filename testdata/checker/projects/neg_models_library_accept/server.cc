@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 
 #include <cstring>
+#include <functional>
+#include <utility>
 
 #include "net.h"
 
@@ -48,3 +50,39 @@ bool admit_returned(const char *path) {
   net::StreamSocket<Protocol> peer = acceptor.accept();
   return from_root(peer.native_handle());
 }
+
+class Session {
+public:
+  explicit Session(net::StreamSocket<Protocol> socket) : socket_(std::move(socket)) {}
+  bool admitted() { return from_root(socket_.native_handle()); }
+
+private:
+  net::StreamSocket<Protocol> socket_;
+};
+
+void admit_async(const char *path) {
+  net::Acceptor<Protocol> acceptor(Protocol{});
+  int on = 1;
+  setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  acceptor.bind(net::Endpoint<Protocol>{path});
+  acceptor.listen();
+  acceptor.async_accept([](net::StreamSocket<Protocol> socket) {
+    Session session(std::move(socket));
+    session.admitted();
+  });
+}
+
+class Gate {
+public:
+  explicit Gate(const char *path) : acceptor_(Protocol{}) {
+    int on = 1;
+    setsockopt(acceptor_.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+    acceptor_.bind(net::Endpoint<Protocol>{path});
+    acceptor_.listen();
+    acceptor_.async_accept(std::bind(&Gate::OnAccept, this, std::placeholders::_1));
+  }
+
+private:
+  bool OnAccept(net::StreamSocket<Protocol> peer) { return from_root(peer.native_handle()); }
+  net::Acceptor<Protocol> acceptor_;
+};

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cstring>
+#include <memory>
 
 #include "net.h"
 
@@ -48,5 +49,35 @@ bool admit_named(const char *path) {
   acceptor.listen();
   net::StreamSocket<Protocol> peer;
   acceptor.accept(peer);
+  return from_root(peer.native_handle());
+}
+
+// The acceptor member only makes its socket in the constructor's member initialiser; the body
+// enables the option before it binds and listens.
+class Server {
+public:
+  explicit Server(const char *path) : acceptor_(Protocol{}) {
+    acceptor_.set_option(PassCred(true));
+    acceptor_.bind(net::Endpoint<Protocol>{path});
+    acceptor_.listen();
+  }
+  bool admit() {
+    net::StreamSocket<Protocol> peer;
+    acceptor_.accept(peer);
+    return from_root(peer.native_handle());
+  }
+
+private:
+  net::Acceptor<Protocol> acceptor_;
+};
+
+// The acceptor on the heap, built by std::make_unique() and used through the pointer.
+bool admit_through_pointer(const char *path) {
+  auto acceptor = std::make_unique<net::Acceptor<Protocol>>(Protocol{});
+  acceptor->set_option(PassCred(true));
+  acceptor->bind(net::Endpoint<Protocol>{path});
+  acceptor->listen();
+  net::StreamSocket<Protocol> peer;
+  acceptor->accept(peer);
   return from_root(peer.native_handle());
 }

@@ -1,7 +1,8 @@
 // A third-party socket library the project uses (only its header is seen, as a system header is),
 // shaped like Boost.Asio: an Acceptor's constructor given an Endpoint opens, binds and listens;
-// accept(peer) accepts a connection into the StreamSocket it is handed, and the accept() without
-// an argument returns one. native_handle() gives an object's fd.
+// accept(peer) accepts a connection into the StreamSocket it is handed, the accept() without
+// an argument returns one, and async_accept(handler) hands one to the handler when a client
+// connects. native_handle() gives an object's fd.
 #pragma once
 #pragma GCC system_header
 
@@ -34,9 +35,11 @@ public:
   void listen(int backlog = 16);
   void accept(StreamSocket<Protocol> &peer);
   StreamSocket<Protocol> accept();
+  template <typename Handler> void async_accept(Handler handler) { pending_ = &handler; }
   int native_handle();
 
 private:
   int fd_;
+  void *pending_;
 };
 } // namespace net

@@ -1,9 +1,12 @@
 // A guard service on the library's acceptor: it accepts each client into a StreamSocket (handed
-// to accept(), or returned by it) and reads the client's credentials from it. Nothing enables
+// to accept(), returned by it, or handed to async_accept()'s handler and moved into a session
+// object) and reads the client's credentials from it. Nothing enables
 // SO_PASSCRED, on the acceptor or on the connections: no credentials ever arrive.
 #include <sys/socket.h>
 
 #include <cstring>
+#include <functional>
+#include <utility>
 
 #include "net.h"
 
@@ -40,3 +43,33 @@ bool admit_returned(const char *path) {
   net::StreamSocket<Protocol> peer = acceptor.accept(); // EXPECT-NOTE: accept() here
   return from_root(peer.native_handle()); // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::accept() in admit_returned()) never has SO_PASSCRED
 }
+
+// A session owns its connection: async_accept()'s handler moves each new one into a session.
+class Session {
+public:
+  explicit Session(net::StreamSocket<Protocol> socket) : socket_(std::move(socket)) {}
+  bool admitted() { return from_root(socket_.native_handle()); } // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::async_accept() in admit_async()) never has SO_PASSCRED
+
+private:
+  net::StreamSocket<Protocol> socket_;
+};
+
+void admit_async(const char *path) {
+  net::Acceptor<Protocol> acceptor(net::Endpoint<Protocol>{path}); // EXPECT-NOTE: listening socket created here
+  acceptor.async_accept([](net::StreamSocket<Protocol> socket) { // EXPECT-NOTE: accept() here
+    Session session(std::move(socket));
+    session.admitted();
+  });
+}
+
+// The handler as a member function bound with std::bind: the library supplies its argument (_1).
+class Gate {
+public:
+  explicit Gate(const char *path) : acceptor_(net::Endpoint<Protocol>{path}) { // EXPECT-NOTE: listening socket created here
+    acceptor_.async_accept(std::bind(&Gate::OnAccept, this, std::placeholders::_1)); // EXPECT-NOTE: accept() here
+  }
+
+private:
+  bool OnAccept(net::StreamSocket<Protocol> peer) { return from_root(peer.native_handle()); } // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::async_accept() in Gate()) never has SO_PASSCRED
+  net::Acceptor<Protocol> acceptor_;
+};

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cstring>
+#include <memory>
 
 #include "net.h"
 
@@ -64,6 +65,32 @@ bool admit_disabled(const char *path) {
   peer.set_option(net::BoolOption<IPPROTO_IPV6, IPV6_UNICAST_HOPS>(true));
   return from_root(peer.native_handle()); // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::accept() in admit_disabled()) never has SO_PASSCRED
 }
+
+// The acceptor on the heap, built by std::make_unique() and used through the pointer.
+bool admit_through_pointer(const char *path) {
+  auto acceptor = std::make_unique<net::Acceptor<Protocol>>(net::Endpoint<Protocol>{path}); // EXPECT-NOTE: socket created by Acceptor(), which listens on it before returning
+  acceptor->set_option(PassCred(true)); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: SO_PASSCRED is enabled on listener
+  net::StreamSocket<Protocol> peer;
+  acceptor->accept(peer);
+  return from_root(peer.native_handle());
+}
+
+// The acceptor member listens from the constructor's member initialiser on, which runs before
+// the body's option.
+class Server {
+public:
+  explicit Server(const char *path) : acceptor_(net::Endpoint<Protocol>{path}) { // EXPECT-NOTE: socket created by Acceptor(), which listens on it before returning
+    acceptor_.set_option(PassCred(true)); // EXPECT: afunix-passcred-too-late EXPECT-MESSAGE: SO_PASSCRED is enabled on listener 'acceptor_' after listen(), before any accept()
+  }
+  bool admit() {
+    net::StreamSocket<Protocol> peer;
+    acceptor_.accept(peer);
+    return from_root(peer.native_handle());
+  }
+
+private:
+  net::Acceptor<Protocol> acceptor_;
+};
 
 // The fix-it moves the option above the library's listen() (the first acceptor makes and listens
 // on its socket in one call: no fix-it).
