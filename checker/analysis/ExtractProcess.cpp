@@ -718,6 +718,33 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     if (processInvocation(call, args, event))
       return;
   }
+  // std::bind(&Server::Handle, this, tag, fd): the values it binds are the bound function's
+  // arguments, as if it were called there (as std::thread's are). Conservative: only those before
+  // the first placeholder (a later bound value is not followed), and the function still counts
+  // as called from outside when a placeholder feeds one of its fd parameters (whoever calls the
+  // bound object supplies that one). The bind call is no registration of its own.
+  if (std::optional<BoundFunction> bound = boundFunction(call)) {
+    const FunctionDecl *target = bound->target;
+    const auto *method = dyn_cast<CXXMethodDecl>(target);
+    unsigned first = method && !method->isStatic() ? 2 : 1;
+    if (call->getNumArgs() < first)
+      return;
+    llvm::SmallVector<const Expr *, 4> args(call->arguments());
+    llvm::SmallVector<const Expr *, 4> passed(args.begin() + 1, args.begin() + first);
+    bool fedByCaller = false;
+    for (unsigned p = 0; p < target->getNumParams() && first + p < args.size(); ++p) {
+      if (bound->placeholder[p] != 0) {
+        for (unsigned q = p; q < target->getNumParams(); ++q)
+          fedByCaller |= bound->placeholder[q] != 0 && holdsFd(target->getParamDecl(q)->getType());
+        break;
+      }
+      passed.push_back(args[first + p]);
+    }
+    llvm::SmallVector<const Expr *, 5> invoked{args[0]};
+    invoked.append(passed.begin(), passed.end());
+    processInvocation(call, invoked, event, /*calledOnlyHere=*/!fedByCaller);
+    return;
+  }
   // std::make_unique<Server>(fd), v.emplace_back(fd): the constructor gets the arguments.
   // (A member's own context is its class: ask for the namespace around it.)
   const Decl *owner = isa<CXXMethodDecl>(callee) ? static_cast<const Decl *>(cast<CXXMethodDecl>(callee)->getParent()) : callee;
@@ -1332,7 +1359,8 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
   processUserCall(construct, ctor, args, event);
 }
 
-bool Extractor::processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> args, const Event &event) {
+bool Extractor::processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> args, const Event &event,
+                                  bool calledOnlyHere) {
   // std::async(std::launch::async, f, ...): the policy comes first.
   if (!args.empty() && args[0]->getType()->isEnumeralType())
     args = args.drop_front();
@@ -1357,7 +1385,7 @@ bool Extractor::processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> a
   }
   // The arguments are copies the library hands on (decay-copied, as by value).
   processUserCall(at, target, passed, event, /*forwarded=*/true, receiver);
-  if (ref)
+  if (ref && calledOnlyHere)
     ModeledRefs.insert(ref);
   return true;
 }

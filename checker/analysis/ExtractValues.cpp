@@ -378,6 +378,16 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
   }
   if (const auto *literal = dyn_cast<CompoundLiteralExpr>(e); literal && isObjectType(literal->getType()))
     return newObject(literal, "t", "(" + literal->getType().getAsString() + "){...}");
+  // co_await acceptor.async_accept(use_awaitable): what the awaited accept resumes with, the
+  // connection. (Other awaited values are not followed.)
+  if (const auto *await = dyn_cast<CoawaitExpr>(e)) {
+    const auto *accept = dyn_cast_or_null<CXXMemberCallExpr>(await->getOperand()->IgnoreImplicit());
+    std::string className;
+    if (accept && accept->getMethodDecl() && isFdOwnerType(e->getType()) &&
+        methodEffect(accept, className) == OwnerEffect::Accept)
+      return ownerAccepted(accept, className + "::" + accept->getMethodDecl()->getNameAsString());
+    return std::nullopt;
+  }
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(e)) {
     const Expr *object = member->getImplicitObjectArgument();
     const CXXMethodDecl *method = member->getMethodDecl();
@@ -782,6 +792,14 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   if (isStdNamed(callee, {"make_unique", "make_shared", "allocate_shared"}))
     if (std::optional<Id> object = forwardedObject(call, callee))
       return addressOf(*object); // a smart pointer holding the new object's address
+  // shared_from_this(), weak_from_this(): a smart pointer holding the object's own address
+  // (a session's `self`, captured by the handlers it hands a library).
+  // (A member's own context is its class: the class is std's.)
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call);
+      member && member->getMethodDecl() && callee->getIdentifier() &&
+      isStdNamed(member->getMethodDecl()->getParent(), {"enable_shared_from_this"}) &&
+      (callee->getName() == "shared_from_this" || callee->getName() == "weak_from_this"))
+    return pointerValue(member->getImplicitObjectArgument());
   if (callee->getIdentifier() && allocates(callee)) {
     // A heap object of its own, per allocation.
     Id object = newObject(call, "h", callee->getNameAsString() + "()" +

@@ -1537,8 +1537,10 @@ private:
   void processConstruct(const CXXConstructExpr *construct, const Event &event);
   // std::thread(f, args...), std::jthread, std::async([policy,] f, args...), std::invoke(f,
   // args...): a call of f with the arguments after it (a method's object first). True when the
-  // callable is a function or a lambda the analysis sees.
-  bool processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> args, const Event &event);
+  // callable is a function or a lambda the analysis sees. `calledOnlyHere`: f gets no other
+  // arguments from where the call hands it (else its address still escapes).
+  bool processInvocation(const Expr *at, llvm::ArrayRef<const Expr *> args, const Event &event,
+                         bool calledOnlyHere = true);
   // A call of a method of a library record the analysis models (modelledRecord): true when done.
   bool processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event);
   // A call through a pointer: the link calls whatever reaches it.

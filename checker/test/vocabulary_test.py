@@ -51,6 +51,8 @@ NAMES_ONLY = {
     "_Placeholder", "__ph", "arg", "boost",
     # what calls a callable with the arguments after it (std::thread(f, fd), std::async, std::invoke)
     "thread", "jthread", "async", "invoke",
+    # an object's own address as a smart pointer (a session's `self`)
+    "enable_shared_from_this", "shared_from_this", "weak_from_this",
     # the extractor's own vocabulary: place kinds, option names, messages, examples
     "fd", "fds", "h", "t", "this", "lambda", "object", "Objects", "logdw", "varlink",
 }

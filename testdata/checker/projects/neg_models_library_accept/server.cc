@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "net.h"
@@ -86,3 +87,38 @@ private:
   bool OnAccept(net::StreamSocket<Protocol> peer) { return from_root(peer.native_handle()); }
   net::Acceptor<Protocol> acceptor_;
 };
+
+class Watcher : public std::enable_shared_from_this<Watcher> {
+public:
+  explicit Watcher(net::StreamSocket<Protocol> socket) : socket_(std::move(socket)) {}
+  void Start() {
+    auto self = shared_from_this();
+    socket_.async_wait([self] { from_root(self->socket_.native_handle()); });
+  }
+
+private:
+  net::StreamSocket<Protocol> socket_;
+};
+
+void watch_async(const char *path) {
+  net::Acceptor<Protocol> acceptor(Protocol{});
+  int on = 1;
+  setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  acceptor.bind(net::Endpoint<Protocol>{path});
+  acceptor.listen();
+  acceptor.async_accept([](net::StreamSocket<Protocol> socket) {
+    std::make_shared<Watcher>(std::move(socket))->Start();
+  });
+}
+
+net::Task admit_each(const char *path) {
+  net::Acceptor<Protocol> acceptor(Protocol{});
+  int on = 1;
+  setsockopt(acceptor.native_handle(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  acceptor.bind(net::Endpoint<Protocol>{path});
+  acceptor.listen();
+  for (;;) {
+    net::StreamSocket<Protocol> peer = co_await acceptor.async_accept(net::UseAwaitable{});
+    from_root(peer.native_handle());
+  }
+}

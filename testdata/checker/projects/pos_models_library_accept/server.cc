@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "net.h"
@@ -73,3 +74,33 @@ private:
   bool OnAccept(net::StreamSocket<Protocol> peer) { return from_root(peer.native_handle()); } // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::async_accept() in Gate()) never has SO_PASSCRED
   net::Acceptor<Protocol> acceptor_;
 };
+
+// A session keeps itself alive in the handler it hands the library (shared_from_this(), as
+// Boost.Asio's examples do); the handler reads the client's credentials.
+class Watcher : public std::enable_shared_from_this<Watcher> {
+public:
+  explicit Watcher(net::StreamSocket<Protocol> socket) : socket_(std::move(socket)) {}
+  void Start() {
+    auto self = shared_from_this();
+    socket_.async_wait([self] { from_root(self->socket_.native_handle()); }); // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::async_accept() in watch_async()) never has SO_PASSCRED
+  }
+
+private:
+  net::StreamSocket<Protocol> socket_;
+};
+
+void watch_async(const char *path) {
+  net::Acceptor<Protocol> acceptor(net::Endpoint<Protocol>{path}); // EXPECT-NOTE: listening socket created here
+  acceptor.async_accept([](net::StreamSocket<Protocol> socket) { // EXPECT-NOTE: accept() here
+    std::make_shared<Watcher>(std::move(socket))->Start();
+  });
+}
+
+// A coroutine that awaits each connection.
+net::Task admit_each(const char *path) {
+  net::Acceptor<Protocol> acceptor(net::Endpoint<Protocol>{path}); // EXPECT-NOTE: listening socket created here
+  for (;;) {
+    net::StreamSocket<Protocol> peer = co_await acceptor.async_accept(net::UseAwaitable{}); // EXPECT-NOTE: accept() here
+    from_root(peer.native_handle()); // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::async_accept() in admit_each()) never has SO_PASSCRED
+  }
+}
