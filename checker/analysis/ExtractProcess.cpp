@@ -688,6 +688,25 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     }
   }
 
+  // ancil_send_fds(sock, fds, n), SendFileDescriptorVector(sock, data, len, fds): a send on its
+  // socket whose payload is its fds, as a sendmsg() whose SCM_RIGHTS message the function builds.
+  if (const FdSender *sender = fdSendingCall(call, callee, name)) {
+    facts::Send send;
+    const Expr *socket = call->getArg(sender->socketArg);
+    if (std::optional<Id> channel = placeOf(socket))
+      send.channel = *channel;
+    send.site = makeSite(call, socket, event.loop);
+    U.sends.push_back(std::move(send));
+    const Expr *fds = call->getArg(sender->fdsArg);
+    QualType type = fds->getType().getNonReferenceType();
+    bool one = isFdValueType(type, Ctx) || isFdOwnerType(type);
+    std::int64_t count = one ? 1 : -1;
+    if (!one && sender->countArg >= 0)
+      if (std::optional<std::int64_t> n = evalInt(call->getArg(sender->countArg), Ctx); n && *n >= 0)
+        count = *n;
+    payload(call, fds, !one, count, event);
+  }
+
   processRegistration(call, callee, event);
 
   // Owners: fd.reset(other), fd = std::move(other).

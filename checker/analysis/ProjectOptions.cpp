@@ -211,6 +211,26 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       q.builtin = builtin;
       options.messageQueues.push_back(std::move(q));
     }
+  if (option == "FdSenders")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 4> fields;
+      item.split(fields, ':');
+      FdSender f;
+      unsigned count = 0;
+      bool ok = (fields.size() == 3 || fields.size() == 4) && !fields[0].trim().empty() &&
+                !fields[1].trim().getAsInteger(10, f.socketArg) && f.socketArg <= 64 &&
+                !fields[2].trim().getAsInteger(10, f.fdsArg) && f.fdsArg <= 64 && f.fdsArg != f.socketArg &&
+                (fields.size() == 3 || (!fields[3].trim().getAsInteger(10, count) && count <= 64 &&
+                                        count != f.socketArg && count != f.fdsArg));
+      if (!ok) {
+        error("FdSenders: '" + item.str() + "' is not NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG] (distinct positions from 0)");
+        continue;
+      }
+      f.name = fields[0].trim().str();
+      f.countArg = fields.size() == 4 ? static_cast<int>(count) : -1;
+      f.builtin = builtin;
+      options.fdSenders.push_back(std::move(f));
+    }
   if (option == "FdHolders")
     for (llvm::StringRef item : items(value)) {
       llvm::SmallVector<llvm::StringRef, 5> fields;
@@ -244,7 +264,7 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
   options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
                              "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders",
-                             "SyscallWrappers", "MessageQueues"})
+                             "SyscallWrappers", "MessageQueues", "FdSenders"})
     if (std::optional<std::string> value = get(option))
       apply(options, option, *value, false, error);
   if (std::optional<std::string> value = get("Pedantic")) {
@@ -308,6 +328,10 @@ std::string ProjectOptions::extractionFingerprint() const {
   for (const MessageQueue &q : messageQueues)
     if (!q.builtin)
       parts.push_back("q:" + q.name + ":" + std::to_string(q.messageArg) + ":" + q.fds + ":" + q.count);
+  for (const FdSender &f : fdSenders)
+    if (!f.builtin)
+      parts.push_back("d:" + f.name + ":" + std::to_string(f.socketArg) + ":" + std::to_string(f.fdsArg) + ":" +
+                      std::to_string(f.countArg));
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());

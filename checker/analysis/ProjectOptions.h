@@ -60,6 +60,17 @@ struct MessageQueue {
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 
+// A library function that sends fds in one SCM_RIGHTS message on the socket it is given
+// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG]`, docs/models.md: android-base's
+// SendFileDescriptorVector(sock, data, len, fds), libancillary's ancil_send_fds(sock, fds, n)).
+struct FdSender {
+  std::string name;
+  unsigned socketArg = 0;
+  unsigned fdsArg = 1;
+  int countArg = -1; // the call does not say how many (one fd, or a container's size)
+  bool builtin = false; // the catalog's: applies to functions declared in system headers only
+};
+
 // A function returning a new socket: `NAME[:FAMILY[:TYPE[:STATE]]]`, TYPE a SOCK_ name or argN
 // (the type is the call's argument N), STATE `binds` or `listens` (what the socket is when it
 // returns: bound, or bound and, when connection-oriented, listening).
@@ -121,6 +132,8 @@ struct ProjectOptions {
   std::vector<SyscallWrapper> syscallWrappers;
   // MessageQueues "unixmessage_putv:1:fds:nfds".
   std::vector<MessageQueue> messageQueues;
+  // FdSenders "ancil_send_fds:0:1:2".
+  std::vector<FdSender> fdSenders;
   // How many of registrars and fdHolders come first from the built-in catalog: part of the
   // checker, not of the project's options (extractionFingerprint leaves them out).
   std::size_t builtinRegistrars = 0;
@@ -149,6 +162,6 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "Pedantic", "TargetKernel"};
+    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Pedantic", "TargetKernel"};
 
 } // namespace afunix::analysis

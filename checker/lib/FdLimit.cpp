@@ -90,6 +90,27 @@ void fdLimit(RuleContext &ctx) {
       ctx.note(r, other->site, text);
     }
   }
+  // A library that sends the fds it is given in one message (the model catalog's fd_senders,
+  // ancil_send_fds(sock, fds, 300)): the call's count. (A send whose function builds no
+  // SCM_RIGHTS message of its own is such a call: a sendmsg() is kept only where one is built.)
+  for (const SendSite &send : sends) {
+    if (!ctx.spend())
+      return;
+    const SendLevel &sender = send.levels.front();
+    if (send.levels.size() != 1 || sender.function == kNone || P.functions[sender.function].buildsScmRights)
+      continue;
+    for (const PayloadFd &fd : send.payload) {
+      // (Of the call itself: another sending call of the function has its own payload.)
+      const facts::Site &at = P.sites[sender.site];
+      if (fd.site == kNone || P.sites[fd.site].file != at.file || P.sites[fd.site].line != at.line ||
+          fd.count <= kernel::kScmMaxFd)
+        continue;
+      Report &r = ctx.report(sender.site, *chosen, {{"count", std::to_string(fd.count)}});
+      ctx.note(r, sender.site,
+               "a library sends the fds it is given here in one sendmsg() (the model catalog's fd_senders)");
+      break;
+    }
+  }
   // A wrapper that sends as many fds as its caller says: the caller's constant count
   // (SendAll(ch, fds.data(), fds.size()) with a std::array<int, 300>), at that call, unless the
   // wrapper's own message is reported above.

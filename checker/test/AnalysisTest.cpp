@@ -1289,6 +1289,27 @@ TEST(ProjectOptionsParse, SyscallWrappersAddToTheCatalogAndMalformedOnesAreNamed
   EXPECT_EQ(parsed.extractionFingerprint().find("s:syscall"), std::string::npos);
 }
 
+TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
+  std::vector<std::string> errors;
+  ProjectOptions parsed = ProjectOptions::parse(
+      [](llvm::StringRef name) -> std::optional<std::string> {
+        if (name == "FdSenders")
+          return "ancil_send_fds:0:1:2; ancil_send_fd:0:1; same:1:1; short:0";
+        return std::nullopt;
+      },
+      [&](const std::string &error) { errors.push_back(error); });
+  ASSERT_EQ(parsed.fdSenders.size(), 2u);
+  EXPECT_EQ(parsed.fdSenders[0].name, "ancil_send_fds");
+  EXPECT_EQ(parsed.fdSenders[0].countArg, 2);
+  EXPECT_EQ(parsed.fdSenders[1].fdsArg, 1u);
+  EXPECT_EQ(parsed.fdSenders[1].countArg, -1);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("'same:1:1'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("'short:0'"), std::string::npos) << errors[1];
+  // A project's entries change what is extracted: the facts cache keys on them.
+  EXPECT_NE(parsed.extractionFingerprint().find("d:ancil_send_fds:0:1:2"), std::string::npos);
+}
+
 TEST(ProjectOptionsParse, MessageQueuesAddToTheCatalogAndMalformedOnesAreNamed) {
   std::vector<std::string> errors;
   ProjectOptions parsed = ProjectOptions::parse(

@@ -139,7 +139,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     return true;
   if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
                               "option_wrappers", "external_sockets", "fd_owner_classes",
-                              "syscall_wrappers", "message_queues"}))
+                              "syscall_wrappers", "message_queues", "fd_senders"}))
     return false;
   ModelReader r(v);
   Models read;
@@ -267,6 +267,18 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.messageQueues.push_back(std::move(m));
          });
+  r.list(node, "fd_senders", {"function", "socket", "fds", "count"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           FdSenderModel m;
+           m.function = r.name(e, "function", field);
+           m.socket = r.position(e, "socket", field);
+           m.fds = r.position(e, "fds", field);
+           m.count = r.position(e, "count", field, -1);
+           if (clean() && (m.socket == m.fds || m.socket == m.count || m.fds == m.count))
+             v.error(e, field, "socket, fds and count are the same argument");
+           if (clean())
+             read.fdSenders.push_back(std::move(m));
+         });
   auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
   append(out.eventLoops, read.eventLoops);
   append(out.fdHolders, read.fdHolders);
@@ -277,6 +289,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   append(out.fdOwnerClasses, read.fdOwnerClasses);
   append(out.syscallWrappers, read.syscallWrappers);
   append(out.messageQueues, read.messageQueues);
+  append(out.fdSenders, read.fdSenders);
   return v.count() == 0;
 }
 
@@ -383,6 +396,9 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
   }
   for (const MessageQueueModel &m : models.messageQueues)
     add("MessageQueues", m.function + ":" + std::to_string(m.message) + ":" + m.fds + ":" + m.count);
+  for (const FdSenderModel &m : models.fdSenders)
+    add("FdSenders", m.function + ":" + std::to_string(m.socket) + ":" + std::to_string(m.fds) +
+                         (m.count >= 0 ? ":" + std::to_string(m.count) : ""));
   return out;
 }
 

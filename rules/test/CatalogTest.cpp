@@ -401,7 +401,9 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "    families: {'local::': AF_UNIX}\n"
       "syscall_wrappers:\n  - {function: qb_sendmsg, as: sendmsg, first_arg: 0}\n"
       "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n"
-      "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n",
+      "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n"
+      "fd_senders:\n  - {function: ancil_send_fds, socket: 0, fds: 1, count: 2}\n"
+      "  - {function: ancil_send_fd, socket: 0, fds: 1}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
@@ -412,6 +414,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
             "base::ScopedFD;net::Acceptor|open=socket+listen=listen|endpoint=listen|SOCK_STREAM|local::=AF_UNIX");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
+  EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -461,6 +464,8 @@ TEST(Models, MistakesNameFileLineAndField) {
        "syscall_wrappers[0].number", "must be a list"},
       {"message_queues:\n  - {function: msgq_put, message: 1, fds: nfd, count: nfd}\n", 2,
        "message_queues[0]", "same field"},
+      {"fd_senders:\n  - {function: send_fds, socket: 1, fds: 1}\n", 2, "fd_senders[0]", "same argument"},
+      {"fd_senders:\n  - {function: send_fds, fds: 1}\n", 2, "fd_senders[0].socket", "is required"},
       {"message_queues:\n  - {function: msgq_put, fds: fd, count: nfd}\n", 2,
        "message_queues[0].message", "is required"},
       {"message_queues:\n  - {function: msgq_put, message: 1, fds: 'a b', count: nfd}\n", 2,

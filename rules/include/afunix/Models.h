@@ -55,6 +55,16 @@ struct MessageQueueModel {
   std::string count; // the message's field holding how many
 };
 
+// A library function that sends fds in one SCM_RIGHTS message on the socket it is given
+// (fd_senders): the socket is argument `socket`, the fds argument `fds` (one fd, an array or a
+// container), their number argument `count` when the call says it (-1: it does not).
+struct FdSenderModel {
+  std::string function;
+  int socket = -1;
+  int fds = -1;
+  int count = -1;
+};
+
 // A library function that returns a new socket (socket_makers): of `family`, of socket type `type`
 // (SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET) or the type given as argument `typeArg`; with `binds`
 // it is already bound to an address when it returns, and with `listens` a connection-oriented one
@@ -94,6 +104,7 @@ struct Models {
   std::vector<FdOwnerClassModel> fdOwnerClasses;
   std::vector<SyscallWrapperModel> syscallWrappers;
   std::vector<MessageQueueModel> messageQueues;
+  std::vector<FdSenderModel> fdSenders;
 };
 
 // Reads one models mapping (a models/*.yaml file, or the value of `models:`) into `out`,
@@ -108,7 +119,7 @@ bool loadModelsDirectory(const std::string &directory, Models &out,
 
 // The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
 // SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers,
-// MessageQueues), each a ';'-separated
+// MessageQueues, FdSenders), each a ';'-separated
 // list in the form ProjectOptions parses. Options with nothing to say are left out.
 std::map<std::string, std::string> modelOptions(const Models &models);
 
