@@ -688,8 +688,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     }
   }
 
-  // ancil_send_fds(sock, fds, n), SendFileDescriptorVector(sock, data, len, fds): a send on its
-  // socket whose payload is its fds, as a sendmsg() whose SCM_RIGHTS message the function builds.
+  // ancil_send_fds(sock, fds, n), ancil_send_fd(sock, fd): a send on its socket whose payload is
+  // its fds, as a sendmsg() whose SCM_RIGHTS message the function builds.
   if (const FdSender *sender = fdSendingCall(call, callee, name)) {
     facts::Send send;
     const Expr *socket = call->getArg(sender->socketArg);
@@ -707,6 +707,40 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     payload(call, fds, !one, count, event);
   }
 
+  // std::async(f, fd), std::invoke(f, fd): a call of f (processInvocation), not a registration.
+  if (isStdNamed(callee, {"async", "invoke"})) {
+    llvm::SmallVector<const Expr *, 4> args(call->arguments());
+    if (processInvocation(call, args, event))
+      return;
+  }
+  // std::bind(&Server::Handle, this, tag, fd): the values it binds are the bound function's
+  // arguments, as if it were called there (as std::thread's are). Conservative: only those before
+  // the first placeholder (a later bound value is not followed), and the function still counts
+  // as called from outside when a placeholder feeds one of its fd parameters (whoever calls the
+  // bound object supplies that one). Neither call is a registration of its own (the general rule
+  // below would hand every int it is given to the function's first int parameter).
+  if (std::optional<BoundFunction> bound = boundFunction(call)) {
+    const FunctionDecl *target = bound->target;
+    const auto *method = dyn_cast<CXXMethodDecl>(target);
+    unsigned first = method && !method->isStatic() ? 2 : 1;
+    if (call->getNumArgs() < first)
+      return;
+    llvm::SmallVector<const Expr *, 4> args(call->arguments());
+    llvm::SmallVector<const Expr *, 4> passed(args.begin() + 1, args.begin() + first);
+    bool fedByCaller = false;
+    for (unsigned p = 0; p < target->getNumParams() && first + p < args.size(); ++p) {
+      if (bound->placeholder[p] != 0) {
+        for (unsigned q = p; q < target->getNumParams(); ++q)
+          fedByCaller |= bound->placeholder[q] != 0 && holdsFd(target->getParamDecl(q)->getType());
+        break;
+      }
+      passed.push_back(args[first + p]);
+    }
+    llvm::SmallVector<const Expr *, 5> invoked{args[0]};
+    invoked.append(passed.begin(), passed.end());
+    processInvocation(call, invoked, event, /*calledOnlyHere=*/!fedByCaller);
+    return;
+  }
   processRegistration(call, callee, event);
 
   // Owners: fd.reset(other), fd = std::move(other).
@@ -732,38 +766,6 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     return;
   }
 
-  if (isStdNamed(callee, {"async", "invoke"})) {
-    llvm::SmallVector<const Expr *, 4> args(call->arguments());
-    if (processInvocation(call, args, event))
-      return;
-  }
-  // std::bind(&Server::Handle, this, tag, fd): the values it binds are the bound function's
-  // arguments, as if it were called there (as std::thread's are). Conservative: only those before
-  // the first placeholder (a later bound value is not followed), and the function still counts
-  // as called from outside when a placeholder feeds one of its fd parameters (whoever calls the
-  // bound object supplies that one). The bind call is no registration of its own.
-  if (std::optional<BoundFunction> bound = boundFunction(call)) {
-    const FunctionDecl *target = bound->target;
-    const auto *method = dyn_cast<CXXMethodDecl>(target);
-    unsigned first = method && !method->isStatic() ? 2 : 1;
-    if (call->getNumArgs() < first)
-      return;
-    llvm::SmallVector<const Expr *, 4> args(call->arguments());
-    llvm::SmallVector<const Expr *, 4> passed(args.begin() + 1, args.begin() + first);
-    bool fedByCaller = false;
-    for (unsigned p = 0; p < target->getNumParams() && first + p < args.size(); ++p) {
-      if (bound->placeholder[p] != 0) {
-        for (unsigned q = p; q < target->getNumParams(); ++q)
-          fedByCaller |= bound->placeholder[q] != 0 && holdsFd(target->getParamDecl(q)->getType());
-        break;
-      }
-      passed.push_back(args[first + p]);
-    }
-    llvm::SmallVector<const Expr *, 5> invoked{args[0]};
-    invoked.append(passed.begin(), passed.end());
-    processInvocation(call, invoked, event, /*calledOnlyHere=*/!fedByCaller);
-    return;
-  }
   // std::make_unique<Server>(fd), v.emplace_back(fd): the constructor gets the arguments.
   // (A member's own context is its class: ask for the namespace around it.)
   const Decl *owner = isa<CXXMethodDecl>(callee) ? static_cast<const Decl *>(cast<CXXMethodDecl>(callee)->getParent()) : callee;

@@ -176,6 +176,27 @@ inline const DeclRefExpr *functionRefExpr(const Expr *expr) {
   return nullptr;
 }
 
+// A callable argument as written, through what hands it on: a temporary, a std::function built
+// from it (std::function<void(int)>(lambda)), a functional cast. At most six deep.
+inline const Expr *unwrapCallable(const Expr *expr) {
+  for (int depth = 0; expr && depth < 6; ++depth) {
+    expr = expr->IgnoreParenImpCasts();
+    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr))
+      expr = cleanups->getSubExpr();
+    else if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr))
+      expr = temporary->getSubExpr();
+    else if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
+      expr = bind->getSubExpr();
+    else if (const auto *construct = dyn_cast<CXXConstructExpr>(expr); construct && construct->getNumArgs() >= 1)
+      expr = construct->getArg(0);
+    else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
+      expr = cast->getSubExpr();
+    else
+      return expr;
+  }
+  return nullptr;
+}
+
 // std::bind(&Server::OnAccept, this, _1, _2) or boost::bind(...) as an argument (also wrapped into
 // a std::function on the way): the function it binds, and for each of that function's parameters
 // the placeholder that supplies it (1 for _1; 0 when the bind call gives the value itself).
@@ -197,22 +218,7 @@ inline unsigned placeholderNumber(QualType type) {
   return n > 0 && n < 64 ? static_cast<unsigned>(n) : 0;
 }
 inline std::optional<BoundFunction> boundFunction(const Expr *expr) {
-  for (int depth = 0; expr && depth < 6; ++depth) {
-    expr = expr->IgnoreParenImpCasts();
-    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr))
-      expr = cleanups->getSubExpr();
-    else if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr))
-      expr = temporary->getSubExpr();
-    else if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
-      expr = bind->getSubExpr();
-    else if (const auto *construct = dyn_cast<CXXConstructExpr>(expr); construct && construct->getNumArgs() >= 1)
-      expr = construct->getArg(0); // std::function<void(int)>(std::bind(...))
-    else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
-      expr = cast->getSubExpr();
-    else
-      break;
-  }
-  const auto *call = dyn_cast_or_null<CallExpr>(expr);
+  const auto *call = dyn_cast_or_null<CallExpr>(unwrapCallable(expr));
   const FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
   if (!callee || !callee->getIdentifier() || callee->getName() != "bind" || call->getNumArgs() < 1)
     return std::nullopt;
@@ -235,26 +241,9 @@ inline std::optional<BoundFunction> boundFunction(const Expr *expr) {
 
 // A lambda as an argument (also wrapped into a std::function on the way): its call operator.
 inline const CXXMethodDecl *lambdaOperator(const Expr *expr) {
-  for (int depth = 0; expr && depth < 6; ++depth) {
-    expr = expr->IgnoreParenImpCasts();
-    if (const auto *lambda = dyn_cast<LambdaExpr>(expr)) {
-      const CXXMethodDecl *op = lambda->getCallOperator();
-      return op && !op->isDependentContext() ? op : nullptr;
-    }
-    if (const auto *cleanups = dyn_cast<ExprWithCleanups>(expr))
-      expr = cleanups->getSubExpr();
-    else if (const auto *temporary = dyn_cast<MaterializeTemporaryExpr>(expr))
-      expr = temporary->getSubExpr();
-    else if (const auto *bind = dyn_cast<CXXBindTemporaryExpr>(expr))
-      expr = bind->getSubExpr();
-    else if (const auto *construct = dyn_cast<CXXConstructExpr>(expr); construct && construct->getNumArgs() >= 1)
-      expr = construct->getArg(0); // std::function<void(int)>(lambda)
-    else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
-      expr = cast->getSubExpr();
-    else
-      return nullptr;
-  }
-  return nullptr;
+  const auto *lambda = dyn_cast_or_null<LambdaExpr>(unwrapCallable(expr));
+  const CXXMethodDecl *op = lambda ? lambda->getCallOperator() : nullptr;
+  return op && !op->isDependentContext() ? op : nullptr;
 }
 
 // A registration that hands the fd to the callback's first fd parameter.

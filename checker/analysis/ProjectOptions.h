@@ -61,8 +61,8 @@ struct MessageQueue {
 };
 
 // A library function that sends fds in one SCM_RIGHTS message on the socket it is given
-// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG]`, docs/models.md: android-base's
-// SendFileDescriptorVector(sock, data, len, fds), libancillary's ancil_send_fds(sock, fds, n)).
+// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG]`, docs/models.md: libancillary's
+// ancil_send_fds(sock, fds, n) and ancil_send_fd(sock, fd), which projects vendor).
 struct FdSender {
   std::string name;
   unsigned socketArg = 0;

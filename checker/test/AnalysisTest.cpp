@@ -244,6 +244,28 @@ TEST(Extract, LibraryFdOwnerClassOption) {
   EXPECT_EQ(o.fdOwnerModels.count("boost::asio::basic_socket_acceptor"), 1u);
 }
 
+// std::bind's values are the bound function's arguments, each at its own parameter; the general
+// rule for a call passing an fd with a function (the fd goes to its first int parameter) is not
+// applied to a bind call, nor to std::async's.
+TEST(Extract, BoundValuesReachTheirOwnParameter) {
+  Linked f = cxx("#include <functional>\n#include <future>\n"
+                 "void post(std::function<void()> job);\n"
+                 "struct S {\n"
+                 "  void handle(int serial, int peer);\n"
+                 "  void run(int l) {\n"
+                 "    int serial = 7;\n"
+                 "    int peer = accept(l, 0, 0);\n"
+                 "    post(std::bind(&S::handle, this, serial, peer));\n"
+                 "    std::async(audit, serial, peer);\n"
+                 "  }\n"
+                 "  static void audit(int serial, int peer);\n"
+                 "};\n");
+  EXPECT_TRUE(f.has("flow local:S::run:peer -> param:S::handle#1")) << f.dump;
+  EXPECT_FALSE(f.has("flow local:S::run:peer -> param:S::handle#0")) << f.dump;
+  EXPECT_TRUE(f.has("flow local:S::run:peer -> param:S::audit#1")) << f.dump;
+  EXPECT_FALSE(f.has("flow local:S::run:peer -> param:S::audit#0")) << f.dump;
+}
+
 TEST(Extract, NonSocketFdsAreKnown) {
   Linked f = one("#include <fcntl.h>\nvoid f(void) { int p[2]; pipe(p); int o = open(\"/x\", O_RDONLY); listen(o, 1); listen(p[0], 1); }");
   EXPECT_TRUE(f.has("create not-socket value:open()")) << f.dump;
