@@ -7,7 +7,9 @@
 #pragma once
 #pragma GCC system_header
 
+#if __cplusplus >= 202002L // the coroutine API (the project builds with -std=c++20)
 #include <coroutine>
+#endif
 
 namespace net {
 namespace local {
@@ -18,6 +20,7 @@ template <typename Protocol> struct Endpoint {
   const char *where;
 };
 
+#if __cplusplus >= 202002L
 // What a coroutine awaits, and what it returns (it runs until its first wait).
 struct UseAwaitable {};
 template <typename T> struct Awaitable {
@@ -34,6 +37,7 @@ struct Task {
     void unhandled_exception() {}
   };
 };
+#endif
 
 template <typename Protocol> class StreamSocket {
 public:
@@ -58,7 +62,9 @@ public:
   void accept(StreamSocket<Protocol> &peer);
   StreamSocket<Protocol> accept();
   template <typename Handler> void async_accept(Handler handler) { pending_ = &handler; }
+#if __cplusplus >= 202002L
   Awaitable<StreamSocket<Protocol>> async_accept(UseAwaitable);
+#endif
   int native_handle();
 
 private:

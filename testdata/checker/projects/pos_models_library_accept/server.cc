@@ -96,6 +96,7 @@ void watch_async(const char *path) {
   });
 }
 
+#if __cplusplus >= 202002L // (every C++ file of testdata/ is also checked alone with -std=c++17)
 // A coroutine that awaits each connection.
 net::Task admit_each(const char *path) {
   net::Acceptor<Protocol> acceptor(net::Endpoint<Protocol>{path}); // EXPECT-NOTE: listening socket created here
@@ -104,3 +105,4 @@ net::Task admit_each(const char *path) {
     from_root(peer.native_handle()); // EXPECT: afunix-creds-without-passcred EXPECT-MESSAGE: the socket passed here (Acceptor::async_accept() in admit_each()) never has SO_PASSCRED
   }
 }
+#endif
