@@ -500,7 +500,7 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
           QualType type = ownerObject(member)->getType();
           if (type->isPointerType())
             type = type->getPointeeType();
-          addFlow(ownerSocket(call, type, *ownerModel(type), className), *object, facts::FlowKind::Assign);
+          addFlow(ownerSocket(call, type, *ownerModel(type), className + "::" + name.str()), *object, facts::FlowKind::Assign);
         } else if (*effect == OwnerEffect::Accept) {
           // Into each fd owner it is handed (the peer socket object), or the fd owner parameter of
           // each handler it is handed (Boost.Asio's async_accept([](error_code, socket s) {...}));
@@ -513,30 +513,39 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
                 addFlow(accepted, writeTarget(*peer), facts::FlowKind::Assign);
               continue;
             }
-            // (Of a bound function, the parameters the handler's caller supplies: a placeholder's.)
-            const DeclRefExpr *ref = functionRefExpr(arg);
-            std::optional<BoundFunction> bound = ref ? std::nullopt : boundFunction(arg);
-            const FunctionDecl *handler = ref ? dyn_cast<FunctionDecl>(ref->getDecl())
-                                          : bound ? bound->target
-                                                  : lambdaOperator(arg);
+            std::optional<CallbackTarget> handler = callbackTarget(arg);
             if (!handler)
               continue;
-            for (unsigned p = 0; p < handler->getNumParams(); ++p)
-              if (isFdOwnerType(handler->getParamDecl(p)->getType().getNonReferenceType()) &&
-                  (!bound || bound->placeholder[p] != 0)) {
+            for (unsigned p = 0; p < handler->function->getNumParams(); ++p)
+              if (isFdOwnerType(handler->function->getParamDecl(p)->getType().getNonReferenceType()) &&
+                  handler->callerSupplies(p)) {
                 facts::Callback callback;
                 callback.site = makeSite(call, ownerObject(member), event.loop);
-                callback.callee = functionId(handler);
+                callback.callee = functionId(handler->function);
                 callback.param = static_cast<int>(p);
                 callback.registrar = by;
                 callback.socket = accepted;
                 U.callbacks.push_back(std::move(callback));
-                if (ref || bound)
-                  ModeledRefs.insert(ref ? ref : bound->ref);
+                if (handler->ref)
+                  ModeledRefs.insert(handler->ref);
               }
           }
         } else if (*effect == OwnerEffect::Option) {
           ownerOption(member, *object, event);
+        } else if (*effect == OwnerEffect::Connect) {
+          // Boost.Asio's connect() opens a closed socket first: the object holds what open() or
+          // its constructor made, or this one (the facts say "may hold": either is a candidate).
+          QualType type = ownerObject(member)->getType();
+          if (type->isPointerType())
+            type = type->getPointeeType();
+          addFlow(ownerSocket(call, type, *ownerModel(type), className + "::" + name.str()), *object, facts::FlowKind::Assign);
+          facts::LifecycleEvent connected;
+          connected.place = *object;
+          connected.site = makeSite(call, ownerObject(member), event.loop);
+          connected.kind = facts::Lifecycle::Connect;
+          connected.statement = event.statement;
+          connected.maker = className + "::" + name.str();
+          U.lifecycle.push_back(std::move(connected));
         } else {
           ownerEvent(call, ownerObject(member), *object, *effect, className + "::" + name.str(), event);
         }
@@ -1416,20 +1425,18 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   // Registered with an fd, a callback is not escaping: the registration says what it is called with.
   auto registerWith = [&](const Expr *fdArg, const Expr *callbackArg, int param, bool accepts,
                           const std::string &registrar) {
-    const DeclRefExpr *ref = functionRefExpr(callbackArg);
-    std::optional<BoundFunction> bound = ref ? std::nullopt : boundFunction(callbackArg);
-    const FunctionDecl *target = ref ? dyn_cast<FunctionDecl>(ref->getDecl())
-                                 : bound ? bound->target
-                                         : lambdaOperator(callbackArg);
-    if (!target)
+    std::optional<CallbackTarget> callback = callbackTarget(callbackArg);
+    if (!callback)
       return;
-    if (bound && param != kFirstFdParam) {
+    const FunctionDecl *target = callback->function;
+    if (callback->bound && param != kFirstFdParam) {
       // The loop calls the bound object with the fd as its argument `param`: the target's
       // parameter that placeholder feeds.
-      auto fed = llvm::find(bound->placeholder, static_cast<unsigned>(param) + 1);
-      if (fed == bound->placeholder.end())
+      const std::vector<unsigned> &placeholder = callback->bound->placeholder;
+      auto fed = llvm::find(placeholder, static_cast<unsigned>(param) + 1);
+      if (fed == placeholder.end())
         return;
-      param = static_cast<int>(fed - bound->placeholder.begin());
+      param = static_cast<int>(fed - placeholder.begin());
     } else if (param == kFirstFdParam) {
       param = firstFdParam(target);
     }
@@ -1440,8 +1447,8 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
       if (!field || !socket)
         return;
       addFlow(*socket, *field, facts::FlowKind::Callback, true, makeSite(call, fdArg, event.loop));
-      if (ref || bound)
-        ModeledRefs.insert(ref ? ref : bound->ref);
+      if (callback->ref)
+        ModeledRefs.insert(callback->ref);
       return;
     }
     if (static_cast<unsigned>(param) >= target->getNumParams())
@@ -1449,23 +1456,23 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     std::optional<Id> socket = placeOf(fdArg);
     if (!socket)
       return;
-    facts::Callback callback;
-    callback.site = makeSite(call, fdArg, event.loop);
-    callback.callee = functionId(target);
-    callback.param = param;
-    callback.registrar = registrar;
+    facts::Callback registered;
+    registered.site = makeSite(call, fdArg, event.loop);
+    registered.callee = functionId(target);
+    registered.param = param;
+    registered.registrar = registrar;
     if (accepts) {
       facts::Create create;
       create.how = facts::CreateHow::Accept;
       create.listener = *socket;
       create.origin = "a connection " + registrar + "() accepts";
-      callback.socket = createValue(call, std::move(create), registrar);
+      registered.socket = createValue(call, std::move(create), registrar);
     } else {
-      callback.socket = *socket;
+      registered.socket = *socket;
     }
-    U.callbacks.push_back(std::move(callback));
-    if (ref || bound)
-      ModeledRefs.insert(ref ? ref : bound->ref);
+    U.callbacks.push_back(std::move(registered));
+    if (callback->ref)
+      ModeledRefs.insert(callback->ref);
   };
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
@@ -1477,7 +1484,7 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   llvm::SmallVector<const Expr *, 4> targets;
   llvm::SmallVector<const VarDecl *, 2> tables;
   for (const Expr *arg : call->arguments()) {
-    if (functionRefExpr(arg) || lambdaOperator(arg) || boundFunction(arg)) {
+    if (callbackTarget(arg)) {
       targets.push_back(arg);
       continue;
     }

@@ -246,6 +246,27 @@ inline const CXXMethodDecl *lambdaOperator(const Expr *expr) {
   return op && !op->isDependentContext() ? op : nullptr;
 }
 
+// A callback argument, however it is spelled: `f`/`&f`, a std::bind of one, or a lambda.
+struct CallbackTarget {
+  const FunctionDecl *function = nullptr;
+  const DeclRefExpr *ref = nullptr;  // `f` as the argument or the bind call names it (null: a lambda)
+  std::optional<BoundFunction> bound; // what a bind call supplies, by the function's parameter
+  // Whether the caller supplies parameter `p` (a bind call's own value is not the caller's).
+  bool callerSupplies(unsigned p) const { return !bound || (p < bound->placeholder.size() && bound->placeholder[p] != 0); }
+};
+inline std::optional<CallbackTarget> callbackTarget(const Expr *expr) {
+  CallbackTarget out;
+  if ((out.ref = functionRefExpr(expr))) {
+    out.function = cast<FunctionDecl>(out.ref->getDecl());
+  } else if ((out.bound = boundFunction(expr))) {
+    out.function = out.bound->target;
+    out.ref = out.bound->ref;
+  } else {
+    out.function = lambdaOperator(expr);
+  }
+  return out.function ? std::optional<CallbackTarget>(std::move(out)) : std::nullopt;
+}
+
 // A registration that hands the fd to the callback's first fd parameter.
 constexpr int kFirstFdParam = -2;
 

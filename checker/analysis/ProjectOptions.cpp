@@ -107,13 +107,14 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
                                                  .Case("listen", OwnerEffect::Listen)
                                                  .Case("accept", OwnerEffect::Accept)
                                                  .Case("option", OwnerEffect::Option)
+                                                 .Case("connect", OwnerEffect::Connect)
                                                  .Default(std::nullopt);
           // A constructor accepts and sets nothing: it makes its own object's socket.
           if (!methods && known && *known > OwnerEffect::Listen)
             known.reset();
           if (key.trim().empty() || !known) {
             error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=socket, bind, listen" +
-                  (methods ? ", accept or option" : ""));
+                  (methods ? ", accept, option or connect" : ""));
             bad = true;
             continue;
           }

@@ -89,7 +89,7 @@ struct SocketMaker {
 // is handed (acceptor.accept(peer), async_accept(peer, handler)) or as the owner it returns
 // (peer = acceptor.accept()); Option sets the socket option its argument's type names by its
 // template arguments (set_option(boolean<SOL_SOCKET, SO_PASSCRED>(true))).
-enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen, Accept, Option };
+enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen, Accept, Option, Connect };
 struct FdOwnerModel {
   std::vector<std::pair<std::string, OwnerEffect>> methods;
   std::vector<std::pair<std::string, OwnerEffect>> constructors; // by a word of an argument's type

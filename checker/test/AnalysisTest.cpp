@@ -216,16 +216,16 @@ TEST(Extract, LibraryFdOwnerClassOption) {
   ProjectOptions o = ProjectOptions::parse(
       [](llvm::StringRef name) -> std::optional<std::string> {
         if (name == "FdOwnerClasses")
-          return std::string("net::Acceptor|open=socket+listen=listen+set_option=option|Endpoint=listen|SOCK_STREAM|local::=AF_UNIX;"
-                             "bad::One|listen=connect;bad::Two||||local::=AF_UNIXX;bad::Three||Endpoint=accept;"
+          return std::string("net::Acceptor|open=socket+listen=listen+set_option=option+connect=connect|Endpoint=listen|SOCK_STREAM|local::=AF_UNIX;"
+                             "bad::One|listen=send;bad::Two||||local::=AF_UNIXX;bad::Three||Endpoint=accept;"
                              "bad::Four||Options=option;UniqueFd");
         return std::nullopt;
       },
       [&](const std::string &m) { errors.push_back(m); });
   ASSERT_EQ(errors.size(), 4u);
-  EXPECT_NE(errors[0].find("'listen=connect' of 'bad::One'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("'listen=send' of 'bad::One'"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("'local::=AF_UNIXX' of 'bad::Two'"), std::string::npos) << errors[1];
-  // accept and option are a method's effects only: a constructor makes its own object's socket.
+  // accept, option and connect are a method's effects only: a constructor makes its own object's socket.
   EXPECT_NE(errors[2].find("'Endpoint=accept' of 'bad::Three'"), std::string::npos) << errors[2];
   EXPECT_NE(errors[3].find("'Options=option' of 'bad::Four'"), std::string::npos) << errors[3];
   EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "net::Acceptor"));
@@ -233,9 +233,10 @@ TEST(Extract, LibraryFdOwnerClassOption) {
   EXPECT_FALSE(llvm::is_contained(o.fdOwnerClasses, "bad::One") || llvm::is_contained(o.fdOwnerClasses, "bad::Two"));
   EXPECT_EQ(o.fdOwnerModels.count("UniqueFd"), 0u); // it only owns
   const FdOwnerModel &acceptor = o.fdOwnerModels.at("net::Acceptor");
-  ASSERT_EQ(acceptor.methods.size(), 3u);
+  ASSERT_EQ(acceptor.methods.size(), 4u);
   EXPECT_EQ(acceptor.methods[1], std::make_pair(std::string("listen"), OwnerEffect::Listen));
   EXPECT_EQ(acceptor.methods[2], std::make_pair(std::string("set_option"), OwnerEffect::Option));
+  EXPECT_EQ(acceptor.methods[3], std::make_pair(std::string("connect"), OwnerEffect::Connect));
   ASSERT_EQ(acceptor.constructors.size(), 1u);
   EXPECT_EQ(acceptor.type, 1);
   ASSERT_EQ(acceptor.families.size(), 1u);

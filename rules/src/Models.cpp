@@ -14,7 +14,7 @@ namespace {
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
 const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
 const std::set<std::string> kOwnerEffects = {"socket", "bind", "listen"};
-const std::set<std::string> kMethodEffects = {"socket", "bind", "listen", "accept", "option"};
+const std::set<std::string> kMethodEffects = {"socket", "bind", "listen", "accept", "option", "connect"};
 const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
 const std::set<std::string> kWrappedCalls = {"sendmsg", "recvmsg"};
 
@@ -212,7 +212,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            m.name = r.name(e, "class", field, /*qualified=*/true);
            m.type = v.scalar(e, "type", field + ".type", false);
            v.oneOf(e, "type", field + ".type", m.type, kSocketTypes);
-           m.methods = r.mapping(e, "methods", field, "method names to socket, bind, listen, accept or option",
+           m.methods = r.mapping(e, "methods", field, "method names to socket, bind, listen, accept, option or connect",
                                  [](const std::string &k) { return isName(k) && k.find(':') == std::string::npos; },
                                  "is not a method name", kMethodEffects);
            m.families = r.mapping(e, "families", field, "type name words to families",

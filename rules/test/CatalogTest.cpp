@@ -441,8 +441,8 @@ TEST(Models, MistakesNameFileLineAndField) {
        "socket_makers[0].listens", "cannot listen"},
       {"socket_makers:\n  - {function: log_socket, binds: yes please}\n", 2,
        "socket_makers[0].binds", "true or false"},
-      {"fd_owner_classes:\n  - {class: 'net::Acceptor', methods: {listen: connect}}\n", 2,
-       "fd_owner_classes[0].methods.listen", "must be one of: accept, bind, listen, option, socket"},
+      {"fd_owner_classes:\n  - {class: 'net::Acceptor', methods: {listen: send}}\n", 2,
+       "fd_owner_classes[0].methods.listen", "must be one of: accept, bind, connect, listen, option, socket"},
       // accept is a method's effect only: a constructor makes its own object's socket.
       {"fd_owner_classes:\n  - {class: 'net::Acceptor', constructors: [{argument: endpoint, does: accept}]}\n", 2,
        "fd_owner_classes[0].constructors[0].does", "is not one of: bind, listen, socket"},
