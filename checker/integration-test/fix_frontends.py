@@ -448,7 +448,9 @@ def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print, whole_re
         judged, judged_after = {}, {}
         if whole_report is not None:
             judged[False] = findings_of(whole_report, project.root)
-        compiled_before = {}
+        # Compiler verdicts by unit: before any fix, and after each distinct result (front ends
+        # that left the same bytes compile the same).
+        compiled_before, compiled_after = {}, {}
         for front_end in front_ends:
             if front_end in PER_TU or front_end == "afunix-clangd":
                 needs = tools.plugin if front_end in PER_TU else tools.clangd
@@ -495,7 +497,10 @@ def verify(project, tools, front_ends=FRONT_ENDS, keep=None, log=print, whole_re
                     ok0, diags0, _ = compile_diagnostics(relocate(entry, copy.root, project.root))
                     compiled_before[unit] = (ok0, diags0)
                 ok0, diags0 = compiled_before[unit]
-                ok, diags, stderr = compile_diagnostics(entry)
+                result_key = (unit, tuple(sorted(out.result.items())))
+                if result_key not in compiled_after:
+                    compiled_after[result_key] = compile_diagnostics(entry)
+                ok, diags, stderr = compiled_after[result_key]
                 unit_ok[unit] = ok if ok0 else not (diags - diags0)
                 if not unit_ok[unit]:
                     out.problems.append(f"{unit} does not compile after the fixes:\n{stderr[-2000:]}")
