@@ -912,7 +912,7 @@ facts::Argument Extractor::argumentFor(QualType type, const Expr *value, const E
       arg.mode = facts::ArgMode::Constant;
     }
   } else if (const auto *pointer = type->getAs<PointerType>();
-             pointer && holdsFd(pointer->getPointeeType())) {
+             (pointer && holdsFd(pointer->getPointeeType())) || isFdArrayReference(type)) {
     const Expr *bare = value->IgnoreParenImpCasts();
     if (const auto *address = dyn_cast<UnaryOperator>(bare); address && address->getOpcode() == UO_AddrOf) {
       if (std::optional<Id> place = placeOf(address->getSubExpr())) {

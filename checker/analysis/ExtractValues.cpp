@@ -905,7 +905,7 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
       return holderPlace(holder);
   QualType type = callee->getReturnType();
   bool object = isObjectType(type) && !type->isReferenceType();
-  if (!holdsFd(call->getType()) && !holdsFd(type) && !carriesAddress(type) && !object)
+  if (!holdsFd(call->getType()) && !holdsFd(type) && !carriesAddress(type) && !pointsToFds(type) && !object)
     return std::nullopt;
   if (declaredInSystemHeader(callee, SM) && !holdsFd(type))
     return std::nullopt; // a library's pointer or struct: nothing the program put there
@@ -924,6 +924,26 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   if (type->isReferenceType() && isObjectType(type))
     return derefPlace(value); // T &get(): the object the returned address names
   return value;
+}
+
+// The fds a pointer to fds points to, into `target`: an array's elements (those a socketpair()
+// fills and those at an unknown index, as storeElementsHandedOver() takes them), the one fd of
+// &fd, or what another such pointer (a local, a field, a call's value) holds.
+void Extractor::pointedFdsInto(const Expr *pointer, Id target, facts::FlowKind kind) {
+  const Expr *base = arrayBase(pointer);
+  if (const auto *address = dyn_cast_or_null<UnaryOperator>(base);
+      address && address->getOpcode() == UO_AddrOf && holdsFd(address->getSubExpr()->getType())) {
+    if (std::optional<Id> fd = placeOf(address->getSubExpr()))
+      addFlow(*fd, target, kind);
+    return;
+  }
+  std::optional<Id> from = placeOf(base);
+  if (!from)
+    return;
+  addFlow(*from, target, kind, /*exact=*/false);
+  if (base->getType()->isArrayType() || U.places[*from].kind == facts::PlaceKind::Param)
+    for (int index : {0, 1, -1})
+      addFlow(element(*from, index), target, kind, /*exact=*/false);
 }
 
 void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact) {
@@ -952,6 +972,14 @@ void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::Flo
     if (model && !constructorEffect(construct, *model) &&
         llvm::none_of(construct->arguments(), [&](const Expr *arg) { return holdsFd(arg->getType()); }))
       return;
+  }
+  // An fd array's value is the address of its elements (int *p = fds, {fds, 2} into a pointer
+  // field, the implicit decay looked through).
+  const ArrayType *array = e->getType()->getAsArrayTypeUnsafe();
+  if (pointsToFds(value->getType()) || pointsToFds(e->getType()) ||
+      (array && isFdValueType(array->getElementType(), Ctx))) {
+    pointedFdsInto(e, *target, kind);
+    return;
   }
   if (std::optional<Id> from = carriesAddress(e->getType()) ? pointerValue(e) : placeOf(e)) {
     bool viaUnknownIndex = (U.places[*from].kind == facts::PlaceKind::Element && U.places[*from].index < 0) ||

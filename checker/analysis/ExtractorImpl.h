@@ -1101,8 +1101,24 @@ private:
     QualType pointee = pointer->getPointeeType().getCanonicalType();
     return pointee->isVoidType() || pointee->isPointerType() || isObjectType(pointee);
   }
+  // A pointer to fds (const int *data_ of a view class, int *p = fds): its place holds the fds it
+  // points to, as a container's elements; a parameter of this type gets the caller's elements by
+  // index instead (ArgMode::Array).
+  bool pointsToFds(QualType type) {
+    if (type.isNull())
+      return false;
+    const auto *pointer = type.getNonReferenceType().getCanonicalType()->getAs<PointerType>();
+    return pointer && isFdValueType(pointer->getPointeeType(), Ctx);
+  }
+  // A reference to an array of fds (template <size_t N> Span(T (&array)[N])): passed as the array.
+  bool isFdArrayReference(QualType type) {
+    if (!type->isReferenceType())
+      return false;
+    const ArrayType *array = type.getNonReferenceType()->getAsArrayTypeUnsafe();
+    return array && holdsFd(array->getElementType());
+  }
   // What the analysis follows from place to place: fds, addresses, and (field by field) objects.
-  bool followed(QualType type) { return holdsFd(type) || carriesAddress(type); }
+  bool followed(QualType type) { return holdsFd(type) || carriesAddress(type) || pointsToFds(type); }
 
   Id derefPlace(Id pointer) {
     const facts::Place &p = U.places[pointer];
@@ -1507,6 +1523,7 @@ private:
   std::optional<Id> callValue(const CallExpr *call);
   Id createValue(const Expr *at, facts::Create create, const std::string &callee);
   void flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact = true);
+  void pointedFdsInto(const Expr *pointer, Id target, facts::FlowKind kind);
   bool objectAtRunTimeIndex(const Expr *expr);
   void addFlow(Id from, Id to, facts::FlowKind kind, bool exact = true, Id site = kNone) {
     if (from == kNone || to == kNone || from == to)

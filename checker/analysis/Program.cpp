@@ -651,7 +651,9 @@ void Program::deriveCallFlows(const facts::Call &c) {
       break;
     }
     case facts::ArgMode::Array:
-      // An array passed on: its first two elements, the socketpair() ends, in and back out.
+      // An array passed on: its first two elements, the socketpair() ends, in and back out; a
+      // pointer to fds passed on (a local, a field, a call's value) holds its fds itself.
+      addDerived(a.place, param, facts::FlowKind::Argument, c.site, false);
       for (int k = 0; k < 2; ++k) {
         Id mine = elementPlace(a.place, k), theirs = elementPlace(param, k);
         addDerived(mine, theirs, facts::FlowKind::Argument, c.site, true);
