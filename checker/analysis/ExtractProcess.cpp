@@ -496,11 +496,16 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     std::string className;
     if (std::optional<OwnerEffect> effect = methodEffect(member, className))
       if (std::optional<Id> object = ownedFdOf(member)) {
-        if (*effect == OwnerEffect::Socket) {
+        // The socket the method makes (open(), a connect() that opens a closed one) is the object's.
+        auto makesOwnSocket = [&] {
           QualType type = ownerObject(member)->getType();
           if (type->isPointerType())
             type = type->getPointeeType();
-          addFlow(ownerSocket(call, type, *ownerModel(type), className + "::" + name.str()), *object, facts::FlowKind::Assign);
+          addFlow(ownerSocket(call, type, *ownerModel(type), className + "::" + name.str()), *object,
+                  facts::FlowKind::Assign);
+        };
+        if (*effect == OwnerEffect::Socket) {
+          makesOwnSocket();
         } else if (*effect == OwnerEffect::Accept) {
           // Into each fd owner it is handed (the peer socket object), or the fd owner parameter of
           // each handler it is handed (Boost.Asio's async_accept([](error_code, socket s) {...}));
@@ -535,10 +540,7 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
         } else if (*effect == OwnerEffect::Connect) {
           // Boost.Asio's connect() opens a closed socket first: the object holds what open() or
           // its constructor made, or this one (the facts say "may hold": either is a candidate).
-          QualType type = ownerObject(member)->getType();
-          if (type->isPointerType())
-            type = type->getPointeeType();
-          addFlow(ownerSocket(call, type, *ownerModel(type), className + "::" + name.str()), *object, facts::FlowKind::Assign);
+          makesOwnSocket();
           facts::LifecycleEvent connected;
           connected.place = *object;
           connected.site = makeSite(call, ownerObject(member), event.loop);
@@ -723,11 +725,11 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       return;
   }
   // std::bind(&Server::Handle, this, tag, fd): the values it binds are the bound function's
-  // arguments, as if it were called there (as std::thread's are). Conservative: only those before
-  // the first placeholder (a later bound value is not followed), and the function still counts
-  // as called from outside when a placeholder feeds one of its fd parameters (whoever calls the
-  // bound object supplies that one). Neither call is a registration of its own (the general rule
-  // below would hand every int it is given to the function's first int parameter).
+  // arguments, as if it were called there (as std::thread's are); a placeholder's parameter is a
+  // gap in that call, and the function still counts as called from outside when a placeholder
+  // feeds one of its fd parameters (whoever calls the bound object supplies that one). Neither
+  // call is a registration of its own (the general rule below would hand every int it is given to
+  // the function's first int parameter).
   if (std::optional<BoundFunction> bound = boundFunction(call)) {
     const FunctionDecl *target = bound->target;
     const auto *method = dyn_cast<CXXMethodDecl>(target);
@@ -739,9 +741,9 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     bool fedByCaller = false;
     for (unsigned p = 0; p < target->getNumParams() && first + p < args.size(); ++p) {
       if (bound->placeholder[p] != 0) {
-        for (unsigned q = p; q < target->getNumParams(); ++q)
-          fedByCaller |= bound->placeholder[q] != 0 && holdsFd(target->getParamDecl(q)->getType());
-        break;
+        fedByCaller |= holdsFd(target->getParamDecl(p)->getType());
+        passed.push_back(nullptr);
+        continue;
       }
       passed.push_back(args[first + p]);
     }
@@ -1022,6 +1024,10 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
     const ParmVarDecl *param = callee->getParamDecl(i);
     QualType type = param->getType();
     const Expr *value = args[i];
+    if (!value) { // a gap: what std::bind's placeholder gives, supplied by whoever calls the binding
+      call.args.emplace_back();
+      continue;
+    }
     facts::Argument arg = argumentFor(type, value, event, forwarded);
     if (typeIsRecordNamed(type, "cmsghdr") || typeIsRecordNamed(type, "msghdr"))
       call.passesControl = true;
@@ -1106,7 +1112,7 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
   // daemon's state struct, a socket returned): kept, without arguments to follow.
   bool relevant = followed(callee->getReturnType()) || isObjectType(callee->getReturnType());
   for (const Expr *arg : args)
-    relevant |= holdsFdField(arg->getType());
+    relevant |= arg && holdsFdField(arg->getType());
   if (!any && !call.passesControl && !relevant)
     return;
   call.caller = functionId(currentFunction());
