@@ -926,24 +926,30 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   return value;
 }
 
-// The fds a pointer to fds points to, into `target`: an array's elements (those a socketpair()
-// fills and those at an unknown index, as storeElementsHandedOver() takes them), the one fd of
-// &fd, or what another such pointer (a local, a field, a call's value) holds.
+// The fds a pointer to fds (or an fd array) points to, into `target`: a container's elements
+// handed over (storeElementsHandedOver), a pointer stored (int *p = fds, data_(data)). Precision
+// lost: of a plain array only the elements a socketpair() fills ([0], [1]) and those at an
+// unknown index ([*]) are taken.
 void Extractor::pointedFdsInto(const Expr *pointer, Id target, facts::FlowKind kind) {
+  // A pointer to one value (&fd, std::span<const int>(&fd, 1), &fds[1] of a std::array) hands
+  // over that value; a builtin array's &a[i] is stripped to the array by arrayBase().
   const Expr *base = arrayBase(pointer);
   if (const auto *address = dyn_cast_or_null<UnaryOperator>(base);
       address && address->getOpcode() == UO_AddrOf && holdsFd(address->getSubExpr()->getType())) {
-    if (std::optional<Id> fd = placeOf(address->getSubExpr()))
-      addFlow(*fd, target, kind);
+    storeInto(address->getSubExpr(), target, kind);
     return;
   }
   std::optional<Id> from = placeOf(base);
   if (!from)
     return;
-  addFlow(*from, target, kind, /*exact=*/false);
-  if (base->getType()->isArrayType() || U.places[*from].kind == facts::PlaceKind::Param)
-    for (int index : {0, 1, -1})
-      addFlow(element(*from, index), target, kind, /*exact=*/false);
+  // What it holds itself: another pointer to fds (a local, a field, a call's value), or v.data(),
+  // the elements already.
+  const facts::Place &source = U.places[*from];
+  addFlow(*from, target, kind, !(source.kind == facts::PlaceKind::Element && source.index < 0));
+  if (source.kind == facts::PlaceKind::Element)
+    return;
+  for (int index : {0, 1, -1})
+    addFlow(element(*from, index), target, kind, index >= 0);
 }
 
 void Extractor::flowInto(const Expr *value, std::optional<Id> target, facts::FlowKind kind, bool exact) {

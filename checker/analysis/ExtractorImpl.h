@@ -1380,9 +1380,8 @@ private:
   }
   // An argument that hands over elements that exist already: an int array
   // (`std::span<const int>(fds)`), a pointer to one int, or a pointer into an array
-  // (`std::vector<int>(fds, fds + n)`, `std::span(v.data(), n)`, `assign(first, last)`). Precision
-  // lost: of a plain array, only the elements a socketpair() fills ([0], [1]) and those at an
-  // unknown index ([*]) are taken.
+  // (`std::vector<int>(fds, fds + n)`, `std::span(v.data(), n)`, `assign(first, last)`), or a
+  // pointer to fds that holds them: the container's elements are what it points to.
   void storeElementsHandedOver(const Expr *arg, Id container, facts::FlowKind kind) {
     QualType type = arg->IgnoreParenImpCasts()->getType().getNonReferenceType();
     QualType elementType;
@@ -1392,24 +1391,7 @@ private:
       elementType = pointer->getPointeeType();
     if (elementType.isNull() || !holdsFd(elementType))
       return;
-    // A pointer to one value (std::span<const int>(&fd, 1), &fds[1] of a std::array) hands over
-    // that value; a builtin array's &a[i] is stripped to the array by arrayBase() (below).
-    const Expr *base = arrayBase(arg);
-    if (const auto *address = dyn_cast_or_null<UnaryOperator>(base);
-        address && address->getOpcode() == UO_AddrOf && holdsFd(address->getSubExpr()->getType())) {
-      storeInto(address->getSubExpr(), element(container, -1), kind);
-      return;
-    }
-    std::optional<Id> from = placeOf(base);
-    if (!from)
-      return;
-    Id into = element(container, -1);
-    if (U.places[*from].kind == facts::PlaceKind::Element) { // v.data(): the elements already
-      addFlow(*from, into, kind);
-      return;
-    }
-    for (int index : {0, 1, -1})
-      addFlow(element(*from, index), into, kind);
+    pointedFdsInto(arg, element(container, -1), kind);
   }
 
   // The place a variable names, ignoring reassignments.
