@@ -537,18 +537,11 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
           }
         } else if (*effect == OwnerEffect::Option) {
           ownerOption(member, *object, event);
-        } else if (*effect == OwnerEffect::Connect) {
+        } else {
           // Boost.Asio's connect() opens a closed socket first: the object holds what open() or
           // its constructor made, or this one (the facts say "may hold": either is a candidate).
-          makesOwnSocket();
-          facts::LifecycleEvent connected;
-          connected.place = *object;
-          connected.site = makeSite(call, ownerObject(member), event.loop);
-          connected.kind = facts::Lifecycle::Connect;
-          connected.statement = event.statement;
-          connected.maker = className + "::" + name.str();
-          U.lifecycle.push_back(std::move(connected));
-        } else {
+          if (*effect == OwnerEffect::Connect)
+            makesOwnSocket();
           ownerEvent(call, ownerObject(member), *object, *effect, className + "::" + name.str(), event);
         }
         return;
@@ -1244,9 +1237,9 @@ void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target
   U.indirectCalls.push_back(std::move(call));
 }
 
-// A library's bind or listen (a socket maker, a library fd owner's method or constructor): the
+// A library's bind, listen or connect (a socket maker, a library fd owner's method or constructor): the
 // event on its socket, by the library (never a place to insert a fix-it's call before). One event
-// per call: a listener's bind() pairs no client (its address is the library's).
+// per call: a listener's bind() pairs no client, a connect() no server (the address is the library's).
 void Extractor::ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
                            const Event &event, bool unknownTypeListens) {
   if (effect == OwnerEffect::Socket)
@@ -1260,7 +1253,9 @@ void Extractor::ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerE
       type = c.type;
   // A library listens only on a connection-oriented socket.
   bool connectionOriented = type == kernel::kSockStream || type == kernel::kSockSeqpacket || (type < 0 && unknownTypeListens);
-  fact.kind = effect == OwnerEffect::Listen && connectionOriented ? facts::Lifecycle::Listen : facts::Lifecycle::Bind;
+  fact.kind = effect == OwnerEffect::Connect                        ? facts::Lifecycle::Connect
+              : effect == OwnerEffect::Listen && connectionOriented ? facts::Lifecycle::Listen
+                                                                    : facts::Lifecycle::Bind;
   fact.statement = event.statement;
   fact.maker = by;
   U.lifecycle.push_back(std::move(fact));

@@ -109,7 +109,7 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
                                                  .Case("option", OwnerEffect::Option)
                                                  .Case("connect", OwnerEffect::Connect)
                                                  .Default(std::nullopt);
-          // A constructor accepts and sets nothing: it makes its own object's socket.
+          // A constructor accepts, sets and connects nothing: it makes its own object's socket.
           if (!methods && known && *known > OwnerEffect::Listen)
             known.reset();
           if (key.trim().empty() || !known) {
