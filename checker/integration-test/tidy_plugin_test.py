@@ -7,7 +7,7 @@
    with the file's afunix-check options given as `.clang-tidy` CheckOptions.
 3. CheckOptions reach the checks: a file whose findings depend on an option gives afunix-check's
    answer both with and without it.
-4. One severity per rule: with the WarningsAsErrors line the guides give (it must name exactly the
+4. One severity per rule, in the same runs: with the WarningsAsErrors line the guides give (it must name exactly the
    catalog's `error` rules), clang-tidy reports each finding at its rule's severity, except a
    `note`, which clang-tidy cannot express and shows as a warning, and a variant with a severity
    of its own, shown at its rule's level (as guide-clang-tidy.md says).
@@ -27,12 +27,19 @@ import afunix_testlib as lib
 DIAG = re.compile(r"^(.*?):(\d+):(\d+): (warning|error): (.*) \[([\w,.-]+)\]$")
 
 
-def tidy_findings(tidy, plugin, paths, args, check_options, workdir):
+def write_config(workdir, check_options, errors):
     config = os.path.join(workdir, ".clang-tidy")
     with open(config, "w") as f:
-        f.write("Checks: '-*,afunix-*'\nCheckOptions:\n")
+        f.write("Checks: '-*,afunix-*'\n")
+        f.write("WarningsAsErrors: '" + ",".join(sorted(errors)) + "'\n")
+        f.write("CheckOptions:\n")
         for key, value in sorted(check_options.items()):
             f.write(f"  {key}: '{value}'\n")
+    return config
+
+
+def tidy_findings(tidy, plugin, paths, args, config, workdir):
+    """clang-tidy's afunix findings as a Counter of (rule, file, line, level)."""
     command = [tidy, f"--load={plugin}", f"--config-file={config}", "--quiet", *paths,
                "--", *args]
     proc = subprocess.run(command, capture_output=True, text=True, cwd=workdir)
@@ -41,10 +48,10 @@ def tidy_findings(tidy, plugin, paths, args, check_options, workdir):
     found = collections.Counter()
     for line in proc.stdout.splitlines():
         m = DIAG.match(line)
-        if m:
-            for rule in m.group(6).split(","):
-                if rule.startswith("afunix-"):
-                    found[(rule, os.path.abspath(m.group(1)), int(m.group(2)))] += 1
+        # clang-tidy names a promoted warning "rule,-warnings-as-errors".
+        if m and m.group(6).startswith("afunix-"):
+            found[(m.group(6).split(",")[0], os.path.abspath(m.group(1)), int(m.group(2)),
+                   m.group(4))] += 1
     if proc.returncode != 0 and "error:" in proc.stdout + proc.stderr and not found:
         raise AssertionError(f"clang-tidy failed on {paths}:\n{proc.stdout}{proc.stderr}")
     return found
@@ -59,46 +66,6 @@ def documented_warnings_as_errors():
         assert m, f"docs/{guide} gives no WarningsAsErrors line"
         found[guide] = set(m.group(1).split(","))
     return found
-
-
-def check_severities(tidy, plugin, checker, rules, workdir):
-    catalog = {r.split()[0]: r.split()[1] for r in rules if r.strip()}
-    errors = {rule for rule, severity in catalog.items() if severity == "error"}
-    for guide, listed in documented_warnings_as_errors().items():
-        assert listed == errors, f"docs/{guide}: WarningsAsErrors {sorted(listed)} != catalog errors {sorted(errors)}"
-    config = os.path.join(workdir, ".clang-tidy")
-    with open(config, "w") as f:
-        f.write("Checks: '-*,afunix-*'\nWarningsAsErrors: '" + ",".join(sorted(errors)) + "'\n")
-    compared = collections.Counter()
-    variant_levels = set()
-    for sample in lib.implemented_samples(checker):
-        if sample.options:
-            continue
-        _, report = lib.run_check(checker, [sample.path], sample.args, [])
-        # clang-tidy can only promote a whole check: a variant with a severity of its own (a
-        # credential check that fails closed is a warning) shows at its rule's level there.
-        want = sorted((f["rule"], f["line"], "error" if f["rule"] in errors else "warning")
-                      for f in report["findings"])
-        for f in report["findings"]:
-            rule_level = catalog[f["rule"]]
-            if f["severity"] != rule_level:
-                variant_levels.add((f["rule"], f["severity"]))
-        proc = subprocess.run([tidy, f"--load={plugin}", f"--config-file={config}", "--quiet",
-                               sample.path, "--", *sample.args], capture_output=True, text=True,
-                              cwd=workdir)
-        # clang-tidy names a promoted warning "rule,-warnings-as-errors".
-        got = sorted((m.group(6).split(",")[0], int(m.group(2)), m.group(4))
-                     for m in map(DIAG.match, proc.stdout.splitlines())
-                     if m and m.group(6).startswith("afunix-"))
-        assert got == want, f"{sample.path}: clang-tidy {got} != afunix-check {want}"
-        compared.update(level for _, _, level in got)
-    assert compared["error"] and compared["warning"], compared
-    guide = open(os.path.join(lib.REPO, "docs", "guide-clang-tidy.md")).read()
-    for rule, level in sorted(variant_levels):
-        assert rule in guide and "fails closed" in guide, \
-            f"{rule} has {level} variants: docs/guide-clang-tidy.md must say how they show there"
-    print(f"severities: {dict(compared)} findings at afunix-check's severity with the guides' "
-          f"WarningsAsErrors ({len(errors)} error rules)")
 
 
 def main():
@@ -122,8 +89,16 @@ def main():
     assert listed == have, f"clang-tidy --load lists {sorted(listed)}, afunix-check has {sorted(have)}"
     print(f"--list-checks: {len(listed)} afunix checks, the same as afunix-check's")
 
+    catalog = {r.split()[0]: r.split()[1] for r in rules if r.strip()}
+    errors = {rule for rule, severity in catalog.items() if severity == "error"}
+    for guide, listed in documented_warnings_as_errors().items():
+        assert listed == errors, \
+            f"docs/{guide}: WarningsAsErrors {sorted(listed)} != catalog errors {sorted(errors)}"
+
     compared = findings = 0
     option_files = 0
+    levels = collections.Counter()
+    variant_levels = set()
     # One afunix-check and one clang-tidy run per (options, arguments) group of files.
     groups = collections.defaultdict(list)
     for sample in lib.samples():
@@ -136,14 +111,23 @@ def main():
             opts = lib.check_options(options)
             # The plugin sees one TU at a time: compare with afunix-check's per-file mode.
             _, report = lib.run_check(args.checker, paths, cargs, options, ["--single-tu"])
-            want = lib.finding_keys(report)
-            got = tidy_findings(args.clang_tidy, args.plugin, paths, cargs, opts, workdir)
+            # The guides' WarningsAsErrors line: clang-tidy can only promote a whole check, so a
+            # variant with a severity of its own (a credential check that fails closed is a
+            # warning) shows at its rule's level there, and a `note` shows as a warning.
+            want = collections.Counter(
+                (f["rule"], f["file"], f["line"], "error" if f["rule"] in errors else "warning")
+                for f in report["findings"])
+            variant_levels.update((f["rule"], f["severity"]) for f in report["findings"]
+                                  if f["severity"] != catalog[f["rule"]])
+            config = write_config(workdir, opts, errors)
+            got = tidy_findings(args.clang_tidy, args.plugin, paths, cargs, config, workdir)
             for path in paths:
                 mine = collections.Counter({k: n for k, n in got.items() if k[1] == path})
                 theirs = collections.Counter({k: n for k, n in want.items() if k[1] == path})
                 assert mine == theirs, (f"{path}{what}: clang-tidy {sorted(mine.elements())} != "
                                         f"afunix-check {sorted(theirs.elements())} "
-                                        f"(CheckOptions {opts})")
+                                        f"(CheckOptions {opts}, WarningsAsErrors)")
+            levels.update(level for (_, _, _, level), n in want.items() for _ in range(n))
             return sum(want.values())
 
         for (options, cargs), paths in sorted(groups.items()):
@@ -153,11 +137,16 @@ def main():
                 # The same files without their options: both tools must change (or not) together.
                 option_files += len(paths)
                 compare(paths, [], list(cargs), " without options")
-        check_severities(args.clang_tidy, args.plugin, args.checker, rules, workdir)
     assert compared and findings, "no testdata file with findings was compared"
-    print(f"{compared} testdata files, {findings} findings: clang-tidy plugin == afunix-check; "
+    assert levels["error"] and levels["warning"], levels
+    guide = open(os.path.join(lib.REPO, "docs", "guide-clang-tidy.md")).read()
+    for rule, level in sorted(variant_levels):
+        assert rule in guide and "fails closed" in guide, \
+            f"{rule} has {level} variants: docs/guide-clang-tidy.md must say how they show there"
+    print(f"{compared} testdata files, {findings} findings: clang-tidy plugin == afunix-check, "
+          f"each at afunix-check's severity with the guides' WarningsAsErrors "
+          f"({len(errors)} error rules; {dict(levels)}); "
           f"{option_files} files also compared without their CheckOptions")
-
 
 if __name__ == "__main__":
     try:
