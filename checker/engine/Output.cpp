@@ -197,9 +197,8 @@ void writeDiagnostic(llvm::raw_ostream &out, const SourcePoint &where, const std
 void writeText(const RunResult &result, const TextOptions &options, llvm::raw_ostream &out) {
   Lines lines;
   bool first = true;
-  for (const Finding &f : result.findings) {
-    // An empty line between findings: a finding at level note ("file:1:2: note: ... [rule]")
-    // would otherwise read as one more note of the finding before it.
+  auto write = [&](const Finding &f) {
+    // An empty line between findings, for a reader's eye.
     if (!first)
       out << '\n';
     first = false;
@@ -209,7 +208,16 @@ void writeText(const RunResult &result, const TextOptions &options, llvm::raw_os
       writeDiagnostic(out, n.where, "note", n.message, "", options);
       writeSource(out, lines, n.where, n.spans, options);
     }
-  }
+  };
+  // Findings at level note first: after a warning ("file:1:2: note: ... [rule]") a tool that
+  // reads clang's output (CodeChecker's report-converter, an editor) takes one, and its notes, for
+  // more notes of that warning; before every warning and error it is a line of its own.
+  for (const Finding &f : result.findings)
+    if (f.severity == "note")
+      write(f);
+  for (const Finding &f : result.findings)
+    if (f.severity != "note")
+      write(f);
 }
 
 void writeJson(const RunResult &result, llvm::raw_ostream &out) {

@@ -120,31 +120,41 @@ def main():
         with open(config, "w") as f:
             f.write("Checks: '-*,afunix-*'\nWarningsAsErrors: '" + ",".join(errors) + "'\n")
         # The files with findings: a file without any gives clang-tidy nothing to print, and
-        # tidy_plugin_test.py already runs clang-tidy on every file.
+        # tidy_plugin_test.py already runs clang-tidy on every file. One run of each tool per
+        # group of files with the same compiler arguments: report-converter reads the
+        # concatenated output the same way, report by report.
+        groups = collections.defaultdict(list)
         for sample in lib.implemented_samples(checker):
             if sample.options or not os.path.basename(sample.path).startswith("pos_"):
                 continue
-            _, report = lib.run_check(checker, [sample.path], sample.args, [], ["--single-tu"])
-            want = sorted((f["rule"], f["line"], f["column"],
-                           "error" if f["rule"] in errors else "warning", len(f["notes"]))
-                          for f in report["findings"])
+            groups[tuple(sample.args)].append(sample.path)
+        for cargs, paths in sorted(groups.items()):
+            _, report = lib.run_check(checker, paths, list(cargs), [], ["--single-tu"])
             proc = subprocess.run([args.clang_tidy, f"--load={os.path.abspath(args.plugin)}",
-                                   f"--config-file={config}", sample.path, "--", *sample.args],
+                                   f"--config-file={config}", *paths, "--", *cargs],
                                   capture_output=True, text=True, cwd=tmp)
-            got = sorted((r["checker"], r["line"], r["column"], r["severity"], len(r["notes"]))
-                         for r in convert(proc.stdout) if r["checker"].startswith("afunix-"))
-            assert got == want, f"{sample.path}: read from clang-tidy {got}, afunix-check {want}"
-            tidy_reports += len(got)
+            from_tidy = convert(proc.stdout)
             # afunix-check's own text, read the same way: every finding but those at level note.
             # (Redirected, as the guide's command is: no source lines, as --show-source=never.)
-            proc = subprocess.run([checker, "--single-tu", sample.path, "--",
-                                   *sample.args], capture_output=True, text=True, cwd=lib.REPO)
-            mine = sorted((r["checker"], r["line"], r["column"], len(r["notes"]))
-                          for r in convert(proc.stdout))
-            expected = sorted((f["rule"], f["line"], f["column"], len(f["notes"]))
-                              for f in report["findings"] if f["severity"] != "note")
-            assert mine == expected, f"{sample.path}: read from afunix-check {mine}, want {expected}"
-            reports += len(mine)
+            proc = subprocess.run([checker, "--single-tu", *paths, "--", *cargs],
+                                  capture_output=True, text=True, cwd=lib.REPO)
+            from_text = convert(proc.stdout)
+            for path in paths:
+                findings = [f for f in report["findings"] if f["file"] == path]
+                want = sorted((f["rule"], f["line"], f["column"],
+                               "error" if f["rule"] in errors else "warning", len(f["notes"]))
+                              for f in findings)
+                got = sorted((r["checker"], r["line"], r["column"], r["severity"], len(r["notes"]))
+                             for r in from_tidy
+                             if r["checker"].startswith("afunix-") and os.path.abspath(r["file"]) == path)
+                assert got == want, f"{path}: read from clang-tidy {got}, afunix-check {want}"
+                tidy_reports += len(got)
+                mine = sorted((r["checker"], r["line"], r["column"], len(r["notes"]))
+                              for r in from_text if os.path.abspath(os.path.join(lib.REPO, r["file"])) == path)
+                expected = sorted((f["rule"], f["line"], f["column"], len(f["notes"]))
+                                  for f in findings if f["severity"] != "note")
+                assert mine == expected, f"{path}: read from afunix-check {mine}, want {expected}"
+                reports += len(mine)
     assert tidy_reports and reports, "no report at all"
     print(f"clang-tidy output: {tidy_reports} afunix reports as report-converter reads them "
           f"(rule, place, level, notes); afunix-check's text: {reports} (level note not read)")
