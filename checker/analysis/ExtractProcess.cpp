@@ -360,9 +360,7 @@ void Extractor::recordWrite(const CallExpr *call, llvm::StringRef name, const Ev
   std::optional<Id> place = placeOf(call->getArg(0));
   if (!place)
     return;
-  facts::Write fact;
-  fact.place = *place;
-  fact.site = makeSite(call, call->getArg(0), event.loop);
+  facts::Write &fact = writeOn(*place, call, call->getArg(0), event);
   fact.credentials = (name == "sendmsg" || name == "sendmmsg") && Current->fn &&
                      U.functions[functionId(Current->fn)].buildsScmCredentials;
   if (name == "sendto" && call->getNumArgs() >= 5)
@@ -370,7 +368,13 @@ void Extractor::recordWrite(const CallExpr *call, llvm::StringRef name, const Ev
   if (name == "sendmsg" && call->getNumArgs() >= 2)
     if (const Expr *destination = msgNameOf(call->getArg(1)))
       fact.address = socketAddress(destination);
-  U.writes.push_back(std::move(fact));
+}
+
+facts::Write &Extractor::writeOn(Id socket, const Expr *at, const Expr *object, const Event &event) {
+  facts::Write &fact = U.writes.emplace_back();
+  fact.place = socket;
+  fact.site = makeSite(at, object, event.loop);
+  return fact;
 }
 
 // What `msg.msg_name` is set to in this function, for sendmsg(fd, &msg, ...): an assignment
@@ -496,21 +500,13 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     std::string className;
     if (std::optional<OwnerEffect> effect = methodEffect(member, className))
       if (std::optional<Id> object = ownedFdOf(member)) {
-        // The socket the method makes (open(), a connect() that opens a closed one) is the object's.
-        auto makesOwnSocket = [&] {
-          QualType type = ownerObject(member)->getType();
-          if (type->isPointerType())
-            type = type->getPointeeType();
-          addFlow(ownerSocket(call, type, *ownerModel(type), className + "::" + name.str()), *object,
-                  facts::FlowKind::Assign);
-        };
+        std::string by = className + "::" + name.str();
         if (*effect == OwnerEffect::Socket) {
-          makesOwnSocket();
+          ownerMakesSocket(call, ownerObject(member), *object, by);
         } else if (*effect == OwnerEffect::Accept) {
           // Into each fd owner it is handed (the peer socket object), or the fd owner parameter of
           // each handler it is handed (Boost.Asio's async_accept([](error_code, socket s) {...}));
           // a returned one is the call's value (callValue()).
-          std::string by = className + "::" + name.str();
           Id accepted = ownerAccepted(member, by);
           for (const Expr *arg : call->arguments()) {
             if (isFdOwnerType(arg->IgnoreImpCasts()->getType().getNonReferenceType())) {
@@ -537,12 +533,32 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
           }
         } else if (*effect == OwnerEffect::Option) {
           ownerOption(member, *object, event);
+        } else if (*effect == OwnerEffect::Send) {
+          // write_some(), send(): what the object's socket sends, as send() on its fd would. Where
+          // it goes (a datagram socket's send_to(endpoint)) is the library's: not read.
+          writeOn(*object, call, ownerObject(member), event);
         } else {
           // Boost.Asio's connect() opens a closed socket first: the object holds what open() or
           // its constructor made, or this one (the facts say "may hold": either is a candidate).
           if (*effect == OwnerEffect::Connect)
-            makesOwnSocket();
-          ownerEvent(call, ownerObject(member), *object, *effect, className + "::" + name.str(), event);
+            ownerMakesSocket(call, ownerObject(member), *object, by);
+          ownerEvent(call, ownerObject(member), *object, *effect, by, event);
+        }
+        return;
+      }
+  } else {
+    // asio::connect(socket, endpoints), asio::write(socket, buffers): what the method of that name
+    // would do to the owner handed first. Named as the program calls it (net::connect()).
+    std::string className;
+    if (std::optional<OwnerEffect> effect = functionEffect(call, callee, className))
+      if (std::optional<Id> object = placeOf(call->getArg(0)->IgnoreParenImpCasts())) {
+        const Expr *owner = call->getArg(0)->IgnoreParenImpCasts();
+        std::string by = callee->getQualifiedNameAsString();
+        if (*effect == OwnerEffect::Send) {
+          writeOn(*object, call, owner, event);
+        } else {
+          ownerMakesSocket(call, owner, *object, by);
+          ownerEvent(call, owner, *object, OwnerEffect::Connect, by, event);
         }
         return;
       }

@@ -240,6 +240,13 @@ Id Extractor::ownerSocket(const Expr *at, QualType object, const FdOwnerModel &m
   return createValue(at, std::move(create), className);
 }
 
+void Extractor::ownerMakesSocket(const Expr *at, const Expr *object, Id place, const std::string &by) {
+  QualType type = object->getType().getNonReferenceType();
+  if (type->isPointerType())
+    type = type->getPointeeType();
+  addFlow(ownerSocket(at, type, *ownerModel(type), by), place, facts::FlowKind::Assign);
+}
+
 Id Extractor::ownerAccepted(const CXXMemberCallExpr *call, const std::string &by) {
   facts::Create create;
   create.how = facts::CreateHow::Accept;

@@ -74,13 +74,17 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
     statement = statementOf(call, call->getArg(0));
     guarded = option && familyGuarded();
   }
-  // acceptor.listen() of a library fd owner (models.md, fd_owner_classes): a socket call.
+  // acceptor.listen() of a library fd owner, asio::connect(socket, ...) of its namespace (models.md,
+  // fd_owner_classes): a socket call.
+  std::string owner;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
-    std::string owner;
     if (methodEffect(member, owner)) {
       s.socketCalls = true;
       statement = statementOf(call, ownerObject(member));
     }
+  } else if (functionEffect(call, callee, owner)) {
+    s.socketCalls = true;
+    statement = statementOf(call, call->getArg(0));
   }
   defer(Event::Call, call, statement, guarded);
   return true;

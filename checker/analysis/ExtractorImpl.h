@@ -883,6 +883,22 @@ private:
     llvm::StringRef name = method->getName();
     return ownerEffect(model->methods, [&](llvm::StringRef word) { return word == name; });
   }
+  // A free function of a library fd owner's namespace that acts on the owner it is handed first
+  // (models.md, fd_owner_classes `functions`: asio::connect(socket, endpoints)): the effect, and
+  // the owner's class name.
+  std::optional<OwnerEffect> functionEffect(const CallExpr *call, const FunctionDecl *callee, std::string &className) {
+    if (isa<CXXMemberCallExpr>(call) || isa<CXXMethodDecl>(callee) || !callee->getIdentifier() ||
+        call->getNumArgs() < 1)
+      return std::nullopt;
+    // The object as the program names it: Boost.Asio's connect() takes a basic_socket&, the base.
+    const FdOwnerModel *model = ownerModel(call->getArg(0)->IgnoreParenImpCasts()->getType(), &className);
+    if (!model || model->functions.empty())
+      return std::nullopt;
+    llvm::StringRef name = callee->getName();
+    return ownerEffect(model->functions, [&](llvm::StringRef word) {
+      return word == name && (model->scope.empty() || callee->getQualifiedNameAsString() == model->scope + "::" + word.str());
+    });
+  }
   // A value that can be an fd: an integer or an fd owner.
   // An address family is followed the same way, for the constants it carries (AF_INET6 stored
   // in a sockaddr, copied, read back as socket(sa->sa_family, ...)).
@@ -1298,6 +1314,9 @@ private:
   // The fd an fd owner holds, for a call of one of its methods: fd.reset(x), out->get().
   std::optional<Id> ownedFdOf(const CXXMemberCallExpr *call);
   Id ownerSocket(const Expr *at, QualType object, const FdOwnerModel &model, const std::string &className);
+  // The socket a library call `by` makes for the fd owner `object` at `place` (open(), a connect()
+  // that opens a closed one): one more the object may hold.
+  void ownerMakesSocket(const Expr *at, const Expr *object, Id place, const std::string &by);
   // A connection a library fd owner's `accept` method accepts on the object's socket (one per call).
   Id ownerAccepted(const CXXMemberCallExpr *call, const std::string &by);
   void ownerEvent(const Expr *at, const Expr *object, Id socket, OwnerEffect effect, const std::string &by,
@@ -1711,6 +1730,9 @@ private:
   std::map<const FunctionDecl *, std::map<const VarDecl *, std::vector<SunPathWrite>>> SunPathWritesByFunction;
   std::map<const VarDecl *, std::vector<SunPathWrite>> &sunPathWrites(const FunctionDecl *fn);
   void recordWrite(const CallExpr *call, llvm::StringRef name, const Event &event);
+  // A write on `socket` at `at` (the fd or owner object it names: `object`); the caller fills in
+  // what else it knows.
+  facts::Write &writeOn(Id socket, const Expr *at, const Expr *object, const Event &event);
   const Expr *msgNameOf(const Expr *message);
   // While set: the function the sites being made belong to (a lambda's send of its enclosing
   // function's message, capturedMessageOwner()).

@@ -90,13 +90,14 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       options.externalSources.push_back(item.str());
   if (option == "FdOwnerClasses")
     for (llvm::StringRef item : items(value)) {
-      llvm::SmallVector<llvm::StringRef, 5> fields;
+      llvm::SmallVector<llvm::StringRef, 6> fields;
       item.split(fields, '|');
-      fields.resize(5);
+      fields.resize(6);
       std::string name = fields[0].trim().str();
       FdOwnerModel model;
       bool bad = false;
-      auto effects = [&](llvm::StringRef list, std::vector<std::pair<std::string, OwnerEffect>> &out, bool methods) {
+      enum class Of { Methods, Constructors, Functions };
+      auto effects = [&](llvm::StringRef list, std::vector<std::pair<std::string, OwnerEffect>> &out, Of of) {
         llvm::SmallVector<llvm::StringRef, 4> pairs;
         list.split(pairs, '+', -1, false);
         for (llvm::StringRef pair : pairs) {
@@ -108,21 +109,29 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
                                                  .Case("accept", OwnerEffect::Accept)
                                                  .Case("option", OwnerEffect::Option)
                                                  .Case("connect", OwnerEffect::Connect)
+                                                 .Case("send", OwnerEffect::Send)
                                                  .Default(std::nullopt);
-          // A constructor accepts, sets and connects nothing: it makes its own object's socket.
-          if (!methods && known && *known > OwnerEffect::Listen)
+          // A constructor accepts, sets and connects nothing: it makes its own object's socket. A
+          // free function is read only for what it does to the object it is handed.
+          if (known && ((of == Of::Constructors && *known > OwnerEffect::Listen) ||
+                        (of == Of::Functions && *known != OwnerEffect::Connect && *known != OwnerEffect::Send)))
             known.reset();
           if (key.trim().empty() || !known) {
-            error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=socket, bind, listen" +
-                  (methods ? ", accept, option or connect" : ""));
+            error("FdOwnerClasses: '" + pair.str() + "' of '" + name + "' is not NAME=" +
+                  (of == Of::Methods        ? "socket, bind, listen, accept, option, connect or send"
+                   : of == Of::Constructors ? "socket, bind or listen"
+                                            : "connect or send"));
             bad = true;
             continue;
           }
           out.emplace_back(key.trim().str(), *known);
         }
       };
-      effects(fields[1], model.methods, true);
-      effects(fields[2], model.constructors, false);
+      effects(fields[1], model.methods, Of::Methods);
+      effects(fields[2], model.constructors, Of::Constructors);
+      effects(fields[5], model.functions, Of::Functions);
+      if (std::size_t colons = name.rfind("::"); colons != std::string::npos)
+        model.scope = name.substr(0, colons);
       if (!fields[3].trim().empty()) {
         if (std::optional<int> type = socketTypeFromName(fields[3].trim()))
           model.type = *type;
@@ -146,7 +155,8 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       if (bad || name.empty())
         continue;
       options.fdOwnerClasses.push_back(name);
-      if (!model.methods.empty() || !model.constructors.empty() || model.type >= 0 || !model.families.empty())
+      if (!model.methods.empty() || !model.constructors.empty() || model.type >= 0 || !model.families.empty() ||
+          !model.functions.empty())
         options.fdOwnerModels[name] = std::move(model);
     }
   if (option == "Allocators")
@@ -307,6 +317,8 @@ std::string ProjectOptions::extractionFingerprint() const {
       part += "|t" + std::to_string(model->second.type);
       for (const auto &[word, family] : model->second.families)
         part += "|f" + word + "=" + family;
+      for (const auto &[function, effect] : model->second.functions)
+        part += "|g" + function + "=" + std::to_string(static_cast<int>(effect));
     }
     parts.push_back(part);
   }

@@ -88,13 +88,18 @@ struct SocketMaker {
 // Methods only: Accept accepts a connection on the object's socket, into the library fd owner it
 // is handed (acceptor.accept(peer), async_accept(peer, handler)) or as the owner it returns
 // (peer = acceptor.accept()); Option sets the socket option its argument's type names by its
-// template arguments (set_option(boolean<SOL_SOCKET, SO_PASSCRED>(true))).
-enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen, Accept, Option, Connect };
+// template arguments (set_option(boolean<SOL_SOCKET, SO_PASSCRED>(true))); Connect connects the
+// object's socket, making it first when the object holds none; Send writes on it (write_some()).
+enum class OwnerEffect : std::uint8_t { Socket, Bind, Listen, Accept, Option, Connect, Send };
 struct FdOwnerModel {
   std::vector<std::pair<std::string, OwnerEffect>> methods;
   std::vector<std::pair<std::string, OwnerEffect>> constructors; // by a word of an argument's type
   int type = -1;
   std::vector<std::pair<std::string, std::string>> families; // a word of the object's type, AF_*
+  // Free functions of the class's namespace that act on the object given as their first argument
+  // (Boost.Asio's write(socket, buffers), connect(socket, endpoints)): Send or Connect.
+  std::vector<std::pair<std::string, OwnerEffect>> functions;
+  std::string scope; // that namespace, as the class's name was written ("" when unqualified)
 };
 
 // How the facts name the file at `absolute` (absolute and dot-free): itself, or with

@@ -216,33 +216,42 @@ TEST(Extract, LibraryFdOwnerClassOption) {
   ProjectOptions o = ProjectOptions::parse(
       [](llvm::StringRef name) -> std::optional<std::string> {
         if (name == "FdOwnerClasses")
-          return std::string("net::Acceptor|open=socket+listen=listen+set_option=option+connect=connect|Endpoint=listen|SOCK_STREAM|local::=AF_UNIX;"
-                             "bad::One|listen=send;bad::Two||||local::=AF_UNIXX;bad::Three||Endpoint=accept;"
-                             "bad::Four||Options=option;UniqueFd");
+          return std::string("net::Acceptor|open=socket+listen=listen+set_option=option+connect=connect+send=send|"
+                             "Endpoint=listen|SOCK_STREAM|local::=AF_UNIX|connect=connect+write=send;"
+                             "bad::One|listen=close;bad::Two||||local::=AF_UNIXX;bad::Three||Endpoint=accept;"
+                             "bad::Four||Options=option;bad::Five|||||write=listen;UniqueFd");
         return std::nullopt;
       },
       [&](const std::string &m) { errors.push_back(m); });
-  ASSERT_EQ(errors.size(), 4u);
-  EXPECT_NE(errors[0].find("'listen=send' of 'bad::One'"), std::string::npos) << errors[0];
+  ASSERT_EQ(errors.size(), 5u);
+  EXPECT_NE(errors[0].find("'listen=close' of 'bad::One'"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("'local::=AF_UNIXX' of 'bad::Two'"), std::string::npos) << errors[1];
   // accept, option and connect are a method's effects only: a constructor makes its own object's socket.
   EXPECT_NE(errors[2].find("'Endpoint=accept' of 'bad::Three'"), std::string::npos) << errors[2];
   EXPECT_NE(errors[3].find("'Options=option' of 'bad::Four'"), std::string::npos) << errors[3];
+  // A free function is read only for what it does to the object it is handed: connect or send.
+  EXPECT_NE(errors[4].find("'write=listen' of 'bad::Five' is not NAME=connect or send"), std::string::npos) << errors[4];
   EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "net::Acceptor"));
   EXPECT_TRUE(llvm::is_contained(o.fdOwnerClasses, "UniqueFd"));
   EXPECT_FALSE(llvm::is_contained(o.fdOwnerClasses, "bad::One") || llvm::is_contained(o.fdOwnerClasses, "bad::Two"));
   EXPECT_EQ(o.fdOwnerModels.count("UniqueFd"), 0u); // it only owns
   const FdOwnerModel &acceptor = o.fdOwnerModels.at("net::Acceptor");
-  ASSERT_EQ(acceptor.methods.size(), 4u);
+  ASSERT_EQ(acceptor.methods.size(), 5u);
   EXPECT_EQ(acceptor.methods[1], std::make_pair(std::string("listen"), OwnerEffect::Listen));
   EXPECT_EQ(acceptor.methods[2], std::make_pair(std::string("set_option"), OwnerEffect::Option));
   EXPECT_EQ(acceptor.methods[3], std::make_pair(std::string("connect"), OwnerEffect::Connect));
+  EXPECT_EQ(acceptor.methods[4], std::make_pair(std::string("send"), OwnerEffect::Send));
+  ASSERT_EQ(acceptor.functions.size(), 2u);
+  EXPECT_EQ(acceptor.functions[1], std::make_pair(std::string("write"), OwnerEffect::Send));
+  EXPECT_EQ(acceptor.scope, "net");
   ASSERT_EQ(acceptor.constructors.size(), 1u);
   EXPECT_EQ(acceptor.type, 1);
   ASSERT_EQ(acceptor.families.size(), 1u);
   EXPECT_EQ(acceptor.families[0].second, "AF_UNIX");
   // The built-in catalog's Boost.Asio classes (models/sockets.yaml) come first.
   EXPECT_EQ(o.fdOwnerModels.count("boost::asio::basic_socket_acceptor"), 1u);
+  // The free functions are part of what is extracted: the facts cache keys on them.
+  EXPECT_NE(o.extractionFingerprint().find("|gwrite="), std::string::npos);
 }
 
 // std::bind's values are the bound function's arguments, each at its own parameter; the general

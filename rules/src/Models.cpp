@@ -14,7 +14,8 @@ namespace {
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
 const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
 const std::set<std::string> kOwnerEffects = {"socket", "bind", "listen"};
-const std::set<std::string> kMethodEffects = {"socket", "bind", "listen", "accept", "option", "connect"};
+const std::set<std::string> kMethodEffects = {"socket", "bind", "listen", "accept", "option", "connect", "send"};
+const std::set<std::string> kFunctionEffects = {"connect", "send"};
 const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
 const std::set<std::string> kWrappedCalls = {"sendmsg", "recvmsg"};
 
@@ -206,15 +207,18 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     if (clean())
       read.externalSockets.push_back(name);
   });
-  r.list(node, "fd_owner_classes", {"class", "methods", "constructors", "type", "families"},
+  r.list(node, "fd_owner_classes", {"class", "methods", "constructors", "type", "families", "functions"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
            FdOwnerClassModel m;
            m.name = r.name(e, "class", field, /*qualified=*/true);
            m.type = v.scalar(e, "type", field + ".type", false);
            v.oneOf(e, "type", field + ".type", m.type, kSocketTypes);
-           m.methods = r.mapping(e, "methods", field, "method names to socket, bind, listen, accept, option or connect",
+           m.methods = r.mapping(e, "methods", field, "method names to socket, bind, listen, accept, option, connect or send",
                                  [](const std::string &k) { return isName(k) && k.find(':') == std::string::npos; },
                                  "is not a method name", kMethodEffects);
+           m.functions = r.mapping(e, "functions", field, "free function names to connect or send",
+                                   [](const std::string &k) { return isName(k) && k.find(':') == std::string::npos; },
+                                   "is not a function name", kFunctionEffects);
            m.families = r.mapping(e, "families", field, "type name words to families",
                                   [](const std::string &k) { return !k.empty() && k.find_first_of("|+=;, ") == std::string::npos; },
                                   "is not a word of a type name", kFamilies);
@@ -373,8 +377,8 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
     add("OptionWrappers", name + ":" + option);
   for (const std::string &name : models.externalSockets)
     add("ExternalSocketSources", name);
-  // CLASS[|METHOD=EFFECT+...[|WORD=EFFECT+...[|TYPE[|WORD=FAMILY+...]]]] (`,` and `;` separate
-  // entries).
+  // CLASS[|METHOD=EFFECT+...[|WORD=EFFECT+...[|TYPE[|WORD=FAMILY+...[|FUNCTION=EFFECT+...]]]]]
+  // (`,` and `;` separate entries).
   for (const FdOwnerClassModel &m : models.fdOwnerClasses) {
     auto pairs = [](const std::vector<std::pair<std::string, std::string>> &list) {
       std::string out;
@@ -383,7 +387,7 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
       return out;
     };
     std::string item = m.name + "|" + pairs(m.methods) + "|" + pairs(m.constructors) + "|" + m.type + "|" +
-                       pairs(m.families);
+                       pairs(m.families) + "|" + pairs(m.functions);
     while (item.back() == '|')
       item.pop_back();
     add("FdOwnerClasses", item);

@@ -398,7 +398,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "fd_owner_classes:\n  - {class: 'base::ScopedFD'}\n"
       "  - class: 'net::Acceptor'\n    methods: {open: socket, listen: listen}\n"
       "    constructors: [{argument: endpoint, does: listen}]\n    type: SOCK_STREAM\n"
-      "    families: {'local::': AF_UNIX}\n"
+      "    families: {'local::': AF_UNIX}\n    functions: {connect: connect, write: send}\n"
       "syscall_wrappers:\n  - {function: qb_sendmsg, as: sendmsg, first_arg: 0}\n"
       "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n"
       "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n"
@@ -411,7 +411,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
             "open_tcp:AF_INET6;local_server:AF_UNIX:arg2:listens;log_socket:AF_UNIX:SOCK_DGRAM:binds");
   EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
   EXPECT_EQ(options["FdOwnerClasses"],
-            "base::ScopedFD;net::Acceptor|open=socket+listen=listen|endpoint=listen|SOCK_STREAM|local::=AF_UNIX");
+            "base::ScopedFD;net::Acceptor|open=socket+listen=listen|endpoint=listen|SOCK_STREAM|local::=AF_UNIX|"
+            "connect=connect+write=send");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
   EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1");
@@ -441,8 +442,11 @@ TEST(Models, MistakesNameFileLineAndField) {
        "socket_makers[0].listens", "cannot listen"},
       {"socket_makers:\n  - {function: log_socket, binds: yes please}\n", 2,
        "socket_makers[0].binds", "true or false"},
-      {"fd_owner_classes:\n  - {class: 'net::Acceptor', methods: {listen: send}}\n", 2,
-       "fd_owner_classes[0].methods.listen", "must be one of: accept, bind, connect, listen, option, socket"},
+      {"fd_owner_classes:\n  - {class: 'net::Acceptor', methods: {listen: close}}\n", 2,
+       "fd_owner_classes[0].methods.listen", "must be one of: accept, bind, connect, listen, option, send, socket"},
+      // A free function is read only for what it does to the object it is handed.
+      {"fd_owner_classes:\n  - {class: 'net::Socket', functions: {write: listen}}\n", 2,
+       "fd_owner_classes[0].functions.write", "must be one of: connect, send"},
       // accept is a method's effect only: a constructor makes its own object's socket.
       {"fd_owner_classes:\n  - {class: 'net::Acceptor', constructors: [{argument: endpoint, does: accept}]}\n", 2,
        "fd_owner_classes[0].constructors[0].does", "is not one of: bind, listen, socket"},

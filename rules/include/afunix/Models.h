@@ -91,6 +91,7 @@ struct FdOwnerClassModel {
   std::vector<std::pair<std::string, std::string>> families; // word, family
   std::vector<std::pair<std::string, std::string>> methods;      // method, effect
   std::vector<std::pair<std::string, std::string>> constructors;  // argument type word, effect
+  std::vector<std::pair<std::string, std::string>> functions;     // free function, effect
   std::string type;
 };
 
