@@ -31,7 +31,6 @@
 #include <functional>
 #include <limits>
 #include <malloc.h>
-#include <unistd.h>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -300,11 +299,6 @@ ENVIRONMENT
         Where the rule pages are published, when neither --docs-url nor docs_url says.
     PATH
         --diff-from runs git from it.
-    AFUNIX_NO_HUGE_PAGES
-        When set (to anything), the heap is not asked for transparent huge pages. By default,
-        where the kernel gives them to who asks (transparent_hugepage "madvise"), afunix-check
-        starts itself again once with GLIBC_TUNABLES glibc.malloc.hugetlb=1 added (the link of
-        a large program: 1.4x faster); its children (git) inherit the variable.
 
 SEE ALSO
     afunix-clangd(1), afunix-probe(1), clang-tidy-19(1); share/doc/afunix-compat/guide-cli.md
@@ -1249,35 +1243,7 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-// The link's tables are hundreds of MiB of small pages: a TLB miss per lookup and a page fault per
-// 4 KiB. glibc asks the kernel for huge pages under its heap only with the tunable
-// glibc.malloc.hugetlb=1 (glibc 2.35), read once at start-up: set it, and start again, once (the
-// variable marks it done). Where the kernel gives huge pages to all ("always") or none ("never"),
-// or where this cannot exec itself, it runs on as it is.
-static void restartWithHugePages(char **argv) {
-  const char *optOut = std::getenv("AFUNIX_NO_HUGE_PAGES");
-  const char *tunables = std::getenv("GLIBC_TUNABLES");
-  if ((optOut && *optOut) || (tunables && llvm::StringRef(tunables).contains("glibc.malloc.hugetlb")))
-    return;
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> mode =
-      llvm::MemoryBuffer::getFile("/sys/kernel/mm/transparent_hugepage/enabled", /*IsText=*/true,
-                                  /*RequiresNullTerminator=*/false);
-  if (!mode || !(*mode)->getBuffer().contains("[madvise]"))
-    return;
-  std::string previous = tunables ? tunables : "";
-  std::string value = (previous.empty() ? "" : previous + ":") + "glibc.malloc.hugetlb=1";
-  if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0)
-    return;
-  execv("/proc/self/exe", argv);
-  // Not started again (no /proc): the environment as it was.
-  if (tunables)
-    setenv("GLIBC_TUNABLES", previous.c_str(), 1);
-  else
-    unsetenv("GLIBC_TUNABLES");
-}
-
 int main(int argc, char **argv) {
-  restartWithHugePages(argv);
   // A closed pipe is a write error to report (exit 4), not a silent death by SIGPIPE; a write past
   // the file size limit (ulimit -f) likewise: write() fails with EFBIG, the file being written is
   // removed (a temporary, never renamed into place) and the run exits 4 with a message, instead of
