@@ -209,9 +209,9 @@ void writeText(const RunResult &result, const TextOptions &options, llvm::raw_os
       writeSource(out, lines, n.where, n.spans, options);
     }
   };
-  // Findings at level note first: after a warning ("file:1:2: note: ... [rule]") a tool that
-  // reads clang's output (CodeChecker's report-converter, an editor) takes one, and its notes, for
-  // more notes of that warning; before every warning and error it is a line of its own.
+  // Findings at level note first: after a warning, CodeChecker's report-converter (which reads
+  // clang's format) takes one ("file:1:2: note: ... [rule]") and its notes for more notes of that
+  // warning; before every warning and error it is a line it skips.
   for (const Finding &f : result.findings)
     if (f.severity == "note")
       write(f);
