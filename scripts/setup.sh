@@ -11,6 +11,7 @@ packages=(
   clang-tools-19 python3-yaml python3-jsonschema git
   neovim  # integration.clangd_editor runs docs/guide-editors.md's Neovim snippet in it
   chromium  # integration.html renders the HTML reports headless
+  android-libbase-dev  # testdata's android-base projects include its real <android-base/cmsg.h>
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -717,14 +717,23 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       send.channel = *channel;
     send.site = makeSite(call, socket, event.loop);
     U.sends.push_back(std::move(send));
-    const Expr *fds = call->getArg(sender->fdsArg);
-    QualType type = fds->getType().getNonReferenceType();
-    bool one = isFdValueType(type, Ctx) || isFdOwnerType(type);
-    std::int64_t count = one ? 1 : -1;
-    if (!one && sender->countArg >= 0)
-      if (std::optional<std::int64_t> n = evalInt(call->getArg(sender->countArg), Ctx); n && *n >= 0)
-        count = *n;
-    payload(call, fds, !one, count, event);
+    if (sender->variadic) {
+      for (unsigned i = sender->fdsArg; i < call->getNumArgs(); ++i)
+        payload(call, call->getArg(i), /*many=*/false, 1, event);
+    } else {
+      const Expr *fds = call->getArg(sender->fdsArg);
+      QualType type = fds->getType().getNonReferenceType();
+      bool one = isFdValueType(type, Ctx) || isFdOwnerType(type);
+      std::int64_t count = one ? 1 : -1;
+      if (!one && sender->countArg >= 0)
+        if (std::optional<std::int64_t> n = evalInt(call->getArg(sender->countArg), Ctx); n && *n >= 0)
+          count = *n;
+      payload(call, fds, !one, count, event);
+    }
+    // The model is what the call does: a body a header gives the library's function is not
+    // followed from here (its own send would be a second one, of a run-time count).
+    if (callee->hasBody())
+      return;
   }
 
   // std::async(f, fd), std::invoke(f, fd): a call of f (processInvocation), not a registration.

@@ -1779,17 +1779,20 @@ private:
     return nullptr;
   }
   // A call of an fd_senders model: a library function (no body here; one the program defines is
-  // followed as code) that sends the fds it is given in one SCM_RIGHTS message.
+  // followed as code) that sends the fds it is given in one SCM_RIGHTS message. A qualified model
+  // names the library's own function, so it stands for the body a header gives it too
+  // (android-base's SendFileDescriptors template).
   const FdSender *fdSendingCall(const CallExpr *call, const FunctionDecl *callee, llvm::StringRef name) {
-    if (callee->hasBody())
-      return nullptr;
-    for (const FdSender &f : Options.fdSenders)
-      // (The catalog's name a library's API only where a system header declares it: a project's
-      // own function of that name is the project's code.)
-      if (f.name == name && (!f.builtin || declaredInSystemHeader(callee, SM)) &&
+    for (const FdSender &f : Options.fdSenders) {
+      bool qualified = llvm::StringRef(f.name).contains("::");
+      bool named = qualified ? f.name == callee->getQualifiedNameAsString() : f.name == name;
+      // (The catalog's plain names are a library's API only where a system header declares it: a
+      // project's own function of that name is the project's code.)
+      if (named && (qualified || (!callee->hasBody() && (!f.builtin || declaredInSystemHeader(callee, SM)))) &&
           call->getNumArgs() > std::max(f.socketArg, f.fdsArg) &&
           (f.countArg < 0 || call->getNumArgs() > static_cast<unsigned>(f.countArg)))
         return &f;
+    }
     return nullptr;
   }
   // The largest fd count the current function stores in the `countField` of the message `message`

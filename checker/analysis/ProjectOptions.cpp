@@ -224,21 +224,34 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
     }
   if (option == "FdSenders")
     for (llvm::StringRef item : items(value)) {
-      llvm::SmallVector<llvm::StringRef, 4> fields;
-      item.split(fields, ':');
+      // The positions are the fields after the name, read from the end: a qualified name's `::`
+      // splits too, and no part of a name is a number.
+      llvm::SmallVector<llvm::StringRef, 8> parts;
+      item.split(parts, ':');
+      llvm::SmallVector<llvm::StringRef, 3> fields;
+      while (!parts.empty() && fields.size() < 3 && !parts.back().trim().empty() &&
+             llvm::isDigit(parts.back().trim().front())) {
+        fields.insert(fields.begin(), parts.back().trim());
+        parts.pop_back();
+      }
+      llvm::StringRef name = item.take_front(parts.empty() ? 0 : parts.back().end() - item.begin()).trim();
       FdSender f;
+      f.variadic = fields.size() >= 2 && fields[1].consume_back("...");
       unsigned count = 0;
-      bool ok = (fields.size() == 3 || fields.size() == 4) && !fields[0].trim().empty() &&
-                !fields[1].trim().getAsInteger(10, f.socketArg) && f.socketArg <= 64 &&
-                !fields[2].trim().getAsInteger(10, f.fdsArg) && f.fdsArg <= 64 && f.fdsArg != f.socketArg &&
-                (fields.size() == 3 || (!fields[3].trim().getAsInteger(10, count) && count <= 64 &&
-                                        count != f.socketArg && count != f.fdsArg));
+      bool ok = (fields.size() == 2 || fields.size() == 3) && !name.empty() && !name.ends_with(":") &&
+                !fields[0].getAsInteger(10, f.socketArg) && f.socketArg <= 64 &&
+                !fields[1].getAsInteger(10, f.fdsArg) && f.fdsArg <= 64 && f.fdsArg != f.socketArg &&
+                (fields.size() == 2 || (!f.variadic && !fields[2].getAsInteger(10, count) && count <= 64 &&
+                                        count != f.socketArg && count != f.fdsArg)) &&
+                !(f.variadic && f.socketArg > f.fdsArg);
       if (!ok) {
-        error("FdSenders: '" + item.str() + "' is not NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG] (distinct positions from 0)");
+        error("FdSenders: '" + item.str() +
+              "' is not NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG] or NAME:SOCKET_ARG:FIRST_FD_ARG... (distinct "
+              "positions from 0; variadic fds last)");
         continue;
       }
-      f.name = fields[0].trim().str();
-      f.countArg = fields.size() == 4 ? static_cast<int>(count) : -1;
+      f.name = name.str();
+      f.countArg = fields.size() == 3 ? static_cast<int>(count) : -1;
       f.builtin = builtin;
       options.fdSenders.push_back(std::move(f));
     }
@@ -343,8 +356,8 @@ std::string ProjectOptions::extractionFingerprint() const {
       parts.push_back("q:" + q.name + ":" + std::to_string(q.messageArg) + ":" + q.fds + ":" + q.count);
   for (const FdSender &f : fdSenders)
     if (!f.builtin)
-      parts.push_back("d:" + f.name + ":" + std::to_string(f.socketArg) + ":" + std::to_string(f.fdsArg) + ":" +
-                      std::to_string(f.countArg));
+      parts.push_back("d:" + f.name + ":" + std::to_string(f.socketArg) + ":" + std::to_string(f.fdsArg) +
+                      (f.variadic ? "..." : "") + ":" + std::to_string(f.countArg));
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());

@@ -61,13 +61,15 @@ struct MessageQueue {
 };
 
 // A library function that sends fds in one SCM_RIGHTS message on the socket it is given
-// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG]`, docs/models.md: libancillary's
-// ancil_send_fds(sock, fds, n) and ancil_send_fd(sock, fd), which projects vendor).
+// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[...][:COUNT_ARG]`, docs/models.md: libancillary's
+// ancil_send_fds(sock, fds, n) and ancil_send_fd(sock, fd), which projects vendor; android-base's
+// SendFileDescriptors(sock, data, len, fds...), `android::base::SendFileDescriptors:0:3...`).
 struct FdSender {
-  std::string name;
+  std::string name; // qualified (ns::f): that namespace's function, its body the library's
   unsigned socketArg = 0;
   unsigned fdsArg = 1;
   int countArg = -1; // the call does not say how many (one fd, or a container's size)
+  bool variadic = false; // FDS_ARG... : that argument and every one after it is one fd
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 

@@ -96,7 +96,7 @@ std::set<std::string> socketVocabulary(const ProjectOptions &options) {
   for (const MessageQueue &q : options.messageQueues)
     words.insert(q.name);
   for (const FdSender &f : options.fdSenders)
-    words.insert(f.name);
+    words.insert(writtenName(f.name));
   words.erase("");
   return words;
 }

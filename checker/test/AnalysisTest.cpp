@@ -1326,20 +1326,36 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   ProjectOptions parsed = ProjectOptions::parse(
       [](llvm::StringRef name) -> std::optional<std::string> {
         if (name == "FdSenders")
-          return "ancil_send_fds:0:1:2; ancil_send_fd:0:1; same:1:1; short:0";
+          return "ancil_send_fds:0:1:2; ancil_send_fd:0:1; same:1:1; short:0; "
+                 "android::base::SendFileDescriptors:0:3...; counted:0:1...:2; late:2:1...";
         return std::nullopt;
       },
       [&](const std::string &error) { errors.push_back(error); });
-  ASSERT_EQ(parsed.fdSenders.size(), 2u);
-  EXPECT_EQ(parsed.fdSenders[0].name, "ancil_send_fds");
-  EXPECT_EQ(parsed.fdSenders[0].countArg, 2);
-  EXPECT_EQ(parsed.fdSenders[1].fdsArg, 1u);
-  EXPECT_EQ(parsed.fdSenders[1].countArg, -1);
-  ASSERT_EQ(errors.size(), 2u);
+  // The catalog's entries come first (models/fd-senders.yaml), then the project's.
+  std::vector<FdSender> project;
+  for (const FdSender &f : parsed.fdSenders)
+    if (!f.builtin)
+      project.push_back(f);
+  EXPECT_EQ(parsed.fdSenders.size() - project.size(), 2u);
+  ASSERT_EQ(project.size(), 3u);
+  EXPECT_EQ(project[0].name, "ancil_send_fds");
+  EXPECT_EQ(project[0].countArg, 2);
+  EXPECT_FALSE(project[0].variadic);
+  EXPECT_EQ(project[1].fdsArg, 1u);
+  EXPECT_EQ(project[1].countArg, -1);
+  // A qualified name keeps its `::`; the positions are read from the end.
+  EXPECT_EQ(project[2].name, "android::base::SendFileDescriptors");
+  EXPECT_EQ(project[2].socketArg, 0u);
+  EXPECT_EQ(project[2].fdsArg, 3u);
+  EXPECT_TRUE(project[2].variadic);
+  ASSERT_EQ(errors.size(), 4u);
   EXPECT_NE(errors[0].find("'same:1:1'"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("'short:0'"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("'counted:0:1...:2'"), std::string::npos) << errors[2]; // variadic fds have no count
+  EXPECT_NE(errors[3].find("'late:2:1...'"), std::string::npos) << errors[3];     // the socket after them
   // A project's entries change what is extracted: the facts cache keys on them.
   EXPECT_NE(parsed.extractionFingerprint().find("d:ancil_send_fds:0:1:2"), std::string::npos);
+  EXPECT_NE(parsed.extractionFingerprint().find("d:android::base::SendFileDescriptors:0:3...:-1"), std::string::npos);
 }
 
 TEST(ProjectOptionsParse, MessageQueuesAddToTheCatalogAndMalformedOnesAreNamed) {

@@ -37,8 +37,9 @@ class ModelReader {
 public:
   ModelReader(Validator &v) : v_(v) {}
 
-  // `qualified`: ns::name allowed. Functions are matched by their plain name, and the option form
-  // separates fields with ':', so only classes may be qualified.
+  // `qualified`: ns::name allowed. Functions are matched by their plain name and the option form
+  // separates fields with ':', so only classes, and fd senders (whose other fields are numbers,
+  // read from the end), may be qualified.
   std::string name(const YAML::Node &entry, const char *key, const std::string &field,
                    bool qualified = false) {
     std::string value = v_.scalar(entry, key, field + "." + key, true);
@@ -271,15 +272,20 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.messageQueues.push_back(std::move(m));
          });
-  r.list(node, "fd_senders", {"function", "socket", "fds", "count"},
+  r.list(node, "fd_senders", {"function", "socket", "fds", "count", "variadic"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
            FdSenderModel m;
-           m.function = r.name(e, "function", field);
+           m.function = r.name(e, "function", field, /*qualified=*/true);
            m.socket = r.position(e, "socket", field);
            m.fds = r.position(e, "fds", field);
            m.count = r.position(e, "count", field, -1);
+           m.variadic = r.flag(e, "variadic", field);
            if (clean() && (m.socket == m.fds || m.socket == m.count || m.fds == m.count))
              v.error(e, field, "socket, fds and count are the same argument");
+           if (clean() && m.variadic && m.count >= 0)
+             v.error(e, field, "variadic fds are counted by the call's arguments: give no count");
+           if (clean() && m.variadic && m.socket > m.fds)
+             v.error(e, field, "variadic fds are the last arguments: the socket comes before them");
            if (clean())
              read.fdSenders.push_back(std::move(m));
          });
@@ -402,7 +408,7 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
     add("MessageQueues", m.function + ":" + std::to_string(m.message) + ":" + m.fds + ":" + m.count);
   for (const FdSenderModel &m : models.fdSenders)
     add("FdSenders", m.function + ":" + std::to_string(m.socket) + ":" + std::to_string(m.fds) +
-                         (m.count >= 0 ? ":" + std::to_string(m.count) : ""));
+                         (m.variadic ? "..." : "") + (m.count >= 0 ? ":" + std::to_string(m.count) : ""));
   return out;
 }
 

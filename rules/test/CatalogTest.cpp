@@ -403,7 +403,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "  - {function: syscall, as: recvmsg, first_arg: 1, number: [SYS_recvmsg]}\n"
       "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n"
       "fd_senders:\n  - {function: ancil_send_fds, socket: 0, fds: 1, count: 2}\n"
-      "  - {function: ancil_send_fd, socket: 0, fds: 1}\n",
+      "  - {function: ancil_send_fd, socket: 0, fds: 1}\n"
+      "  - {function: 'android::base::SendFileDescriptors', socket: 0, fds: 3, variadic: true}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
@@ -415,7 +416,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
             "connect=connect+write=send");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
-  EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1");
+  EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1;android::base::SendFileDescriptors:0:3...");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -470,6 +471,12 @@ TEST(Models, MistakesNameFileLineAndField) {
        "message_queues[0]", "same field"},
       {"fd_senders:\n  - {function: send_fds, socket: 1, fds: 1}\n", 2, "fd_senders[0]", "same argument"},
       {"fd_senders:\n  - {function: send_fds, fds: 1}\n", 2, "fd_senders[0].socket", "is required"},
+      {"fd_senders:\n  - {function: send_fds, socket: 0, fds: 1, count: 2, variadic: true}\n", 2, "fd_senders[0]",
+       "give no count"},
+      {"fd_senders:\n  - {function: send_fds, socket: 2, fds: 1, variadic: true}\n", 2, "fd_senders[0]",
+       "socket comes before them"},
+      {"fd_senders:\n  - {function: send_fds, socket: 0, fds: 1, variadic: yes please}\n", 2,
+       "fd_senders[0].variadic", "true or false"},
       {"message_queues:\n  - {function: msgq_put, fds: fd, count: nfd}\n", 2,
        "message_queues[0].message", "is required"},
       {"message_queues:\n  - {function: msgq_put, message: 1, fds: 'a b', count: nfd}\n", 2,

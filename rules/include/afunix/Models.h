@@ -57,12 +57,17 @@ struct MessageQueueModel {
 
 // A library function that sends fds in one SCM_RIGHTS message on the socket it is given
 // (fd_senders): the socket is argument `socket`, the fds argument `fds` (one fd, an array or a
-// container), their number argument `count` when the call says it (-1: it does not).
+// container), their number argument `count` when the call says it (-1: it does not). `variadic`:
+// argument `fds` and every one after it is one fd (android-base's SendFileDescriptors(sock, data,
+// len, fds...)). A qualified `function` (android::base::SendFileDescriptors) names the library's
+// own function wherever it is declared, and is modelled even where its body is in the unit (a
+// header-only library's template).
 struct FdSenderModel {
   std::string function;
   int socket = -1;
   int fds = -1;
   int count = -1;
+  bool variadic = false;
 };
 
 // A library function that returns a new socket (socket_makers): of `family`, of socket type `type`
