@@ -848,12 +848,12 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     }
     // The files the facts could pull in at most, without a link: those naming any function,
     // field or global of the parsed units. None: the run's link follows. Otherwise they are
-    // parsed in the next round without asking the link when they are at most twice as many as
-    // the files parsed (of at least kLinkWorthIt: a small link is cheap): a link costs about
-    // what parsing the units it links does, or twice that (eudev: 2.1 s of CPU for 64 units,
-    // their parse 1.7 s; pipewire: 44 s for 234, about twice their parse), so it only pays where
-    // it can spare more. Counts, not measured times, decide: the same facts make the same
-    // choices in every run.
+    // parsed in the next round without asking the link only when they are at most half as many
+    // as the files parsed (of at least kLinkWorthIt: a small link is cheap). A link costs from a
+    // hundredth of what parsing its units did (skalibs, breakpad) to as much or twice that (dbus,
+    // eudev, pipewire), and where such files are many they are mostly files that share a common
+    // field name (skalibs' `len`), which the link spares. Counts, not measured times, decide: the
+    // same facts make the same choices in every run.
     std::vector<const facts::Unit *> parsedUnits;
     for (std::size_t j = 0; j < jobs.size(); ++j)
       if (done[j])
@@ -866,7 +866,7 @@ unsigned runRounds(const std::vector<CompileJob> &jobs,
     for (std::size_t j = 0; j < jobs.size(); ++j)
       candidateCount += candidates[j] && !done[j] && !wanted[j] && parseable(j);
     constexpr std::size_t kLinkWorthIt = 32;
-    if (candidateCount > 0 && candidateCount <= 2 * parsedUnits.size() &&
+    if (candidateCount > 0 && 2 * candidateCount <= parsedUnits.size() &&
         parsedUnits.size() >= kLinkWorthIt) {
       for (std::size_t j = 0; j < jobs.size(); ++j)
         if (candidates[j] && !done[j] && !wanted[j] && parseable(j)) {
