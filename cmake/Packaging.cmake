@@ -29,9 +29,11 @@ install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_
         PATTERN "accuracy.md" EXCLUDE)
 
 # The .deb: `cpack -G DEB --config build/CPackConfig.cmake`. Runtime dependencies are the Debian
-# bookworm packages of what the binaries link (libclang-cpp, libLLVM, yaml-cpp, and the gRPC /
-# protobuf / abseil libraries clangd 19's remote index needs) plus clang's resource headers
-# (stddef.h and friends), which every parse needs.
+# bookworm packages of what the binaries load (afunix-clangd's libclang-cpp and libLLVM, with the
+# gRPC / protobuf / abseil libraries clangd 19's remote index needs; what the static LLVM in
+# afunix-check and afunix-probe needs: libz3, libxml2, zstd, zlib; yaml-cpp) plus clang's
+# resource headers (stddef.h and friends), which every parse needs. install_test.py checks the
+# list against the binaries' NEEDED entries.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME afunix-compat)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -51,7 +53,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libc6, libstdc++6, libgcc-s1, libclang-cpp19, libllvm19, libclang-common-19-dev, \
-libyaml-cpp0.7, libgrpc++1.51, libgrpc29, libprotobuf32, libabsl20220623")
+libyaml-cpp0.7, libgrpc++1.51, libgrpc29, libprotobuf32, libabsl20220623, libz3-4, libxml2, \
+libzstd1, zlib1g")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "clang-tidy-19, clang-tools-19")
 # No Homepage field unless one is known: a made-up URL would send users nowhere.
 if(AFUNIX_HOMEPAGE_URL)

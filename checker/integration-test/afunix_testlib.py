@@ -5,6 +5,7 @@ import collections
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -92,3 +93,28 @@ def implemented_samples(checker, pattern="*/pos_*"):
     have = implemented_rules(checker)
     return [s for s in samples(pattern)
             if s.expected and all(rule in have for (_, rule) in s.expected)]
+
+
+def debian_packages_loaded(binaries):
+    """The Debian packages of the shared libraries the ELF files `binaries` need by name (their
+    NEEDED entries, resolved as ldd resolves them; not what those libraries need in turn: their
+    packages depend on that), each with the files that need it."""
+    packages = {}
+    for path in binaries:
+        run = lambda *command: subprocess.run(command, capture_output=True, text=True)
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run("readelf", "-d", path).stdout)
+        listing = run("ldd", path).stdout
+        resolved = dict(re.findall(r"^\s*(\S+) => (/\S+)", listing, re.M))
+        # The dynamic loader is listed by its path alone.
+        resolved.update((os.path.basename(p), p) for p in re.findall(r"^\s*(/\S+) \(0x", listing, re.M))
+        for name in needed:
+            assert name in resolved, f"{path} needs {name}, which ldd does not find"
+            owner = None
+            for candidate in (resolved[name], os.path.realpath(resolved[name])):
+                proc = run("dpkg", "-S", candidate)
+                if proc.returncode == 0:
+                    owner = proc.stdout.split(":")[0]
+                    break
+            assert owner, f"no Debian package holds {resolved[name]} ({path} needs {name})"
+            packages.setdefault(owner, []).append(f"{os.path.basename(path)}: {name}")
+    return packages

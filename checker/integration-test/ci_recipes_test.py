@@ -60,6 +60,7 @@ def main():
     args = parser.parse_args()
     checker = os.path.abspath(args.checker)
 
+    runtime_packages_cover(checker)
     github, gitlab, precommit = (yaml.safe_load(b) for b in blocks("yaml")[:3])
     job = github["jobs"]["afunix-check"]
     assert github["permissions"]["security-events"] == "write"
@@ -195,6 +196,19 @@ def main():
 
         sharded_recipes(repo, env_path, conv, github["env"])
         shallow_clone(repo, env_path, tmp)
+
+
+def runtime_packages_cover(checker):
+    """Each runner that installs a prebuilt afunix-check installs the Debian packages of every
+    library it loads, and clang's resource headers (the base image brings the C and C++ runtime)."""
+    needed = set(lib.debian_packages_loaded([checker])) - {"libc6", "libgcc-s1", "libstdc++6"}
+    needed.add("libclang-common-19-dev")
+    text = open(GUIDE).read().replace("\\\n", " ")  # continued lines joined
+    installs = [line for line in re.findall(r"apt-get install[^\n]*", text) if "libyaml-cpp0.7" in line]
+    assert len(installs) >= 4, f"guide-ci.md's runtime installs: {installs}"
+    for line in installs:
+        listed = set(line.split())
+        assert needed <= listed, f"guide-ci.md installs {sorted(listed & needed)}, not {sorted(needed - listed)}: {line}"
 
 
 def sarif_results(path):
