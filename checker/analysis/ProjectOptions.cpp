@@ -235,10 +235,19 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
         parts.pop_back();
       }
       llvm::StringRef name = item.take_front(parts.empty() ? 0 : parts.back().end() - item.begin()).trim();
+      // A C++ name: identifiers joined by `::` (a stray `a:0` before the positions is not one).
+      auto isQualifiedName = [](llvm::StringRef n) {
+        llvm::SmallVector<llvm::StringRef, 4> ids;
+        n.split(ids, "::");
+        return llvm::all_of(ids, [](llvm::StringRef id) {
+          return !id.empty() && !llvm::isDigit(id.front()) &&
+                 llvm::all_of(id, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+        });
+      };
       FdSender f;
       f.variadic = fields.size() >= 2 && fields[1].consume_back("...");
       unsigned count = 0;
-      bool ok = (fields.size() == 2 || fields.size() == 3) && !name.empty() && !name.ends_with(":") &&
+      bool ok = (fields.size() == 2 || fields.size() == 3) && isQualifiedName(name) &&
                 !fields[0].getAsInteger(10, f.socketArg) && f.socketArg <= 64 &&
                 !fields[1].getAsInteger(10, f.fdsArg) && f.fdsArg <= 64 && f.fdsArg != f.socketArg &&
                 (fields.size() == 2 || (!f.variadic && !fields[2].getAsInteger(10, count) && count <= 64 &&

@@ -1327,7 +1327,7 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
       [](llvm::StringRef name) -> std::optional<std::string> {
         if (name == "FdSenders")
           return "ancil_send_fds:0:1:2; ancil_send_fd:0:1; same:1:1; short:0; "
-                 "android::base::SendFileDescriptors:0:3...; counted:0:1...:2; late:2:1...";
+                 "android::base::SendFileDescriptors:0:3...; counted:0:1...:2; late:2:1...; five:0:1:2:3";
         return std::nullopt;
       },
       [&](const std::string &error) { errors.push_back(error); });
@@ -1348,11 +1348,12 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   EXPECT_EQ(project[2].socketArg, 0u);
   EXPECT_EQ(project[2].fdsArg, 3u);
   EXPECT_TRUE(project[2].variadic);
-  ASSERT_EQ(errors.size(), 4u);
+  ASSERT_EQ(errors.size(), 5u);
   EXPECT_NE(errors[0].find("'same:1:1'"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("'short:0'"), std::string::npos) << errors[1];
   EXPECT_NE(errors[2].find("'counted:0:1...:2'"), std::string::npos) << errors[2]; // variadic fds have no count
   EXPECT_NE(errors[3].find("'late:2:1...'"), std::string::npos) << errors[3];     // the socket after them
+  EXPECT_NE(errors[4].find("'five:0:1:2:3'"), std::string::npos) << errors[4];    // one position too many
   // A project's entries change what is extracted: the facts cache keys on them.
   EXPECT_NE(parsed.extractionFingerprint().find("d:ancil_send_fds:0:1:2"), std::string::npos);
   EXPECT_NE(parsed.extractionFingerprint().find("d:android::base::SendFileDescriptors:0:3...:-1"), std::string::npos);
