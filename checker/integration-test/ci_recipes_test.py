@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The CI recipes of docs/guide-ci.md, as far as this machine can run them.
 
+- every runner that installs a prebuilt afunix-check installs the Debian packages of the
+  libraries the built afunix-check loads (its NEEDED entries), and clang's resource headers;
 - the GitHub Actions workflow and the GitLab job parse as YAML and hold the parts that matter;
 - sarif2codequality.py turns real afunix-check SARIF into GitLab Code Quality issues;
 - the workflow and the GitLab job install afunix-check with exactly the recipe's lines;
