@@ -1784,8 +1784,13 @@ private:
   // (android-base's SendFileDescriptors template).
   const FdSender *fdSendingCall(const CallExpr *call, const FunctionDecl *callee, llvm::StringRef name) {
     for (const FdSender &f : Options.fdSenders) {
-      bool qualified = llvm::StringRef(f.name).contains("::");
-      bool named = qualified ? f.name == callee->getQualifiedNameAsString() : f.name == name;
+      llvm::StringRef model(f.name);
+      bool qualified = model.contains("::");
+      // (The qualified name is built only for a callee whose own name is the model's last part.)
+      bool named = qualified ? !name.empty() && model.ends_with(name) &&
+                                   model.drop_back(name.size()).ends_with("::") &&
+                                   model == callee->getQualifiedNameAsString()
+                             : model == name;
       // (The catalog's plain names are a library's API only where a system header declares it: a
       // project's own function of that name is the project's code.)
       if (named && (qualified || (!callee->hasBody() && (!f.builtin || declaredInSystemHeader(callee, SM)))) &&

@@ -99,9 +99,9 @@ def debian_packages_loaded(binaries):
     """The Debian packages of the shared libraries the ELF files `binaries` need by name (their
     NEEDED entries, resolved as ldd resolves them; not what those libraries need in turn: their
     packages depend on that), each with the files that need it."""
+    run = lambda *command: subprocess.run(command, capture_output=True, text=True)
     packages = {}
     for path in binaries:
-        run = lambda *command: subprocess.run(command, capture_output=True, text=True)
         needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run("readelf", "-d", path).stdout)
         listing = run("ldd", path).stdout
         resolved = dict(re.findall(r"^\s*(\S+) => (/\S+)", listing, re.M))
