@@ -669,8 +669,8 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     const auto *address = dyn_cast<UnaryOperator>(source);
     if (address && address->getOpcode() == UO_AddrOf && count == 1)
       payload(call, address->getSubExpr(), false, 1, event); // &fd, &sv[0], &s->fd: one fd
-    else
-      payload(call, call->getArg(1), count != 1, count, event);
+    else // fds, v.data(), a pointer: the elements it points to, one or more
+      payload(call, call->getArg(1), true, count, event);
     // sizeof(int) * n with n a parameter: each caller's n decides (a helper called with `&fd, 1`).
     if (count < 0)
       U.payloads.back().countParam = countParameter(call->getArg(2));
@@ -1143,9 +1143,20 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
   const auto *method = dyn_cast<CXXMethodDecl>(callee);
   if (!method)
     return false;
-  std::optional<ModelledRecord> modelled = modelledRecord(Ctx.getRecordType(method->getParent()));
+  // The object's own class first: another library's container declares push_back() in a base
+  // (llvm::SmallVectorTemplateBase) its model does not name.
+  const CXXRecordDecl *objectRecord = nullptr;
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+    if (const Expr *object = member->getImplicitObjectArgument()) {
+      QualType type = object->IgnoreParenImpCasts()->getType();
+      objectRecord = type->isPointerType() ? type->getPointeeCXXRecordDecl() : type->getAsCXXRecordDecl();
+    }
+  std::optional<ModelledRecord> modelled =
+      objectRecord && containerModel(objectRecord) ? std::optional<ModelledRecord>(ModelledRecord::Container)
+                                                   : modelledRecord(Ctx.getRecordType(method->getParent()));
   if (!modelled)
     return false;
+  const ContainerClass *containerClass = objectRecord ? containerModel(objectRecord) : nullptr;
   const Expr *objectExpr = nullptr;
   llvm::SmallVector<const Expr *, 4> args;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call)) {
@@ -1170,7 +1181,8 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
     // v.push_back(fd), v.emplace_back(fd), v.insert(it, fd), v[i] = fd (an element place, below)
     if (llvm::StringSwitch<bool>(name)
             .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
-            .Default(false))
+            .Default(false) ||
+        (containerClass && llvm::is_contained(containerClass->adds, name)))
       for (const Expr *arg : args)
         storeInto(arg, element(*object, -1), facts::FlowKind::Assign);
     if (name == "insert" && !args.empty())
@@ -1370,7 +1382,10 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
         storeElements(list, storage, facts::FlowKind::Init);
         continue;
       }
-      if (isObjectType(arg->getType()) && modelledRecord(arg->getType()) == modelled) {
+      // (The object as it is, not the base a conversion takes: llvm::ArrayRef's constructor takes
+      // a SmallVector as its base SmallVectorTemplateCommon, which no model names.)
+      QualType argType = arg->IgnoreParenImpCasts()->getType();
+      if (isObjectType(argType) && modelledRecord(argType) == modelled) {
         if (std::optional<Id> from = placeOf(arg))
           copyObject(*from, storage, type, facts::FlowKind::Init); // a copy or move
         continue;

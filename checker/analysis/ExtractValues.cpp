@@ -739,7 +739,10 @@ std::optional<Id> Extractor::modelledValue(const CallExpr *call, const CXXMethod
       Id item = element(*object, container == "array" && index && *index >= 0 ? static_cast<int>(*index) : -1);
       return map ? memberPlace(item, "second", kNone) : item;
     }
-    if (name == "data") {
+    const ContainerClass *model = containerModel(method->getParent());
+    if (const CXXRecordDecl *own = objectExpr->IgnoreParenImpCasts()->getType()->getAsCXXRecordDecl(); own && !model)
+      model = containerModel(own);
+    if (name == "data" || (model && llvm::is_contained(model->data, name))) {
       if (carriesAddress(result) && !result->getPointeeType().isNull() && isObjectType(result->getPointeeType()))
         return addressOf(element(*object, -1));
       return *object;

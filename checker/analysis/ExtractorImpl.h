@@ -965,9 +965,8 @@ private:
     // it reaches are fields of its value_type, as below an array.
     if (modelledRecord(QualType(element, 0)) == ModelledRecord::Container)
       if (const auto *container = dyn_cast<CXXRecordDecl>(record); container && container->hasDefinition()) {
-        for (const NamedDecl *member : container->getDefinition()->lookup(&Ctx.Idents.get("value_type")))
-          if (const auto *alias = dyn_cast<TypedefNameDecl>(member))
-            return recordsOf(alias->getUnderlyingType());
+        if (QualType elementType = containerElementType(container); !elementType.isNull())
+          return recordsOf(elementType);
         return out;
       }
     out.push_back(recordKey(record));
@@ -1335,7 +1334,7 @@ private:
                    (ns && (ns->getName() == "__gnu_cxx" || ns->getName() == "__detail") &&
                     declaredInSystemHeader(record, SM));
     if (!library)
-      return std::nullopt;
+      return containerModel(record) ? std::optional<ModelledRecord>(ModelledRecord::Container) : std::nullopt;
     return llvm::StringSwitch<std::optional<ModelledRecord>>(record->getName())
         .Cases("vector", "array", "deque", "list", "set", "unordered_set", "span", ModelledRecord::Container)
         .Cases("map", "unordered_map", "multimap", "unordered_multimap", "initializer_list",
@@ -1351,6 +1350,68 @@ private:
         .Default(std::nullopt);
   }
 
+  // The model of a container class of another library than the standard's (the catalog's
+  // `containers`), matched by the record's name or one of its bases' (llvm::SmallVector is an
+  // llvm::SmallVectorImpl); nullptr for any other record.
+  const ContainerClass *containerModel(const CXXRecordDecl *record) {
+    if (Options.containers.empty() || !record)
+      return nullptr;
+    auto [it, fresh] = ContainerModels.try_emplace(record, nullptr);
+    if (!fresh)
+      return it->second;
+    auto named = [&](const CXXRecordDecl *candidate) -> const ContainerClass * {
+      if (!candidate->getIdentifier())
+        return nullptr;
+      llvm::StringRef name = candidate->getName();
+      for (const ContainerClass &c : Options.containers) {
+        llvm::StringRef model(c.name);
+        if (!model.ends_with(name))
+          continue;
+        if (model.size() == name.size())
+          return &c;
+        // (The qualified name is built only for a class whose own name is the model's last part.)
+        if (model.drop_back(name.size()).ends_with("::") && model == candidate->getQualifiedNameAsString())
+          return &c;
+      }
+      return nullptr;
+    };
+    const ContainerClass *found = named(record);
+    if (!found && record->hasDefinition())
+      record->getDefinition()->forallBases([&](const CXXRecordDecl *base) {
+        found = found ? found : named(base);
+        return true;
+      });
+    return ContainerModels[record] = found;
+  }
+  // A container method that adds its arguments as elements: the standard's, and for another
+  // library's class the ones its model adds (QList::append).
+  bool addsElements(const CXXMethodDecl *method, const ContainerClass *model = nullptr) {
+    llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
+    if (llvm::StringSwitch<bool>(name)
+            .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
+            .Cases("insert", "assign", "resize", true)
+            .Default(false))
+      return true;
+    if (!model)
+      model = containerModel(method->getParent());
+    return model && llvm::is_contained(model->adds, name);
+  }
+  // The type of a container's elements: its `value_type`, or else its first template argument
+  // (a library container without the standard's alias). Null when neither says.
+  QualType containerElementType(const CXXRecordDecl *container) {
+    if (!container || !container->hasDefinition())
+      return QualType();
+    for (const NamedDecl *member : container->getDefinition()->lookup(&Ctx.Idents.get("value_type")))
+      if (const auto *alias = dyn_cast<TypedefNameDecl>(member))
+        return alias->getUnderlyingType();
+    if (const auto *specialization = dyn_cast<ClassTemplateSpecializationDecl>(container)) {
+      const TemplateArgumentList &args = specialization->getTemplateArgs();
+      if (args.size() > 0 && args[0].getKind() == TemplateArgument::Type)
+        return args[0].getAsType();
+    }
+    return QualType();
+  }
+
   // What a library container's parameter takes: one element (`const value_type &`, as push_back,
   // assign(n, value) and the fill constructor declare it), a list of them
   // (`initializer_list<value_type>`), or something else (a size, a position, another container).
@@ -1362,6 +1423,16 @@ private:
     QualType type = function->getParamDecl(index)->getType().getNonReferenceType();
     if (const auto *alias = type->getAs<TypedefType>(); alias && alias->getDecl()->getName() == "value_type")
       return ElementParam::One;
+    // Another library's container may spell it `const T &` (llvm::SmallVector's push_back): a
+    // parameter of its element type is one element. (An int container's `int` parameter is
+    // then always an element; such containers take sizes and positions as size_t.)
+    // Only where elements are added: `contains(fd)` or `indexOf(fd)` adds none.
+    if (const auto *method = dyn_cast<CXXMethodDecl>(function);
+        method && !method->getParent()->isInStdNamespace() &&
+        (isa<CXXConstructorDecl>(method) || addsElements(method)))
+      if (QualType element = containerElementType(method->getParent());
+          !element.isNull() && Ctx.hasSameUnqualifiedType(element, type))
+        return ElementParam::One;
     if (const auto *record = type->getAsCXXRecordDecl(); record && isStdNamed(record, {"initializer_list"}))
       return ElementParam::List;
     return ElementParam::None;
@@ -1831,6 +1902,7 @@ private:
   llvm::DenseMap<const CXXRecordDecl *, std::pair<const FdOwnerModel *, std::string>> OwnerModels;
   llvm::DenseMap<const Type *, std::vector<std::string>> RecordsOfType; // typed()
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
+  llvm::DenseMap<const CXXRecordDecl *, const ContainerClass *> ContainerModels;
   llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
   llvm::DenseSet<const Expr *> Compared;

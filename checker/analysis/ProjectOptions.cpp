@@ -264,6 +264,35 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       f.builtin = builtin;
       options.fdSenders.push_back(std::move(f));
     }
+  if (option == "Containers")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 3> fields;
+      item.split(fields, '|');
+      auto isIdentifier = [](llvm::StringRef id) {
+        return !id.empty() && !llvm::isDigit(id.front()) &&
+               llvm::all_of(id, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+      };
+      llvm::SmallVector<llvm::StringRef, 4> scopes;
+      fields[0].trim().split(scopes, "::");
+      ContainerClass c;
+      c.name = fields[0].trim().str();
+      bool ok = fields.size() <= 3 && llvm::all_of(scopes, isIdentifier);
+      for (std::size_t f = 1; ok && f < fields.size(); ++f) {
+        llvm::SmallVector<llvm::StringRef, 4> methods;
+        fields[f].split(methods, '+', -1, /*KeepEmpty=*/false);
+        for (llvm::StringRef method : methods) {
+          ok &= isIdentifier(method.trim());
+          (f == 1 ? c.adds : c.data).push_back(method.trim().str());
+        }
+      }
+      if (!ok) {
+        error("Containers: '" + item.str() + "' is not CLASS[|ADD+ADD...[|DATA+DATA...]] (a class name, "
+              "ns::Class allowed, then method names)");
+        continue;
+      }
+      c.builtin = builtin;
+      options.containers.push_back(std::move(c));
+    }
   if (option == "FdHolders")
     for (llvm::StringRef item : items(value)) {
       llvm::SmallVector<llvm::StringRef, 5> fields;
@@ -297,7 +326,7 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
   options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
                              "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders",
-                             "SyscallWrappers", "MessageQueues", "FdSenders"})
+                             "SyscallWrappers", "MessageQueues", "FdSenders", "Containers"})
     if (std::optional<std::string> value = get(option))
       apply(options, option, *value, false, error);
   if (std::optional<std::string> value = get("Pedantic")) {
@@ -367,6 +396,16 @@ std::string ProjectOptions::extractionFingerprint() const {
     if (!f.builtin)
       parts.push_back("d:" + f.name + ":" + std::to_string(f.socketArg) + ":" + std::to_string(f.fdsArg) +
                       (f.variadic ? "..." : "") + ":" + std::to_string(f.countArg));
+  for (const ContainerClass &c : containers)
+    if (!c.builtin) {
+      std::string item = "c:" + c.name + "|";
+      for (const std::string &method : c.adds)
+        item += method + "+";
+      item += "|";
+      for (const std::string &method : c.data)
+        item += method + "+";
+      parts.push_back(item);
+    }
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());

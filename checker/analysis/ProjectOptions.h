@@ -73,6 +73,17 @@ struct FdSender {
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 
+// A library's container class (Containers `CLASS[|ADD+ADD...[|DATA+DATA...]]`, docs/models.md):
+// its objects hold their elements as std::vector's do, through the standard's vocabulary plus
+// `adds` (methods whose arguments become elements) and `data` (methods giving the elements'
+// storage). Its own code is not followed from those calls.
+struct ContainerClass {
+  std::string name; // qualified (llvm::SmallVector): that namespace's class; plain: any of that name
+  std::vector<std::string> adds;
+  std::vector<std::string> data;
+  bool builtin = false;
+};
+
 // A function returning a new socket: `NAME[:FAMILY[:TYPE[:STATE]]]`, TYPE a SOCK_ name or argN
 // (the type is the call's argument N), STATE `binds` or `listens` (what the socket is when it
 // returns: bound, or bound and, when connection-oriented, listening).
@@ -141,6 +152,8 @@ struct ProjectOptions {
   std::vector<MessageQueue> messageQueues;
   // FdSenders "ancil_send_fds:0:1:2".
   std::vector<FdSender> fdSenders;
+  // Containers "llvm::SmallVectorImpl;QList|append+prepend|constData".
+  std::vector<ContainerClass> containers;
   // How many of registrars and fdHolders come first from the built-in catalog: part of the
   // checker, not of the project's options (extractionFingerprint leaves them out).
   std::size_t builtinRegistrars = 0;
@@ -169,6 +182,7 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Pedantic", "TargetKernel"};
+    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Containers", "Pedantic",
+    "TargetKernel"};
 
 } // namespace afunix::analysis

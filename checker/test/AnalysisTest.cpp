@@ -1359,6 +1359,43 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   EXPECT_NE(parsed.extractionFingerprint().find("d:android::base::SendFileDescriptors:0:3...:-1"), std::string::npos);
 }
 
+TEST(ProjectOptionsParse, ContainersAddToTheCatalogAndMalformedOnesAreNamed) {
+  std::vector<std::string> errors;
+  ProjectOptions parsed = ProjectOptions::parse(
+      [](llvm::StringRef name) -> std::optional<std::string> {
+        if (name == "Containers")
+          return "ipc::FdList|Add|Fds; Batch||raw+data; QList|append+prepend; 9lives; a|b|c|d; "
+                 "bad|add-one; ns::|x";
+        return std::nullopt;
+      },
+      [&](const std::string &error) { errors.push_back(error); });
+  // The catalog's entries come first (models/containers.yaml), then the project's.
+  std::vector<ContainerClass> project;
+  for (const ContainerClass &c : parsed.containers)
+    if (!c.builtin)
+      project.push_back(c);
+  EXPECT_GT(parsed.containers.size(), project.size());
+  EXPECT_TRUE(llvm::any_of(parsed.containers, [](const ContainerClass &c) {
+    return c.builtin && c.name == "llvm::SmallVectorImpl";
+  }));
+  ASSERT_EQ(project.size(), 3u);
+  EXPECT_EQ(project[0].name, "ipc::FdList");
+  EXPECT_EQ(project[0].adds, std::vector<std::string>{"Add"});
+  EXPECT_EQ(project[0].data, std::vector<std::string>{"Fds"});
+  EXPECT_TRUE(project[1].adds.empty()); // an empty field: no further adding method
+  EXPECT_EQ(project[1].data, (std::vector<std::string>{"raw", "data"}));
+  EXPECT_EQ(project[2].adds, (std::vector<std::string>{"append", "prepend"}));
+  EXPECT_TRUE(project[2].data.empty());
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_NE(errors[0].find("'9lives'"), std::string::npos) << errors[0];      // not a C++ name
+  EXPECT_NE(errors[1].find("'a|b|c|d'"), std::string::npos) << errors[1];     // one field too many
+  EXPECT_NE(errors[2].find("'bad|add-one'"), std::string::npos) << errors[2]; // not a method name
+  EXPECT_NE(errors[3].find("'ns::|x'"), std::string::npos) << errors[3];
+  // A project's entries change what is extracted: the facts cache keys on them.
+  EXPECT_NE(parsed.extractionFingerprint().find("c:ipc::FdList|Add+|Fds+"), std::string::npos);
+  EXPECT_EQ(parsed.extractionFingerprint().find("c:llvm::SmallVectorImpl"), std::string::npos);
+}
+
 TEST(ProjectOptionsParse, MessageQueuesAddToTheCatalogAndMalformedOnesAreNamed) {
   std::vector<std::string> errors;
   ProjectOptions parsed = ProjectOptions::parse(

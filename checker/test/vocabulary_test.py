@@ -39,7 +39,7 @@ NAMES_ONLY = {
     "is_open", "is_valid", "list", "lock", "lower_bound", "make_", "make_optional", "make_shared",
     "make_unique", "map", "move", "move_iterator", "move_only_function", "multimap",
     "native_handle", "optional", "push", "push_back", "push_front", "rbegin", "reference_wrapper",
-    "release", "rend", "reset", "reverse_iterator", "second", "set", "shared_ptr", "span", "swap",
+    "release", "rend", "reset", "resize", "reverse_iterator", "second", "set", "shared_ptr", "span", "swap",
     "try_emplace", "unique_ptr", "unordered_map", "unordered_multimap", "unordered_set",
     "upper_bound", "valid", "value", "value_or", "vector", "weak_ptr", "Close", "Get", "IsValid",
     "Release", "Reset", "ok",

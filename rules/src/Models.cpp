@@ -38,8 +38,8 @@ public:
   ModelReader(Validator &v) : v_(v) {}
 
   // `qualified`: ns::name allowed. Functions are matched by their plain name and the option form
-  // separates fields with ':', so only classes, and fd senders (whose other fields are numbers,
-  // read from the end), may be qualified.
+  // separates fields with ':', so only classes (fd owners, containers), and fd senders (whose
+  // other fields are numbers, read from the end), may be qualified.
   std::string name(const YAML::Node &entry, const char *key, const std::string &field,
                    bool qualified = false) {
     std::string value = v_.scalar(entry, key, field + "." + key, true);
@@ -99,6 +99,27 @@ public:
     return out;
   }
 
+  // A list of plain names (a class's methods): each that is not one is an error of its own.
+  std::vector<std::string> names(const YAML::Node &entry, const char *key, const std::string &field) {
+    std::vector<std::string> out;
+    YAML::Node node = entry[key];
+    if (!node.IsDefined() || node.IsNull())
+      return out;
+    if (!node.IsSequence()) {
+      v_.error(node, field + "." + key, "must be a list of method names");
+      return out;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      std::string name = node[i].IsScalar() ? node[i].Scalar() : "";
+      if (!isName(name) || name.find(':') != std::string::npos)
+        v_.error(node[i], field + "." + key + "[" + std::to_string(i) + "]",
+                 "'" + name + "' is not a method name (no class or namespace)");
+      else
+        out.push_back(name);
+    }
+    return out;
+  }
+
   bool flag(const YAML::Node &entry, const char *key, const std::string &field) {
     YAML::Node node = entry[key];
     if (!node.IsDefined() || node.IsNull())
@@ -141,7 +162,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     return true;
   if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
                               "option_wrappers", "external_sockets", "fd_owner_classes",
-                              "syscall_wrappers", "message_queues", "fd_senders"}))
+                              "syscall_wrappers", "message_queues", "fd_senders", "containers"}))
     return false;
   ModelReader r(v);
   Models read;
@@ -289,6 +310,15 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.fdSenders.push_back(std::move(m));
          });
+  r.list(node, "containers", {"class", "adds", "data"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           ContainerModel m;
+           m.name = r.name(e, "class", field, /*qualified=*/true);
+           m.adds = r.names(e, "adds", field);
+           m.data = r.names(e, "data", field);
+           if (clean())
+             read.containers.push_back(std::move(m));
+         });
   auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
   append(out.eventLoops, read.eventLoops);
   append(out.fdHolders, read.fdHolders);
@@ -300,6 +330,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   append(out.syscallWrappers, read.syscallWrappers);
   append(out.messageQueues, read.messageQueues);
   append(out.fdSenders, read.fdSenders);
+  append(out.containers, read.containers);
   return v.count() == 0;
 }
 
@@ -409,6 +440,19 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
   for (const FdSenderModel &m : models.fdSenders)
     add("FdSenders", m.function + ":" + std::to_string(m.socket) + ":" + std::to_string(m.fds) +
                          (m.variadic ? "..." : "") + (m.count >= 0 ? ":" + std::to_string(m.count) : ""));
+  // CLASS[|ADD+ADD...[|DATA+DATA...]]
+  for (const ContainerModel &m : models.containers) {
+    auto joined = [](const std::vector<std::string> &names) {
+      std::string out;
+      for (const std::string &name : names)
+        out += (out.empty() ? "" : "+") + name;
+      return out;
+    };
+    std::string item = m.name + "|" + joined(m.adds) + "|" + joined(m.data);
+    while (item.back() == '|')
+      item.pop_back();
+    add("Containers", item);
+  }
   return out;
 }
 

@@ -404,7 +404,9 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "message_queues:\n  - {function: msgq_put, message: 1, fds: fd, count: nfd}\n"
       "fd_senders:\n  - {function: ancil_send_fds, socket: 0, fds: 1, count: 2}\n"
       "  - {function: ancil_send_fd, socket: 0, fds: 1}\n"
-      "  - {function: 'android::base::SendFileDescriptors', socket: 0, fds: 3, variadic: true}\n",
+      "  - {function: 'android::base::SendFileDescriptors', socket: 0, fds: 3, variadic: true}\n"
+      "containers:\n  - {class: 'llvm::SmallVectorImpl'}\n"
+      "  - {class: QList, adds: [append, prepend], data: [constData]}\n  - {class: Batch, data: [raw]}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
@@ -417,6 +419,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
   EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1;android::base::SendFileDescriptors:0:3...");
+  EXPECT_EQ(options["Containers"], "llvm::SmallVectorImpl;QList|append+prepend|constData;Batch||raw");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -477,6 +480,11 @@ TEST(Models, MistakesNameFileLineAndField) {
        "socket comes before them"},
       {"fd_senders:\n  - {function: send_fds, socket: 0, fds: 1, variadic: yes please}\n", 2,
        "fd_senders[0].variadic", "true or false"},
+      {"containers:\n  - {adds: [append]}\n", 2, "containers[0].class", "is required"},
+      {"containers:\n  - {class: QList, adds: append}\n", 2, "containers[0].adds", "list of method names"},
+      {"containers:\n  - {class: QList, data: ['QList::constData']}\n", 2, "containers[0].data[0]",
+       "not a method name"},
+      {"containers:\n  - {class: 'a b'}\n", 2, "containers[0].class", "not a function or class name"},
       {"message_queues:\n  - {function: msgq_put, fds: fd, count: nfd}\n", 2,
        "message_queues[0].message", "is required"},
       {"message_queues:\n  - {function: msgq_put, message: 1, fds: 'a b', count: nfd}\n", 2,

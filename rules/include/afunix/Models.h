@@ -100,6 +100,20 @@ struct FdOwnerClassModel {
   std::string type;
 };
 
+// A container class of a library other than the C++ standard library (containers): its object
+// holds the values stored into it (llvm::SmallVector, absl::InlinedVector, QList), as
+// std::vector's does. The standard's vocabulary applies (push_back, emplace_back, insert,
+// operator[], at, front, back, data, begin, end; the elements a constructor is given); `adds`
+// names further methods whose arguments become elements (QList::append), `data` further methods
+// that give the elements' storage (QList::constData). A qualified `name` matches that namespace's
+// class wherever it is declared, a plain one any class of that name; a class derived from it is
+// one too (llvm::SmallVector from llvm::SmallVectorImpl).
+struct ContainerModel {
+  std::string name;
+  std::vector<std::string> adds;
+  std::vector<std::string> data;
+};
+
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
@@ -111,6 +125,7 @@ struct Models {
   std::vector<SyscallWrapperModel> syscallWrappers;
   std::vector<MessageQueueModel> messageQueues;
   std::vector<FdSenderModel> fdSenders;
+  std::vector<ContainerModel> containers;
 };
 
 // Reads one models mapping (a models/*.yaml file, or the value of `models:`) into `out`,
@@ -125,7 +140,7 @@ bool loadModelsDirectory(const std::string &directory, Models &out,
 
 // The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
 // SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers,
-// MessageQueues, FdSenders), each a ';'-separated
+// MessageQueues, FdSenders, Containers), each a ';'-separated
 // list in the form ProjectOptions parses. Options with nothing to say are left out.
 std::map<std::string, std::string> modelOptions(const Models &models);
 
