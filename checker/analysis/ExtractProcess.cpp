@@ -1098,6 +1098,8 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
       // literal's length is no count.)
       if (std::optional<std::int64_t> elements = constantElementCount(value, Ctx))
         arg.number = *elements;
+      else if (std::optional<std::int64_t> listed = listedElementCount(value))
+        arg.number = *listed;
     }
     call.args.push_back(std::move(arg));
   }
@@ -1137,6 +1139,112 @@ void Extractor::processUserCall(const Expr *callExpr, const FunctionDecl *callee
   call.callee = functionId(callee);
   call.site = makeSite(callExpr, nullptr, event.loop);
   U.calls.push_back(std::move(call));
+}
+
+bool Extractor::readsPidfd(const Expr *read) {
+  const FunctionDecl *fn = currentFunction();
+  if (!fn || !fn->getBody() || !read)
+    return false;
+  static const llvm::StringRef pidfd[] = {"SCM_PIDFD"};
+  SourceLocation at = SM.getExpansionLoc(read->getBeginLoc());
+  auto within = [&](const Stmt *s) {
+    if (!s)
+      return false;
+    SourceLocation begin = SM.getExpansionLoc(s->getBeginLoc()), end = SM.getExpansionLoc(s->getEndLoc());
+    return !SM.isBeforeInTranslationUnit(at, begin) && !SM.isBeforeInTranslationUnit(end, at);
+  };
+  // `type == SCM_PIDFD` somewhere in a condition (`level == SOL_SOCKET && type == SCM_PIDFD`).
+  std::function<bool(const Stmt *)> testsPidfd = [&](const Stmt *s) {
+    if (const auto *equal = dyn_cast_or_null<BinaryOperator>(s); equal && equal->getOpcode() == BO_EQ &&
+                                                                   (spelledAs(equal->getLHS(), pidfd, Ctx) ||
+                                                                    spelledAs(equal->getRHS(), pidfd, Ctx)))
+      return true;
+    if (const auto *both = dyn_cast_or_null<BinaryOperator>(s); both && both->getOpcode() == BO_LAnd)
+      return testsPidfd(both->getLHS()->IgnoreParens()) || testsPidfd(both->getRHS()->IgnoreParens());
+    return false;
+  };
+  std::vector<const Stmt *> work{fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *s = work.back();
+    work.pop_back();
+    if (!within(s))
+      continue; // only the statements around the read
+    if (const auto *branch = dyn_cast<IfStmt>(s);
+        branch && within(branch->getThen()) && testsPidfd(branch->getCond()->IgnoreParens()))
+      return true;
+    if (const auto *sw = dyn_cast<SwitchStmt>(s))
+      if (const auto *body = dyn_cast_or_null<CompoundStmt>(sw->getBody())) {
+        // The statements after `case SCM_PIDFD:` up to the next label.
+        bool underPidfd = false;
+        for (const Stmt *child : body->body()) {
+          const Stmt *inner = child;
+          if (isa<SwitchCase>(inner))
+            underPidfd = false;
+          while (const auto *label = dyn_cast_or_null<SwitchCase>(inner)) {
+            if (const auto *c = dyn_cast<CaseStmt>(label); c && spelledAs(c->getLHS(), pidfd, Ctx))
+              underPidfd = true;
+            inner = label->getSubStmt();
+          }
+          if (within(child))
+            return underPidfd;
+        }
+      }
+    for (const Stmt *child : s->children())
+      work.push_back(child);
+  }
+  return false;
+}
+
+std::optional<std::int64_t> Extractor::listedElementCount(const Expr *value) {
+  const auto *ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts());
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || !var->isLocalVarDecl() || var->isStaticLocal() || !var->getInit() ||
+      modelledRecord(var->getType()) != ModelledRecord::Container)
+    return std::nullopt;
+  // (std::vector's list constructor takes a defaulted allocator too.)
+  const auto *construct = dyn_cast<CXXConstructExpr>(var->getInit()->IgnoreImplicit());
+  if (!construct || construct->getNumArgs() < 1 ||
+      !llvm::all_of(llvm::drop_begin(construct->arguments()), [](const Expr *a) { return isa<CXXDefaultArgExpr>(a); }))
+    return std::nullopt;
+  const auto *list = dyn_cast<CXXStdInitializerListExpr>(construct->getArg(0)->IgnoreImplicit());
+  const auto *inits = list ? dyn_cast<InitListExpr>(list->getSubExpr()->IgnoreImplicit()) : nullptr;
+  const auto *fn = dyn_cast_or_null<FunctionDecl>(var->getParentFunctionOrMethod());
+  if (!inits || !fn || !fn->getBody())
+    return std::nullopt;
+  auto names = [&](const Expr *e) {
+    const auto *use = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+    return use && use->getDecl() == var;
+  };
+  // Conservative: any call that may add to it (an adding method, an assignment, a swap, its
+  // address, a non-const reference or pointer parameter) leaves its size unknown.
+  std::vector<const Stmt *> work{fn->getBody()};
+  while (!work.empty()) {
+    const Stmt *s = work.back();
+    work.pop_back();
+    if (!s)
+      continue;
+    if (const auto *member = dyn_cast<CXXMemberCallExpr>(s); member && names(member->getImplicitObjectArgument()))
+      if (const CXXMethodDecl *method = member->getMethodDecl(); !method || addsElements(method) ||
+          (method->getIdentifier() && llvm::is_contained({"swap", "emplace", "emplace_hint"}, method->getName())))
+        return std::nullopt;
+    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(s);
+        op && op->getNumArgs() >= 1 && names(op->getArg(0)) && op->isAssignmentOp())
+      return std::nullopt;
+    if (const auto *address = dyn_cast<UnaryOperator>(s); address && address->getOpcode() == UO_AddrOf &&
+                                                            names(address->getSubExpr()))
+      return std::nullopt;
+    if (const auto *call = dyn_cast<CallExpr>(s))
+      if (const FunctionDecl *callee = call->getDirectCallee())
+        for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i) {
+          QualType param = callee->getParamDecl(i)->getType();
+          if (names(call->getArg(i)) && (param->isPointerType() || param->isReferenceType()) &&
+              !param->getPointeeType().isConstQualified())
+            return std::nullopt;
+        }
+    for (const Stmt *child : s->children())
+      work.push_back(child);
+  }
+  return inits->getNumInits();
 }
 
 bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event) {

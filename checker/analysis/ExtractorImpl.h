@@ -1699,16 +1699,21 @@ private:
   // (facts::Received), an origin of its own (unknown: another program's fds), so that a
   // receiving helper returning what it read is made per call like any function returning a
   // socket it makes.
+  // A read under `if (c->cmsg_type == SCM_PIDFD)` or `case SCM_PIDFD:` is the sender's pidfd
+  // (SO_PASSPIDFD), an fd known not to be a socket.
   Id receivedFds(const Expr *read) {
     std::size_t before = U.creates.size();
+    bool pidfd = readsPidfd(read);
     facts::Create create;
-    create.how = facts::CreateHow::Unknown;
-    create.origin = "fds received with SCM_RIGHTS" + inFunctionText(currentFunction());
-    Id place = createValue(read, std::move(create), "SCM_RIGHTS");
-    if (U.creates.size() > before)
+    create.how = pidfd ? facts::CreateHow::NotSocket : facts::CreateHow::Unknown;
+    create.origin = (pidfd ? "a pidfd received with SCM_PIDFD" : "fds received with SCM_RIGHTS") +
+                    inFunctionText(currentFunction());
+    Id place = createValue(read, std::move(create), pidfd ? "SCM_PIDFD" : "SCM_RIGHTS");
+    if (U.creates.size() > before && !pidfd)
       U.received.push_back({place, U.creates.back().site});
     return place;
   }
+  bool readsPidfd(const Expr *read);
 
   // --- visit-time helpers --------------------------------------------------------------------------
   Id statementOf(const Expr *call, const Expr *socketArg);
@@ -1849,6 +1854,9 @@ private:
         return &q;
     return nullptr;
   }
+  // The size of a local container built from a braced list (std::vector<int> one = {fd}) that
+  // nothing in its function adds to: the count a callee that sends `fds.size()` fds uses.
+  std::optional<std::int64_t> listedElementCount(const Expr *value);
   // A call of an fd_senders model: a library function (no body here; one the program defines is
   // followed as code) that sends the fds it is given in one SCM_RIGHTS message. A qualified model
   // names the library's own function, so it stands for the body a header gives it too

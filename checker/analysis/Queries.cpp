@@ -1039,11 +1039,20 @@ std::vector<SendSite> expandSends(const Program &p) {
           // does not store into c->fd itself, what the caller stored in ch.fd.
           Id deref = kNone;
           // *fds of a reference or pointer parameter (const std::vector<int> &fds): the caller's.
+          // The place becomes the one object this caller hands over, when the argument points to
+          // one only: the callee's *fds holds what every caller's object holds, and a finding at
+          // this caller must name this caller's fds, not another caller's.
           if (int index = pointeeParamIndex(p, place, fn); index >= 0 && static_cast<std::size_t>(index) < call.args.size()) {
             llvm::StringRef named(call.args[index].text);
             named.consume_front("&");
             text = named.str();
             var = call.args[index].var;
+            bool unknown = false;
+            std::vector<Id> objects = p.objectsAt(call.args[index].place, &unknown);
+            if (objects.size() == 1 && !unknown) {
+              place = objects[0];
+              exact = exact && call.args[index].exact;
+            }
             return true;
           }
           if (int field = paramFieldIndex(p, place, fn, &deref); field >= 0) {
@@ -1089,6 +1098,10 @@ std::vector<SendSite> expandSends(const Program &p) {
         int fdsParam = paramIndex(p, fd.place, fn);
         bool handsArray = fdsParam >= 0 && static_cast<std::size_t>(fdsParam) < call.args.size() &&
                           call.args[fdsParam].mode == facts::ArgMode::Array;
+        // The count is the size of the container the fds are read from (fds.size() of a
+        // `const std::vector<int> &fds`): one is its one element, not the container.
+        bool countsTheFds = fd.countParam >= 0 && (fd.countParam == fdsParam ||
+                                                   fd.countParam == pointeeParamIndex(p, fd.place, fn));
         ok = ok && substitute(fd.place, fd.text, fd.var, fd.exact);
         // A count taken from a parameter: this caller's constant, or its own parameter.
         if (fd.countParam >= 0) {
@@ -1099,7 +1112,7 @@ std::vector<SendSite> expandSends(const Program &p) {
             fd.count = countArg->number;
             // One fd is the value handed over, unless that is an array: then its elements (any of
             // them: a count of one does not say which).
-            fd.many = countArg->number != 1 || handsArray;
+            fd.many = countArg->number != 1 || handsArray || countsTheFds;
           } else if (countArg && countArg->param >= 0) {
             fd.countParam = countArg->param;
           }

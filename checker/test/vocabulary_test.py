@@ -25,7 +25,7 @@ NAMES_ONLY = {
     "mkstemp", "mkstemps", "mkostemp", "mkostemps", "epoll_create", "epoll_create1", "fileno",
     "dup", "dup2", "dup3", "fcntl", "ioctl", "close", "read", "readv", "write", "writev",
     "epoll_wait", "epoll_pwait", "epoll_pwait2", "__read_chk", "__recv_chk", "__recvfrom_chk",
-    "msg_name",
+    "msg_name", "SCM_PIDFD",
     # errno, string and memory helpers the extractor reads values through
     "EAGAIN", "EWOULDBLOCK", "__errno", "__errno_location", "__error", "memcpy", "memmove",
     "__builtin_memcpy", "__builtin_memmove", "__builtin___memcpy_chk", "__builtin___memmove_chk",
