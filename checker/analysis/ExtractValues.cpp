@@ -19,10 +19,7 @@ void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
     return;
   CFG &cfg = *flow.cfg;
   Id fnId = functionId(s.fn);
-  facts::Function &info = U.functions[fnId];
-  info.successors.assign(cfg.getNumBlockIDs(), {});
-  info.idom.assign(cfg.getNumBlockIDs(), kNone);
-  info.entry = cfg.getEntry().getBlockID();
+  std::vector<std::vector<std::uint32_t>> successors(cfg.getNumBlockIDs());
   for (const CFGBlock *block : cfg) {
     unsigned index = 0;
     for (const CFGElement &element : *block) {
@@ -32,13 +29,32 @@ void Extractor::buildFlowSensitivity(Scope &s, FlowSensitivity &flow) {
     }
     for (const CFGBlock *succ : block->succs())
       if (succ)
-        info.successors[block->getBlockID()].push_back(succ->getBlockID());
+        successors[block->getBlockID()].push_back(succ->getBlockID());
   }
-  CFGDomTree dominators(&cfg);
-  for (CFGBlock *block : cfg)
-    if (auto *node = dominators.getBase().getNode(block))
-      if (auto *idom = node->getIDom(); idom && idom->getBlock())
-        U.functions[fnId].idom[block->getBlockID()] = idom->getBlock()->getBlockID();
+  facts::Function &info = U.functions[fnId];
+  // The instantiations of a template are one function of the facts, but each has its own CFG
+  // (`if constexpr` keeps one branch). A second CFG that differs leaves the function without
+  // positions: a block of one is no block of the other, and order within it is unknown.
+  // (The positions still order this instantiation's own definitions below.)
+  if (!UnpositionedFunctions.count(fnId) && !info.successors.empty() && info.successors != successors) {
+    UnpositionedFunctions.insert(fnId);
+    info.successors.clear();
+    info.idom.clear();
+    info.entry = kNone;
+    for (facts::Site &site : U.sites)
+      if (site.function == fnId)
+        site.block = kNone;
+  }
+  if (!UnpositionedFunctions.count(fnId)) {
+    info.successors = std::move(successors);
+    info.idom.assign(cfg.getNumBlockIDs(), kNone);
+    info.entry = cfg.getEntry().getBlockID();
+    CFGDomTree dominators(&cfg);
+    for (CFGBlock *block : cfg)
+      if (auto *node = dominators.getBase().getNode(block))
+        if (auto *idom = node->getIDom(); idom && idom->getBlock())
+          U.functions[fnId].idom[block->getBlockID()] = idom->getBlock()->getBlockID();
+  }
 
   // Which locals are followed definition by definition: fd-valued, never aliased, defined twice
   // or more (a parameter's value on entry counts as one).

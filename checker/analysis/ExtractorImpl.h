@@ -736,7 +736,7 @@ private:
     site.function = functionId(SiteOwner ? SiteOwner : currentFunction());
     site.loop = loop;
     // A site given to the function around a lambda is not in that function's CFG skeleton.
-    if (positioned && Flow && !SiteOwner)
+    if (positioned && Flow && !SiteOwner && !UnpositionedFunctions.count(site.function))
       if (auto it = Flow->positions.find(node); it != Flow->positions.end()) {
         site.block = it->second.first;
         site.element = it->second.second;
@@ -1911,6 +1911,8 @@ private:
   llvm::DenseMap<const Type *, std::vector<std::string>> RecordsOfType; // typed()
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const CXXRecordDecl *, const ContainerClass *> ContainerModels;
+  // Functions given two different CFGs (a template's instantiations): their sites get no block.
+  llvm::DenseSet<Id> UnpositionedFunctions;
   llvm::DenseMap<const FunctionDecl *, bool> ReturnsCmsgData; // cmsgDataValue()
   llvm::DenseMap<const CompoundStmt *, std::uint32_t> Compounds;
   llvm::DenseSet<const Expr *> Compared;

@@ -510,7 +510,9 @@ std::string checkUnit(const Unit &u) {
     ref(s.loop, loops, "sites: loop");
     if (s.block != kNone && s.function != kNone && s.function < functions &&
         s.block >= u.functions[s.function].successors.size())
-      fail("sites: block outside its function's CFG");
+      fail("sites: block " + std::to_string(s.block) + " outside the " +
+           std::to_string(u.functions[s.function].successors.size()) + "-block CFG of " +
+           u.functions[s.function].name + " (line " + std::to_string(s.line) + ")");
   }
   for (const Statement &s : u.statements) {
     ref(s.file, files, "statements: file");

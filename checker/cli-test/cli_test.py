@@ -353,6 +353,45 @@ class CliTest(unittest.TestCase):
                 self.assertEqual(report["findings"], [])
                 self.assertEqual(proc.stderr.count("(one of few files that may matter)"), others - skipped)
 
+    def test_a_template_whose_instantiations_differ_is_read_back_from_the_cache(self):
+        # Two instantiations of one function template, one CFG each (`if constexpr` keeps one
+        # branch): one function of the facts, whose facts must read back from the cache. A
+        # guard only: this small case passed before too. The case that failed is libbinder's
+        # Parcel::readData (the corpus's android-binder-rpc): its sites kept the blocks of one
+        # instantiation's CFG while the function kept another's, and the cache refused its own
+        # entry as damaged on every warm run (docs/facts-format.md).
+        source = (
+            "#include <sys/socket.h>\n#include <string.h>\n"
+            "template <int N> int pass(int channel, const int *fds) {\n"
+            "  char control[CMSG_SPACE(4 * sizeof(int))] = {};\n"
+            "  struct msghdr msg = {};\n  msg.msg_control = control;\n"
+            "  msg.msg_controllen = CMSG_SPACE(N * sizeof(int));\n"
+            "  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);\n"
+            "  c->cmsg_level = SOL_SOCKET;\n  c->cmsg_type = SCM_RIGHTS;\n"
+            "  c->cmsg_len = CMSG_LEN(N * sizeof(int));\n"
+            "  if constexpr (N > 1) {\n"
+            "    for (int i = 0; i < N; ++i)\n      if (fds[i] < 0)\n        return -1;\n"
+            "  }\n"
+            "  memcpy(CMSG_DATA(c), fds, N * sizeof(int));\n"
+            "  return sendmsg(channel, &msg, 0);\n}\n"
+            "int one(int ch, int fd) { return pass<1>(ch, &fd); }\n"
+            "int two(int ch, const int *fds) { return pass<2>(ch, fds); }\n")
+        with tempfile.TemporaryDirectory() as build:
+            with open(os.path.join(build, "pass.cc"), "w") as f:
+                f.write(source)
+            with open(os.path.join(build, "compile_commands.json"), "w") as f:
+                json.dump([{"directory": build, "file": os.path.join(build, "pass.cc"),
+                            "arguments": ["c++", "-std=c++17", "-c", "pass.cc"]}], f)
+            cache = os.path.join(build, "cache")
+            runs = [subprocess.run([CHECKER, "--format=json", "-p", build, f"--cache-dir={cache}", "--timings"],
+                                   capture_output=True, text=True, timeout=300) for _ in range(2)]
+            for proc in runs:
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("units: 1 extracted", runs[0].stderr)
+            self.assertNotIn("damaged", runs[1].stderr)
+            self.assertIn("units: 0 extracted, 1 from the cache", runs[1].stderr)
+            self.assertEqual(json.loads(runs[0].stdout)["findings"], json.loads(runs[1].stdout)["findings"])
+
     def test_timings_count_the_programs_an_accept_is_judged_in(self):
         # The database of pos_too_late_two_programs_one_loop builds two programs around one loop
         # library; both acceptors are handed both programs' listeners, so both are judged per
