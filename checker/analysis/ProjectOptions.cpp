@@ -26,6 +26,17 @@ llvm::SmallVector<llvm::StringRef, 8> items(llvm::StringRef list) {
         out.push_back(item.trim());
   return out;
 }
+
+// A C or C++ identifier; a C++ name is identifiers joined by `::` (ns::Class, ns::function).
+bool isIdentifier(llvm::StringRef id) {
+  return !id.empty() && !llvm::isDigit(id.front()) &&
+         llvm::all_of(id, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+bool isQualifiedName(llvm::StringRef name) {
+  llvm::SmallVector<llvm::StringRef, 4> ids;
+  name.split(ids, "::");
+  return llvm::all_of(ids, isIdentifier);
+}
 } // namespace
 
 namespace {
@@ -235,15 +246,7 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
         parts.pop_back();
       }
       llvm::StringRef name = item.take_front(parts.empty() ? 0 : parts.back().end() - item.begin()).trim();
-      // A C++ name: identifiers joined by `::` (a stray `a:0` before the positions is not one).
-      auto isQualifiedName = [](llvm::StringRef n) {
-        llvm::SmallVector<llvm::StringRef, 4> ids;
-        n.split(ids, "::");
-        return llvm::all_of(ids, [](llvm::StringRef id) {
-          return !id.empty() && !llvm::isDigit(id.front()) &&
-                 llvm::all_of(id, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-        });
-      };
+      // (A stray `a:0` before the positions is no C++ name.)
       FdSender f;
       f.variadic = fields.size() >= 2 && fields[1].consume_back("...");
       unsigned count = 0;
@@ -268,15 +271,9 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
     for (llvm::StringRef item : items(value)) {
       llvm::SmallVector<llvm::StringRef, 3> fields;
       item.split(fields, '|');
-      auto isIdentifier = [](llvm::StringRef id) {
-        return !id.empty() && !llvm::isDigit(id.front()) &&
-               llvm::all_of(id, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-      };
-      llvm::SmallVector<llvm::StringRef, 4> scopes;
-      fields[0].trim().split(scopes, "::");
       ContainerClass c;
       c.name = fields[0].trim().str();
-      bool ok = fields.size() <= 3 && llvm::all_of(scopes, isIdentifier);
+      bool ok = fields.size() <= 3 && isQualifiedName(fields[0].trim());
       for (std::size_t f = 1; ok && f < fields.size(); ++f) {
         llvm::SmallVector<llvm::StringRef, 4> methods;
         fields[f].split(methods, '+', -1, /*KeepEmpty=*/false);
