@@ -1225,7 +1225,7 @@ std::optional<std::int64_t> Extractor::listedElementCount(const Expr *value) {
       continue;
     if (const auto *member = dyn_cast<CXXMemberCallExpr>(s); member && names(member->getImplicitObjectArgument()))
       if (const CXXMethodDecl *method = member->getMethodDecl(); !method || addsElements(method) ||
-          (method->getIdentifier() && llvm::is_contained({"swap", "emplace", "emplace_hint"}, method->getName())))
+          (method->getIdentifier() && llvm::is_contained({"swap", "emplace_hint"}, method->getName())))
         return std::nullopt;
     if (const auto *op = dyn_cast<CXXOperatorCallExpr>(s);
         op && op->getNumArgs() >= 1 && names(op->getArg(0)) && op->isAssignmentOp())
@@ -1287,10 +1287,7 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
   switch (*modelled) {
   case ModelledRecord::Container:
     // v.push_back(fd), v.emplace_back(fd), v.insert(it, fd), v[i] = fd (an element place, below)
-    if (llvm::StringSwitch<bool>(name)
-            .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
-            .Default(false) ||
-        (containerClass && llvm::is_contained(containerClass->adds, name)))
+    if (appendsArguments(name, containerClass))
       for (const Expr *arg : args)
         storeInto(arg, element(*object, -1), facts::FlowKind::Assign);
     if (name == "insert" && !args.empty())

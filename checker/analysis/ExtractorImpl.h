@@ -1383,18 +1383,20 @@ private:
       });
     return ContainerModels[record] = found;
   }
-  // A container method that adds its arguments as elements: the standard's, and for another
-  // library's class the ones its model adds (QList::append).
-  bool addsElements(const CXXMethodDecl *method, const ContainerClass *model = nullptr) {
+  // A container method each of whose arguments becomes an element: the standard's push_back()
+  // and its kin, and for another library's class the ones its model adds (QList::append).
+  static bool appendsArguments(llvm::StringRef name, const ContainerClass *model) {
+    return llvm::StringSwitch<bool>(name)
+               .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
+               .Default(false) ||
+           (model && llvm::is_contained(model->adds, name));
+  }
+  // A container method that adds elements: those, and the standard's insert(), assign() and
+  // resize(), which take positions or counts beside them.
+  bool addsElements(const CXXMethodDecl *method) {
     llvm::StringRef name = method->getIdentifier() ? method->getName() : "";
-    if (llvm::StringSwitch<bool>(name)
-            .Cases("push_back", "emplace_back", "push_front", "emplace_front", "push", "emplace", true)
-            .Cases("insert", "assign", "resize", true)
-            .Default(false))
-      return true;
-    if (!model)
-      model = containerModel(method->getParent());
-    return model && llvm::is_contained(model->adds, name);
+    return llvm::is_contained({"insert", "assign", "resize"}, name) ||
+           appendsArguments(name, containerModel(method->getParent()));
   }
   // The type of a container's elements: its `value_type`, or else its first template argument
   // (a library container without the standard's alias). Null when neither says.
