@@ -470,6 +470,11 @@ inline std::string callValueKey(const std::string &callee, const std::string &fi
 inline std::string indirectValueKey(const std::string &file, std::uint32_t offset) {
   return "v:r:*@" + file + ":" + std::to_string(offset);
 }
+// What one call of a setter copies out of the objects its source path reaches (the link's own;
+// docs/facts-format.md, "Keys that mean the same in every unit").
+inline std::string setterCopyKey(const std::string &sourceKey, const std::string &file, std::uint32_t offset) {
+  return "v:s:" + sourceKey + "@" + file + ":" + std::to_string(offset);
+}
 
 // The family an AF_* value names (AF_LOCAL is AF_UNIX), and the option an SO_* value names.
 Family familyFromValue(std::int64_t value);

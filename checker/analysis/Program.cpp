@@ -2197,7 +2197,8 @@ void Program::instantiateAccessors() {
             places[f.from].function != kNone)
           copiedIn[{f.to, places[f.from].function}].push_back(f.from);
   }
-  auto instantiate = [&](const facts::Call &call, Id value) {
+  // `clone`: the index of a clone's call in ClonedCalls (-1: a program call), whose site it shares.
+  auto instantiate = [&](const facts::Call &call, Id value, long clone) {
     auto it = byFunction.find(call.callee);
     if (it == byFunction.end())
       return;
@@ -2238,6 +2239,20 @@ void Program::instantiateAccessors() {
       } else if (value == kNone) {
         continue;
       }
+      // Several places copied to several objects meet in one place of the call first: the flows
+      // grow as their sum, not their product (a copy between two pointers to 256 objects each).
+      if (copies && copies->size() > 1) {
+        const facts::Site &site = sites[call.site];
+        std::string key = facts::setterCopyKey(places[a->source].key, files[site.file], site.offset);
+        if (clone >= 0)
+          key += "#" + std::to_string(clone);
+        std::string name = places[a->source].name; // a copy: interning may move the table
+        Id copy = internPlace(key, facts::PlaceKind::Value, name, kNone, -1, kNone);
+        for (Id from : *copies)
+          addDerived(from, copy, facts::FlowKind::Argument, call.site, true);
+        stored = copy;
+        copies = nullptr;
+      }
       for (Id v : Addresses.at(pointer)) {
         if (v != kUnknownObject && v >= ObjectPlaces.size())
           continue;
@@ -2258,12 +2273,14 @@ void Program::instantiateAccessors() {
     if (!byFunction.count(call.callee))
       continue;
     const facts::Site &site = sites[call.site];
-    instantiate(call, placeByKey(call.target != kNone ? facts::indirectValueKey(files[site.file], site.offset)
-                                                      : facts::callValueKey(functions[call.callee].key,
-                                                                            files[site.file], site.offset)));
+    instantiate(call,
+                placeByKey(call.target != kNone ? facts::indirectValueKey(files[site.file], site.offset)
+                                                : facts::callValueKey(functions[call.callee].key, files[site.file],
+                                                                      site.offset)),
+                -1);
   }
-  for (const ClonedCall &cloned : ClonedCalls)
-    instantiate(cloned.call, cloned.value);
+  for (std::size_t i = 0; i < ClonedCalls.size(); ++i)
+    instantiate(ClonedCalls[i].call, ClonedCalls[i].value, static_cast<long>(i));
 }
 
 // An option whose name (and value) a helper takes as parameters (SetFlag(level, option, on)):
