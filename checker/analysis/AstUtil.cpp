@@ -268,6 +268,43 @@ bool mentionsCmsghdr(const Stmt *stmt) {
   return false;
 }
 
+bool walksCmsgs(const Stmt *loop) {
+  const Stmt *walk = nullptr;
+  if (const auto *f = dyn_cast<ForStmt>(loop))
+    walk = f->getInc() ? f->getInc() : f->getCond();
+  else if (const auto *w = dyn_cast<WhileStmt>(loop))
+    walk = w->getCond();
+  else if (const auto *d = dyn_cast<DoStmt>(loop))
+    walk = d->getCond();
+  return walk && mentionsCmsghdr(walk);
+}
+
+bool boundedByOneMessage(const Stmt *loop) {
+  if (walksCmsgs(loop))
+    return true;
+  const Expr *cond = nullptr;
+  if (const auto *f = dyn_cast<ForStmt>(loop))
+    cond = f->getCond();
+  else if (const auto *w = dyn_cast<WhileStmt>(loop))
+    cond = w->getCond();
+  else if (const auto *d = dyn_cast<DoStmt>(loop))
+    cond = d->getCond();
+  const auto *test = dyn_cast_or_null<BinaryOperator>(cond ? cond->IgnoreParenImpCasts() : nullptr);
+  if (!test || !test->isComparisonOp())
+    return false;
+  for (const Expr *side : {test->getLHS(), test->getRHS()}) {
+    side = side->IgnoreParenImpCasts();
+    if (mentionsCmsghdr(side))
+      return true;
+    // (A local's initializer only: a count assigned again later is not followed.)
+    if (const auto *ref = dyn_cast<DeclRefExpr>(side))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && var->hasLocalStorage() && var->getInit() &&
+                                                                mentionsCmsghdr(var->getInit()))
+        return true;
+  }
+  return false;
+}
+
 std::optional<facts::Family> familyFromName(llvm::StringRef name) {
   using facts::Family;
   return llvm::StringSwitch<std::optional<Family>>(name)

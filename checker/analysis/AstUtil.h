@@ -61,6 +61,12 @@ bool declaredInSystemHeader(const clang::Decl *decl, const clang::SourceManager 
 bool isFdValueType(clang::QualType type, const clang::ASTContext &ctx);
 bool typeIsRecordNamed(clang::QualType type, llvm::StringRef name); // through one pointer
 bool mentionsCmsghdr(const clang::Stmt *stmt);
+// A loop that walks one message's cmsgs (`for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))`,
+// or a while/do loop whose condition steps a cmsghdr).
+bool walksCmsgs(const clang::Stmt *loop);
+// A loop whose turns one received message bounds: a walk of its cmsgs, or of the fds of one cmsg
+// (`i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int)`, or a count a local takes from the cmsg).
+bool boundedByOneMessage(const clang::Stmt *loop);
 
 std::optional<facts::Family> familyFromName(llvm::StringRef name);
 // SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET: their values (KernelConstants.h).

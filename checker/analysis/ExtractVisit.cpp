@@ -359,16 +359,8 @@ void Extractor::credentialTest(bool equals) {
 const Stmt *Extractor::enclosingCmsgLoop(std::size_t below) const {
   for (std::size_t i = below; i-- > Scopes.back().stackBase;) {
     const Stmt *s = Stack[i];
-    const Stmt *walk = nullptr;
-    if (const auto *loop = dyn_cast<ForStmt>(s))
-      walk = loop->getInc() ? loop->getInc() : loop->getCond();
-    else if (const auto *loop = dyn_cast<WhileStmt>(s))
-      walk = loop->getCond();
-    else if (const auto *loop = dyn_cast<DoStmt>(s))
-      walk = loop->getCond();
-    else
-      continue;
-    return walk && mentionsCmsghdr(walk) ? s : nullptr;
+    if (isa<ForStmt, WhileStmt, DoStmt>(s))
+      return walksCmsgs(s) ? s : nullptr;
   }
   return nullptr;
 }

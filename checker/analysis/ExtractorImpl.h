@@ -519,6 +519,7 @@ private:
     }
     loop.errnoRetry = readsErrno(cond);
     loop.controlOnce = clearsControlForGood(open.stmt);
+    loop.oneMessage = boundedByOneMessage(open.stmt);
     open.id = U.loops.size();
     U.loops.push_back(loop);
     return open.id;

@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 7;
+inline constexpr int kFormatVersion = 8;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -139,6 +139,8 @@ struct Loop {
   bool errnoRetry = false;  // only repeats on errno (EINTR retry): resends the same message
   bool controlOnce = false; // its body clears msg_control/msg_controllen and never sets it again:
                             // the fds go with the first turn only (a short stream write finished)
+  bool oneMessage = false;  // walks one received message's cmsgs (c = CMSG_NXTHDR(&m, c)) or
+                            // the fds of one cmsg: that message bounds its turns
   std::optional<std::int64_t> trips; // a constant bound on its turns
 };
 

@@ -203,6 +203,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(l.site);
     io.flag(l.errnoRetry);
     io.flag(l.controlOnce);
+    io.flag(l.oneMessage);
     io.optional(l.trips);
   });
   io.list(u.functions, [&](Function &f) {

@@ -21,7 +21,7 @@
 namespace afunix::facts {
 
 // Bumped whenever the layout of the encoding changes (kFormatVersion covers what the facts mean).
-inline constexpr int kBinaryLayoutVersion = 9;
+inline constexpr int kBinaryLayoutVersion = 10;
 
 // Appends the encoding of `unit` to `out`.
 void encodeUnit(const Unit &unit, std::string &out);

@@ -252,6 +252,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       w.id("site", l.site);
       w.flag("errno_retry", l.errnoRetry);
       w.flag("control_once", l.controlOnce);
+      w.flag("one_message", l.oneMessage);
       if (l.trips)
         j.attribute("trips", *l.trips);
     });
@@ -724,6 +725,7 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     l.site = r.ref(o, "site", nSites, "loops");
     l.errnoRetry = r.flag(o, "errno_retry");
     l.controlOnce = r.flag(o, "control_once");
+    l.oneMessage = r.flag(o, "one_message");
     if (o.get("trips"))
       l.trips = r.integer(o, "trips", 0, "loops");
     u.loops.push_back(l);

@@ -3612,7 +3612,7 @@ std::string Program::dump() const {
   }
   for (const facts::Loop &l : loops)
     out += "loop line " + line(l.site) + (l.errnoRetry ? " errno_retry" : "") +
-           (l.controlOnce ? " control_once" : "") +
+           (l.controlOnce ? " control_once" : "") + (l.oneMessage ? " one_message" : "") +
            (l.trips ? " trips " + std::to_string(*l.trips) : "") + "\n";
   return out;
 }

@@ -208,8 +208,10 @@ void fdFlood(RuleContext &ctx) {
             flushLoop = loop;
           continue;
         }
-        // A loop with a small constant trip count adds a bounded number of fds.
-        if (l.trips && *l.trips <= kernel::kScmMaxFd)
+        // A loop with a small constant trip count adds a bounded number of fds, and so does a walk
+        // of one received message's cmsgs or fds: the kernel puts one message's fds, at most
+        // SCM_MAX_FD, in one SCM_RIGHTS cmsg. The loop around it (a receive loop) repeats them.
+        if ((l.trips && *l.trips <= kernel::kScmMaxFd) || l.oneMessage)
           continue;
         unboundedLoop = loop;
         loopLevel = i;

@@ -1,6 +1,7 @@
 // neg_pidfd_forwarded.c's supervisor and worker, but the worker forwards each client it receives
 // with SCM_RIGHTS (the supervisor's accepted sockets) to the monitor in its loop without waiting,
-// and only closes the pidfd it reads under `case SCM_PIDFD:`: a flood of the accepted sockets.
+// and only closes the pidfd it reads under `case SCM_PIDFD:`: a flood of the accepted sockets. The
+// loop that repeats it is the receive loop, not the walk over one message's cmsgs.
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/socket.h>
@@ -50,7 +51,7 @@ void supervise(const struct sockaddr_un *address, int worker_end) {
 void work(int supervisor_end, int monitor) {
   int on = 1;
   setsockopt(supervisor_end, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof on);
-  for (;;) {
+  for (;;) { // EXPECT-NOTE: loop here
     char byte;
     struct iovec iov = {&byte, 1};
     union {
@@ -61,7 +62,7 @@ void work(int supervisor_end, int monitor) {
                          .msg_controllen = sizeof control.buf};
     if (recvmsg(supervisor_end, &msg, 0) <= 0)
       return;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) { // EXPECT-NOTE: loop here
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level != SOL_SOCKET)
         continue;
       switch (c->cmsg_type) {
