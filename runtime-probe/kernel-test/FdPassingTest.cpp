@@ -52,6 +52,62 @@ TEST(FdLimit, BisectionFindsScmMaxFd) {
   EXPECT_EQ(o.rules, std::vector<std::string>{"afunix-fd-limit"});
 }
 
+// What the checker's afunix-fd-flood takes for a bounded loop (a walk over one received message's
+// cmsgs or fds): one recvmsg() gives the fds of one sendmsg() at most, in one SCM_RIGHTS cmsg,
+// even on a stream socket whose bytes of two sends it would join (unix_stream_read_generic()
+// stops after an skb that carries fds).
+TEST(ReceivedFds, OneReceiveHoldsOneSendsFdsInOneCmsg) {
+  test::LeakGuard guard;
+  constexpr int kPerSend = 200; // two sends: 400 together, more than one message may carry
+  int sv[2], p[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  ASSERT_EQ(pipe(p), 0);
+  std::vector<int> fds(kPerSend, p[0]);
+  for (int send = 0; send < 2; ++send) {
+    char byte = 'f';
+    iovec iov{&byte, 1};
+    std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+    ASSERT_EQ(sendmsg(sv[0], &msg, 0), 1) << std::strerror(errno);
+  }
+  for (int receive = 0; receive < 2; ++receive) {
+    char bytes[16];
+    iovec iov{bytes, sizeof bytes};
+    std::vector<char> control(CMSG_SPACE(sizeof(int) * 2 * kPerSend)); // room for both sends' fds
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    ASSERT_EQ(recvmsg(sv[1], &msg, MSG_DONTWAIT), 1) << "receive " << receive << ": " << std::strerror(errno);
+    EXPECT_EQ(msg.msg_flags & MSG_CTRUNC, 0);
+    int cmsgs = 0;
+    std::size_t received = 0;
+    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      ++cmsgs;
+      ASSERT_EQ(c->cmsg_type, SCM_RIGHTS);
+      received = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      std::vector<int> got(received);
+      std::memcpy(got.data(), CMSG_DATA(c), sizeof(int) * received);
+      for (int fd : got)
+        close(fd);
+    }
+    EXPECT_EQ(cmsgs, 1) << "receive " << receive;
+    EXPECT_EQ(received, static_cast<std::size_t>(kPerSend)) << "receive " << receive;
+  }
+  for (int fd : {sv[0], sv[1], p[0], p[1]})
+    close(fd);
+}
+
 TEST(TooManyRefs, RefusedOnceInFlightExceedsTheRlimit) {
   test::LeakGuard guard;
   // unix_attach_fds(): too_many_unix_fds() is "user->unix_inflight > RLIMIT_NOFILE", checked
