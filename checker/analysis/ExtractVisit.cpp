@@ -548,8 +548,10 @@ Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
     for (const Stmt *child : s->children())
       work.push_back(child);
   }
-  const FunctionDecl *fn = Scopes.back().fn;
-  judgeUpwardMove(*compound, *stmt, fn ? fn->getBody() : nullptr, Ctx, info, [&](const CXXMemberCallExpr &call) {
+  Scope &scope = Scopes.back();
+  if (!scope.escapes)
+    scope.escapes.emplace(scope.fn ? scope.fn->getBody() : nullptr, Ctx);
+  judgeUpwardMove(*compound, *stmt, *scope.escapes, Ctx, info, [&](const CXXMemberCallExpr &call) {
     std::string className;
     std::optional<OwnerEffect> effect = methodEffect(&call, className);
     return effect && *effect != OwnerEffect::Socket;

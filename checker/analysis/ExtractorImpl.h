@@ -438,6 +438,8 @@ private:
     // fd assignments in the branch of an `if` that compares with a string constant
     // (if (streq(names[i], "varlink")) varlink_fd = fd;): the fd of that name.
     llvm::DenseMap<const BinaryOperator *, std::string> namedAssignments;
+    // Made for the first statement a fix-it may move, then asked for each.
+    std::optional<EscapedVariables> escapes;
   };
   struct OpenLoop {
     const Stmt *stmt;

@@ -307,36 +307,35 @@ Access accessOf(const Stmt *s, const ASTContext &ctx, SocketOnlyMethod socketOnl
   return out;
 }
 
-// Whether any variable whose address the function takes outside `skip` is in `vars`.
-void escapedOutside(const Stmt *s, const Stmt *skip, const ASTContext &ctx, VarSet &out) {
-  if (!s || s == skip)
+// Calls `escape` for each variable whose address `s` and its children take, once per taking.
+void forEachEscape(const Stmt *s, const ASTContext &ctx, llvm::function_ref<void(const VarDecl *)> escape) {
+  if (!s)
     return;
-  // Only the escapes this statement itself makes; children are visited on their own.
   if (const auto *e = dyn_cast<Expr>(s)) {
     if (const auto *unary = dyn_cast<UnaryOperator>(e); unary && unary->getOpcode() == UO_AddrOf)
       if (const VarDecl *var = rootVariable(unary->getSubExpr()))
-        out.insert(var);
+        escape(var);
     if (const auto *lambda = dyn_cast<LambdaExpr>(e))
       for (const LambdaCapture &capture : lambda->captures())
         if (capture.capturesVariable() && capture.getCaptureKind() == LCK_ByRef)
           if (const auto *var = dyn_cast<VarDecl>(capture.getCapturedVar()))
-            out.insert(var);
+            escape(var);
   }
   if (const auto *decls = dyn_cast<DeclStmt>(s))
     for (const Decl *d : decls->decls())
       if (const auto *var = dyn_cast<VarDecl>(d); var && var->getType()->isReferenceType())
         if (const VarDecl *bound = rootVariable(var->getInit()))
-          out.insert(bound);
+          escape(bound);
   if (const auto *call = dyn_cast<CallExpr>(s))
     if (const FunctionDecl *callee = call->getDirectCallee())
       for (unsigned i = 0; i < call->getNumArgs() && i < callee->getNumParams(); ++i) {
         QualType type = callee->getParamDecl(i)->getType();
         if (type->isReferenceType() && !type.getNonReferenceType().isConstQualified())
           if (const VarDecl *bound = rootVariable(call->getArg(i)))
-            out.insert(bound);
+            escape(bound);
       }
   for (const Stmt *child : s->children())
-    escapedOutside(child, skip, ctx, out);
+    forEachEscape(child, ctx, escape);
 }
 
 // The offset of a preprocessor directive ('#' first on its line, outside comments and literals)
@@ -448,7 +447,20 @@ bool alwaysLeaves(const Stmt *s) {
 
 } // namespace
 
-void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *function,
+EscapedVariables::EscapedVariables(const Stmt *function, const ASTContext &ctx) : Ctx(ctx) {
+  forEachEscape(function, ctx, [&](const VarDecl *var) { ++Counts[var]; });
+}
+
+bool EscapedVariables::escapesOutside(const VarDecl *var, const Stmt &stmt) const {
+  auto it = Counts.find(var);
+  if (it == Counts.end())
+    return false;
+  unsigned inside = 0;
+  forEachEscape(&stmt, Ctx, [&](const VarDecl *escaped) { inside += escaped == var; });
+  return it->second > inside;
+}
+
+void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const EscapedVariables &escapes,
                      ASTContext &ctx, facts::Statement &out, SocketOnlyMethod socketOnly) {
   const SourceManager &sm = ctx.getSourceManager();
   out.movableAbove = out.begin;
@@ -481,13 +493,9 @@ void judgeUpwardMove(const CompoundStmt &block, const Stmt &stmt, const Stmt *fu
       if (const auto *var = dyn_cast<VarDecl>(d))
         ownedNames.insert(var->getName());
   VarSet aliased;
-  {
-    VarSet escaped;
-    escapedOutside(function, &stmt, ctx, escaped);
-    for (const VarDecl *var : needed)
-      if (!var->hasLocalStorage() || escaped.count(var))
-        aliased.insert(var);
-  }
+  for (const VarDecl *var : needed)
+    if (!var->hasLocalStorage() || escapes.escapesOutside(var, stmt))
+      aliased.insert(var);
   VarSet crossedReads, crossedWrites;
 
   out.moveStop = facts::MoveStop::BlockStart;
