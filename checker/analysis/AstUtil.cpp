@@ -268,27 +268,28 @@ bool mentionsCmsghdr(const Stmt *stmt) {
   return false;
 }
 
-bool walksCmsgs(const Stmt *loop) {
-  const Stmt *walk = nullptr;
+namespace {
+const Expr *loopCondition(const Stmt *loop) {
   if (const auto *f = dyn_cast<ForStmt>(loop))
-    walk = f->getInc() ? f->getInc() : f->getCond();
-  else if (const auto *w = dyn_cast<WhileStmt>(loop))
-    walk = w->getCond();
-  else if (const auto *d = dyn_cast<DoStmt>(loop))
-    walk = d->getCond();
+    return f->getCond();
+  if (const auto *w = dyn_cast<WhileStmt>(loop))
+    return w->getCond();
+  if (const auto *d = dyn_cast<DoStmt>(loop))
+    return d->getCond();
+  return nullptr;
+}
+} // namespace
+
+bool walksCmsgs(const Stmt *loop) {
+  const auto *f = dyn_cast<ForStmt>(loop);
+  const Stmt *walk = f && f->getInc() ? f->getInc() : loopCondition(loop);
   return walk && mentionsCmsghdr(walk);
 }
 
 bool boundedByOneMessage(const Stmt *loop) {
   if (walksCmsgs(loop))
     return true;
-  const Expr *cond = nullptr;
-  if (const auto *f = dyn_cast<ForStmt>(loop))
-    cond = f->getCond();
-  else if (const auto *w = dyn_cast<WhileStmt>(loop))
-    cond = w->getCond();
-  else if (const auto *d = dyn_cast<DoStmt>(loop))
-    cond = d->getCond();
+  const Expr *cond = loopCondition(loop);
   const auto *test = dyn_cast_or_null<BinaryOperator>(cond ? cond->IgnoreParenImpCasts() : nullptr);
   if (!test || !test->isComparisonOp())
     return false;

@@ -550,7 +550,7 @@ Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
   }
   Scope &scope = Scopes.back();
   if (!scope.escapes)
-    scope.escapes.emplace(scope.fn ? scope.fn->getBody() : nullptr, Ctx);
+    scope.escapes.emplace(scope.fn ? scope.fn->getBody() : nullptr);
   judgeUpwardMove(*compound, *stmt, *scope.escapes, Ctx, info, [&](const CXXMemberCallExpr &call) {
     std::string className;
     std::optional<OwnerEffect> effect = methodEffect(&call, className);

@@ -308,7 +308,7 @@ Access accessOf(const Stmt *s, const ASTContext &ctx, SocketOnlyMethod socketOnl
 }
 
 // Calls `escape` for each variable whose address `s` and its children take, once per taking.
-void forEachEscape(const Stmt *s, const ASTContext &ctx, llvm::function_ref<void(const VarDecl *)> escape) {
+void forEachEscape(const Stmt *s, llvm::function_ref<void(const VarDecl *)> escape) {
   if (!s)
     return;
   if (const auto *e = dyn_cast<Expr>(s)) {
@@ -335,7 +335,7 @@ void forEachEscape(const Stmt *s, const ASTContext &ctx, llvm::function_ref<void
             escape(bound);
       }
   for (const Stmt *child : s->children())
-    forEachEscape(child, ctx, escape);
+    forEachEscape(child, escape);
 }
 
 // The offset of a preprocessor directive ('#' first on its line, outside comments and literals)
@@ -447,8 +447,8 @@ bool alwaysLeaves(const Stmt *s) {
 
 } // namespace
 
-EscapedVariables::EscapedVariables(const Stmt *function, const ASTContext &ctx) : Ctx(ctx) {
-  forEachEscape(function, ctx, [&](const VarDecl *var) { ++Counts[var]; });
+EscapedVariables::EscapedVariables(const Stmt *function) {
+  forEachEscape(function, [&](const VarDecl *var) { ++Counts[var]; });
 }
 
 bool EscapedVariables::escapesOutside(const VarDecl *var, const Stmt &stmt) const {
@@ -456,7 +456,7 @@ bool EscapedVariables::escapesOutside(const VarDecl *var, const Stmt &stmt) cons
   if (it == Counts.end())
     return false;
   unsigned inside = 0;
-  forEachEscape(&stmt, Ctx, [&](const VarDecl *escaped) { inside += escaped == var; });
+  forEachEscape(&stmt, [&](const VarDecl *escaped) { inside += escaped == var; });
   return it->second > inside;
 }
 

@@ -28,12 +28,11 @@ using SocketOnlyMethod = llvm::function_ref<bool(const clang::CXXMemberCallExpr 
 // function were quadratic).
 class EscapedVariables {
 public:
-  EscapedVariables(const clang::Stmt *function, const clang::ASTContext &ctx);
+  explicit EscapedVariables(const clang::Stmt *function);
   // Whether `var` has its address taken somewhere in the function outside `stmt`.
   bool escapesOutside(const clang::VarDecl *var, const clang::Stmt &stmt) const;
 
 private:
-  const clang::ASTContext &Ctx;
   llvm::DenseMap<const clang::VarDecl *, unsigned> Counts;
 };
 
