@@ -17,11 +17,8 @@ namespace {
 // kScmMaxFd (afunix/KernelConstants.h) is include/net/scm.h's SCM_MAX_FD, 253 since 2.6.38
 // (bba14de98753); __scm_send() returns EINVAL past it. The test asks the kernel, not the constant.
 
-int sendPipeFds(int count) {
-  int sv[2], p[2];
-  EXPECT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
-  EXPECT_EQ(pipe(p), 0);
-  std::vector<int> fds(static_cast<std::size_t>(count), p[0]);
+// One byte and `fds` in one SCM_RIGHTS cmsg over `sock`: 0, or the errno of the sendmsg().
+int sendFds(int sock, const std::vector<int> &fds, int flags) {
   char byte = 'f';
   iovec iov{&byte, 1};
   std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
@@ -35,7 +32,14 @@ int sendPipeFds(int count) {
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
   std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-  int result = sendmsg(sv[0], &msg, MSG_DONTWAIT) == 1 ? 0 : errno;
+  return sendmsg(sock, &msg, flags) == 1 ? 0 : errno;
+}
+
+int sendPipeFds(int count) {
+  int sv[2], p[2];
+  EXPECT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  EXPECT_EQ(pipe(p), 0);
+  int result = sendFds(sv[0], std::vector<int>(static_cast<std::size_t>(count), p[0]), MSG_DONTWAIT);
   for (int fd : {sv[0], sv[1], p[0], p[1]})
     close(fd);
   return result;
@@ -63,22 +67,8 @@ TEST(ReceivedFds, OneReceiveHoldsOneSendsFdsInOneCmsg) {
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
   ASSERT_EQ(pipe(p), 0);
   std::vector<int> fds(kPerSend, p[0]);
-  for (int send = 0; send < 2; ++send) {
-    char byte = 'f';
-    iovec iov{&byte, 1};
-    std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
-    cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
-    ASSERT_EQ(sendmsg(sv[0], &msg, 0), 1) << std::strerror(errno);
-  }
+  for (int send = 0; send < 2; ++send)
+    ASSERT_EQ(sendFds(sv[0], fds, 0), 0) << std::strerror(errno);
   for (int receive = 0; receive < 2; ++receive) {
     char bytes[16];
     iovec iov{bytes, sizeof bytes};
