@@ -12,6 +12,7 @@ packages=(
   neovim  # integration.clangd_editor runs docs/guide-editors.md's Neovim snippet in it
   chromium  # integration.html renders the HTML reports headless
   android-libbase-dev  # testdata's android-base projects include its real <android-base/cmsg.h>
+  libglib2.0-dev pkg-config  # testdata's GLib projects include GIO's real headers (pkg-config --cflags gio-unix-2.0)
 )
 missing=()
 for p in "${packages[@]}"; do

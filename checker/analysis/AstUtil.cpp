@@ -237,6 +237,20 @@ bool declaredInSystemHeader(const Decl *decl, const SourceManager &sm) {
          sm.isInSystemHeader(sm.getExpansionLoc(decl->getLocation()));
 }
 
+bool declaredInLibraryHeader(const Decl *decl, const SourceManager &sm) {
+  if (declaredInSystemHeader(decl, sm))
+    return true;
+  if (isa<TranslationUnitDecl>(decl) || !decl->getLocation().isValid())
+    return false;
+  // pkg-config hands GLib's headers over as -I/usr/include/glib-2.0: a user directory to clang,
+  // installed library headers all the same. (Also under a --sysroot: .../usr/include/.)
+  llvm::StringRef path = sm.getFilename(sm.getExpansionLoc(decl->getLocation()));
+  for (llvm::StringRef root : {"/usr/include/", "/usr/local/include/"})
+    if (path.contains(root))
+      return true;
+  return false;
+}
+
 bool isFdValueType(QualType type, const ASTContext &ctx) {
   if (type.isNull())
     return false;

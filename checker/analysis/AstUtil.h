@@ -55,6 +55,10 @@ llvm::StringRef calleeName(const clang::CallExpr *call);
 // A free (C or extern "C") function: std::bind or Socket::listen() are not the socket API.
 bool isSocketApi(const clang::FunctionDecl *callee);
 bool declaredInSystemHeader(const clang::Decl *decl, const clang::SourceManager &sm);
+// Declared by a library installed on the system: in a system header, or in a header installed
+// under /usr/include or /usr/local/include that the build finds with -I (pkg-config's way). The
+// model catalog's plain names apply there; a project's own function of such a name is its code.
+bool declaredInLibraryHeader(const clang::Decl *decl, const clang::SourceManager &sm);
 
 // An integer wide enough to hold an fd (int, long, unsigned, their typedefs); not bool, char or
 // enums.

@@ -617,6 +617,15 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       fact.kind = name == "recvmsg" || wrapped ? facts::ReceiveKind::Recvmsg : facts::ReceiveKind::Other;
       U.receives.push_back(std::move(fact));
     }
+  } else if (const Expr *channel = receiverChannel(call, callee, name)) {
+    // g_input_stream_read(g_io_stream_get_input_stream(G_IO_STREAM(c)), ...): a read on c.
+    if (std::optional<Id> socket = placeOf(channel)) {
+      facts::Receive fact;
+      fact.place = *socket;
+      fact.site = makeSite(call, channel, event.loop);
+      fact.kind = facts::ReceiveKind::Other;
+      U.receives.push_back(std::move(fact));
+    }
   } else if (unsigned at = api && name == "sendmsg" ? 0
                          : wrapped && wrapped->call == "sendmsg" ? wrapped->firstArg
                                                                   : UINT_MAX;
@@ -712,7 +721,7 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   // its fds, as a sendmsg() whose SCM_RIGHTS message the function builds.
   if (const FdSender *sender = fdSendingCall(call, callee, name)) {
     facts::Send send;
-    const Expr *socket = call->getArg(sender->socketArg);
+    const Expr *socket = throughChannelViews(call->getArg(sender->socketArg));
     if (std::optional<Id> channel = placeOf(socket))
       send.channel = *channel;
     send.site = makeSite(call, socket, event.loop);

@@ -32,7 +32,8 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   bool api = isSocketApi(callee);
   bool wrapper = Options.optionWrappers.count(name) != 0;
   if ((api && isSocketCallName(name)) || wrapper || Options.socketProducers.count(name) ||
-      wrappedSocketCall(call, name, api, Options, Ctx) || fdSendingCall(call, callee, name))
+      wrappedSocketCall(call, name, api, Options, Ctx) || fdSendingCall(call, callee, name) ||
+      receiverChannel(call, callee, name))
     s.socketCalls = true;
   // A call that can hand a socket to the program's own code is ordered against the socket calls
   // it leads to, so its function gets a CFG too.

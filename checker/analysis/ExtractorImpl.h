@@ -1225,11 +1225,44 @@ private:
     return intern("f:" + holder.name + "::<fd>", facts::PlaceKind::Field, holder.name + " fd");
   }
 
+  // The channel a library's view of it stands for (channel_views: G_IO_STREAM(c) is GLib's checked
+  // cast of c, g_io_stream_get_input_stream(c) reads c): the viewed argument, through each view,
+  // and through a local initialised with a view (`GInputStream *in = ...(c)`; conservatively, a
+  // later assignment to that local is not read). An expression that is no view is itself.
+  const Expr *throughChannelViews(const Expr *expr) {
+    for (int depth = 0; depth < 8; ++depth) {
+      const Expr *viewed = expr->IgnoreParenCasts();
+      if (const auto *ref = dyn_cast<DeclRefExpr>(viewed))
+        if (const auto *local = dyn_cast<VarDecl>(ref->getDecl()); local && local->isLocalVarDecl() && local->getInit())
+          viewed = local->getInit()->IgnoreParenCasts();
+      const auto *call = dyn_cast<CallExpr>(viewed);
+      const FunctionDecl *callee = call ? call->getDirectCallee() : nullptr;
+      if (!callee || !callee->getIdentifier())
+        break;
+      auto it = Options.channelViews.find(callee->getName());
+      if (it == Options.channelViews.end() || callee->hasBody() || call->getNumArgs() <= it->second.socketArg ||
+          (it->second.builtin && !declaredInLibraryHeader(callee, SM)))
+        break;
+      // (A view's argument is an object pointer, and casts between object pointers keep it.)
+      expr = call->getArg(it->second.socketArg)->IgnoreParenCasts();
+    }
+    return expr;
+  }
+  // A call of a receivers model (a library's read on the channel it is given, not followed): the
+  // argument naming that channel, through its views; nullptr for any other call.
+  const Expr *receiverChannel(const CallExpr *call, const FunctionDecl *callee, llvm::StringRef name) {
+    auto it = Options.receivers.find(name);
+    if (it == Options.receivers.end() || callee->hasBody() || call->getNumArgs() <= it->second.socketArg ||
+        (it->second.builtin && !declaredInLibraryHeader(callee, SM)))
+      return nullptr;
+    return throughChannelViews(call->getArg(it->second.socketArg));
+  }
+
   // A call of a model allocator: each call is a new object. The catalog's names count only where
-  // declared in a system header (a project's own `zalloc` may return anything).
+  // an installed library's header declares them (a project's own `zalloc` may return anything).
   bool allocates(const FunctionDecl *callee) {
     auto it = Options.allocators.find(callee->getName());
-    return it != Options.allocators.end() && (it->getValue() || declaredInSystemHeader(callee, SM));
+    return it != Options.allocators.end() && (it->getValue() || declaredInLibraryHeader(callee, SM));
   }
 
   Id newObject(const Expr *at, llvm::StringRef prefix, const std::string &name) {
@@ -1875,9 +1908,9 @@ private:
                                    model.drop_back(name.size()).ends_with("::") &&
                                    model == callee->getQualifiedNameAsString()
                              : model == name;
-      // (The catalog's plain names are a library's API only where a system header declares it: a
-      // project's own function of that name is the project's code.)
-      if (named && (qualified || (!callee->hasBody() && (!f.builtin || declaredInSystemHeader(callee, SM)))) &&
+      // (The catalog's plain names are a library's API only where an installed library's header
+      // declares it: a project's own function of that name is the project's code.)
+      if (named && (qualified || (!callee->hasBody() && (!f.builtin || declaredInLibraryHeader(callee, SM)))) &&
           call->getNumArgs() > std::max(f.socketArg, f.fdsArg) &&
           (f.countArg < 0 || call->getNumArgs() > static_cast<unsigned>(f.countArg)))
         return &f;

@@ -290,6 +290,18 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       c.builtin = builtin;
       options.containers.push_back(std::move(c));
     }
+  if (option == "Receivers" || option == "ChannelViews")
+    for (llvm::StringRef item : items(value)) {
+      auto [name, position] = item.split(':');
+      ChannelCall c;
+      if (!isIdentifier(name.trim()) || position.trim().getAsInteger(10, c.socketArg) || c.socketArg > 64) {
+        error(option.str() + ": '" + item.str() + "' is not NAME:" +
+              (option == "Receivers" ? "SOCKET_ARG" : "OF_ARG") + " (a function name, a position from 0)");
+        continue;
+      }
+      c.builtin = builtin;
+      (option == "Receivers" ? options.receivers : options.channelViews)[name.trim()] = c;
+    }
   if (option == "FdHolders")
     for (llvm::StringRef item : items(value)) {
       llvm::SmallVector<llvm::StringRef, 5> fields;
@@ -323,7 +335,8 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
   options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
                              "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders",
-                             "SyscallWrappers", "MessageQueues", "FdSenders", "Containers"})
+                             "SyscallWrappers", "MessageQueues", "FdSenders", "Containers", "Receivers",
+                             "ChannelViews"})
     if (std::optional<std::string> value = get(option))
       apply(options, option, *value, false, error);
   if (std::optional<std::string> value = get("Pedantic")) {
@@ -406,6 +419,12 @@ std::string ProjectOptions::extractionFingerprint() const {
   for (const auto &entry : allocators)
     if (entry.getValue())
       parts.push_back("a:" + entry.getKey().str());
+  for (const auto &entry : receivers)
+    if (!entry.getValue().builtin)
+      parts.push_back("v:" + entry.getKey().str() + ":" + std::to_string(entry.getValue().socketArg));
+  for (const auto &entry : channelViews)
+    if (!entry.getValue().builtin)
+      parts.push_back("x:" + entry.getKey().str() + ":" + std::to_string(entry.getValue().socketArg));
   if (relativePaths)
     parts.push_back("relative-paths");
   std::sort(parts.begin(), parts.end());

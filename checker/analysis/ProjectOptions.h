@@ -73,6 +73,15 @@ struct FdSender {
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 
+// A library call that reads from the socket given as argument `socketArg` (Receivers
+// `NAME:SOCKET_ARG`: GIO's g_input_stream_read(stream, ...)), or one that returns an object
+// standing for the same channel as its argument `socketArg` (ChannelViews `NAME:OF_ARG`: GLib's
+// checked cast, g_io_stream_get_input_stream(connection)).
+struct ChannelCall {
+  unsigned socketArg = 0;
+  bool builtin = false; // the catalog's: applies where an installed library's header declares it
+};
+
 // A library's container class (Containers `CLASS[|ADD+ADD...[|DATA+DATA...]]`, docs/models.md):
 // its objects hold their elements as std::vector's do, through the standard's vocabulary plus
 // `adds` (methods whose arguments become elements) and `data` (methods giving the elements'
@@ -154,6 +163,9 @@ struct ProjectOptions {
   std::vector<FdSender> fdSenders;
   // Containers "llvm::SmallVectorImpl;QList|append+prepend|constData".
   std::vector<ContainerClass> containers;
+  // Receivers "g_input_stream_read:0" and ChannelViews "g_io_stream_get_input_stream:0".
+  llvm::StringMap<ChannelCall> receivers;
+  llvm::StringMap<ChannelCall> channelViews;
   // How many of registrars and fdHolders come first from the built-in catalog: part of the
   // checker, not of the project's options (extractionFingerprint leaves them out).
   std::size_t builtinRegistrars = 0;
@@ -182,7 +194,8 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Containers", "Pedantic",
+    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Containers",
+    "Receivers", "ChannelViews", "Pedantic",
     "TargetKernel"};
 
 } // namespace afunix::analysis

@@ -97,6 +97,8 @@ std::set<std::string> socketVocabulary(const ProjectOptions &options) {
     words.insert(q.name);
   for (const FdSender &f : options.fdSenders)
     words.insert(writtenName(f.name));
+  for (const auto &entry : options.receivers)
+    words.insert(entry.getKey().str());
   words.erase("");
   return words;
 }

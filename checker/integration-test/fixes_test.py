@@ -65,7 +65,7 @@ def testdata_project(directory, tmp):
         compiler = "clang++-19" if src.endswith((".cc", ".cpp")) else "clang-19"
         database.append({"directory": root, "file": src,
                          "arguments": [compiler, *run_expectations.default_args(src), f"-I{root}",
-                                       *config.get("args", []), "-c", src]})
+                                       *run_expectations.project_args(config), "-c", src]})
     with open(os.path.join(build, "compile_commands.json"), "w") as f:
         json.dump(database, f)
     check_options = lib.check_options(options)

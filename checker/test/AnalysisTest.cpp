@@ -1321,6 +1321,34 @@ TEST(ProjectOptionsParse, SyscallWrappersAddToTheCatalogAndMalformedOnesAreNamed
   EXPECT_EQ(parsed.extractionFingerprint().find("s:syscall"), std::string::npos);
 }
 
+TEST(ProjectOptionsParse, ReceiversAndChannelViewsAddToTheCatalog) {
+  std::vector<std::string> errors;
+  ProjectOptions parsed = ProjectOptions::parse(
+      [](llvm::StringRef name) -> std::optional<std::string> {
+        if (name == "Receivers")
+          return "chan_read:1; no_position; ns::read:0; far:65";
+        if (name == "ChannelViews")
+          return "chan_stream:0";
+        return std::nullopt;
+      },
+      [&](const std::string &error) { errors.push_back(error); });
+  // models/receivers.yaml's GIO entries, then the project's.
+  ASSERT_TRUE(parsed.receivers.count("g_input_stream_read"));
+  EXPECT_TRUE(parsed.receivers.lookup("g_input_stream_read").builtin);
+  ASSERT_TRUE(parsed.receivers.count("chan_read"));
+  EXPECT_EQ(parsed.receivers.lookup("chan_read").socketArg, 1u);
+  EXPECT_FALSE(parsed.receivers.lookup("chan_read").builtin);
+  EXPECT_TRUE(parsed.channelViews.lookup("g_type_check_instance_cast").builtin);
+  EXPECT_FALSE(parsed.channelViews.lookup("chan_stream").builtin);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_NE(errors[0].find("'no_position'"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("'ns::read:0'"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[2].find("'far:65'"), std::string::npos) << errors[2];
+  EXPECT_NE(parsed.extractionFingerprint().find("v:chan_read:1"), std::string::npos);
+  EXPECT_NE(parsed.extractionFingerprint().find("x:chan_stream:0"), std::string::npos);
+  EXPECT_EQ(parsed.extractionFingerprint().find("g_input_stream_read"), std::string::npos);
+}
+
 TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   std::vector<std::string> errors;
   ProjectOptions parsed = ProjectOptions::parse(
@@ -1336,7 +1364,7 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   for (const FdSender &f : parsed.fdSenders)
     if (!f.builtin)
       project.push_back(f);
-  EXPECT_EQ(parsed.fdSenders.size() - project.size(), 2u);
+  EXPECT_EQ(parsed.fdSenders.size() - project.size(), 3u);
   ASSERT_EQ(project.size(), 3u);
   EXPECT_EQ(project[0].name, "ancil_send_fds");
   EXPECT_EQ(project[0].countArg, 2);

@@ -162,7 +162,8 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     return true;
   if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
                               "option_wrappers", "external_sockets", "fd_owner_classes",
-                              "syscall_wrappers", "message_queues", "fd_senders", "containers"}))
+                              "syscall_wrappers", "message_queues", "fd_senders", "containers",
+                              "receivers", "channel_views"}))
     return false;
   ModelReader r(v);
   Models read;
@@ -319,6 +320,20 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.containers.push_back(std::move(m));
          });
+  r.list(node, "receivers", {"function", "socket"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
+    ReceiverModel m;
+    m.function = r.name(e, "function", field);
+    m.socket = r.position(e, "socket", field);
+    if (clean())
+      read.receivers.push_back(std::move(m));
+  });
+  r.list(node, "channel_views", {"function", "of"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
+    ChannelViewModel m;
+    m.function = r.name(e, "function", field);
+    m.of = r.position(e, "of", field);
+    if (clean())
+      read.channelViews.push_back(std::move(m));
+  });
   auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
   append(out.eventLoops, read.eventLoops);
   append(out.fdHolders, read.fdHolders);
@@ -331,6 +346,8 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   append(out.messageQueues, read.messageQueues);
   append(out.fdSenders, read.fdSenders);
   append(out.containers, read.containers);
+  append(out.receivers, read.receivers);
+  append(out.channelViews, read.channelViews);
   return v.count() == 0;
 }
 
@@ -440,6 +457,10 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
   for (const FdSenderModel &m : models.fdSenders)
     add("FdSenders", m.function + ":" + std::to_string(m.socket) + ":" + std::to_string(m.fds) +
                          (m.variadic ? "..." : "") + (m.count >= 0 ? ":" + std::to_string(m.count) : ""));
+  for (const ReceiverModel &m : models.receivers)
+    add("Receivers", m.function + ":" + std::to_string(m.socket));
+  for (const ChannelViewModel &m : models.channelViews)
+    add("ChannelViews", m.function + ":" + std::to_string(m.of));
   // CLASS[|ADD+ADD...[|DATA+DATA...]]
   for (const ContainerModel &m : models.containers) {
     auto joined = [](const std::vector<std::string> &names) {

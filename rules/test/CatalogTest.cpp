@@ -406,7 +406,9 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "  - {function: ancil_send_fd, socket: 0, fds: 1}\n"
       "  - {function: 'android::base::SendFileDescriptors', socket: 0, fds: 3, variadic: true}\n"
       "containers:\n  - {class: 'llvm::SmallVectorImpl'}\n"
-      "  - {class: QList, adds: [append, prepend], data: [constData]}\n  - {class: Batch, data: [raw]}\n",
+      "  - {class: QList, adds: [append, prepend], data: [constData]}\n  - {class: Batch, data: [raw]}\n"
+      "receivers:\n  - {function: chan_read, socket: 1}\n"
+      "channel_views:\n  - {function: chan_stream, of: 0}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
@@ -420,6 +422,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
   EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1;android::base::SendFileDescriptors:0:3...");
   EXPECT_EQ(options["Containers"], "llvm::SmallVectorImpl;QList|append+prepend|constData;Batch||raw");
+  EXPECT_EQ(options["Receivers"], "chan_read:1");
+  EXPECT_EQ(options["ChannelViews"], "chan_stream:0");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -489,6 +493,10 @@ TEST(Models, MistakesNameFileLineAndField) {
        "message_queues[0].message", "is required"},
       {"message_queues:\n  - {function: msgq_put, message: 1, fds: 'a b', count: nfd}\n", 2,
        "message_queues[0].fds", "not a function or class name"},
+      {"receivers:\n  - {function: chan_read}\n", 2, "receivers[0].socket", "is required"},
+      {"receivers:\n  - {function: 'chan::read', socket: 0}\n", 2, "receivers[0].function", "without its namespace"},
+      {"channel_views:\n  - {function: chan_stream, of: -1}\n", 2, "channel_views[0].of", "argument position"},
+      {"channel_views:\n  - {function: chan_stream, off: 0}\n", 2, "channel_views[0].off", "unknown field"},
   };
   for (const Case &c : cases) {
     afunix::rules::Models models;
@@ -500,7 +508,8 @@ TEST(Models, MistakesNameFileLineAndField) {
     EXPECT_NE(errors.front().message.find(c.message), std::string::npos) << errors.front().str();
     EXPECT_TRUE(models.eventLoops.empty() && models.socketMakers.empty() && models.allocators.empty() &&
                 models.fdOwnerClasses.empty() &&
-                models.syscallWrappers.empty() && models.messageQueues.empty())
+                models.syscallWrappers.empty() && models.messageQueues.empty() && models.receivers.empty() &&
+                models.channelViews.empty())
         << "nothing of a bad entry is kept: " << c.text;
   }
 }

@@ -16,7 +16,7 @@ C++).
 A project (testdata/checker/projects/NAME/) is several sources and headers with the same markers
 in any of them, service files (systemd *.socket units, Android init *.rc files, in any
 subdirectory) whose `#` comment lines carry markers for the next line that is not a comment, and
-a project.yaml (options, args, sources, single_tu_findings, prefilter_skips: [the sources the
+a project.yaml (options, args, pkg_config: [packages whose --cflags are added], sources, single_tu_findings, prefilter_skips: [the sources the
 prefilter must skip], and targets: {source: program}, the program each source is built into,
 written as meson's "output"). The runner copies the project into a
 scratch directory (its own source tree, as a real project is), writes a compile_commands.json
@@ -208,6 +208,21 @@ def run_project(checker, directory):
         return run_project_in(checker, directory, original)
 
 
+def project_args(config):
+    """The compiler arguments a project.yaml adds: its `args`, then the `pkg-config --cflags` of each
+    package in `pkg_config` (as a project's build gets a library's headers). RuntimeError when
+    pkg-config cannot give them."""
+    extra = list(config.get("args", []))
+    for package in config.get("pkg_config", []):
+        try:
+            cflags = subprocess.run(["pkg-config", "--cflags", package], capture_output=True, text=True, check=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise RuntimeError(f"pkg-config --cflags {package} failed ({e}); install its -dev package "
+                               "(scripts/setup.sh)") from e
+        extra += shlex.split(cflags.stdout)
+    return extra
+
+
 def run_project_in(checker, directory, original):
     import tempfile
     import yaml
@@ -217,7 +232,11 @@ def run_project_in(checker, directory, original):
         with open(config_path, encoding="utf-8") as f:
             config = yaml.safe_load(f) or {}
     options = list(config.get("options", []))
-    extra = list(config.get("args", []))
+    try:
+        extra = project_args(config)
+    except RuntimeError as e:
+        print(f"{original}: {e}", file=sys.stderr)
+        return 2
     sources = project_sources(directory, config)
     files = project_files(directory)
     expectations = {path: parse_expectations(path) for path in files}

@@ -114,6 +114,22 @@ struct ContainerModel {
   std::vector<std::string> data;
 };
 
+// A library function that reads from the socket given as argument `socket` (receivers): GIO's
+// g_input_stream_read(stream, ...), g_socket_receive(socket, ...). In a loop around a send on that
+// channel it is the peer's acknowledgement, as recv() on the fd would be.
+struct ReceiverModel {
+  std::string function;
+  int socket = -1;
+};
+
+// A library function that returns an object standing for the same channel as its argument `of`
+// (channel_views): GLib's checked cast behind G_IO_STREAM(x), a connection's input stream or its
+// GSocket. A receive or send through the view is one on the argument.
+struct ChannelViewModel {
+  std::string function;
+  int of = -1;
+};
+
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
@@ -126,6 +142,8 @@ struct Models {
   std::vector<MessageQueueModel> messageQueues;
   std::vector<FdSenderModel> fdSenders;
   std::vector<ContainerModel> containers;
+  std::vector<ReceiverModel> receivers;
+  std::vector<ChannelViewModel> channelViews;
 };
 
 // Reads one models mapping (a models/*.yaml file, or the value of `models:`) into `out`,
@@ -140,7 +158,7 @@ bool loadModelsDirectory(const std::string &directory, Models &out,
 
 // The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
 // SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers,
-// MessageQueues, FdSenders, Containers), each a ';'-separated
+// MessageQueues, FdSenders, Containers, Receivers, ChannelViews), each a ';'-separated
 // list in the form ProjectOptions parses. Options with nothing to say are left out.
 std::map<std::string, std::string> modelOptions(const Models &models);
 
