@@ -424,17 +424,32 @@ bool isSizeofFd(const Expr *e, const ASTContext &ctx) {
 }
 } // namespace
 
-std::optional<std::int64_t> fdCountOf(const Expr *expr, const ASTContext &ctx) {
+std::optional<std::int64_t> fdCountOf(const Expr *expr, const ASTContext &ctx, CapOf cap) {
   const Expr *e = expr ? expr->IgnoreParenImpCasts() : nullptr;
   if (!e)
     return std::nullopt;
+  auto cappedTo = [&](const Expr *value) -> const Expr * {
+    const auto *ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts());
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    return var && cap ? cap(var) : nullptr;
+  };
+  // A count known only at run time, capped before it is read: the cap is the most it can be.
+  auto largest = [&](const Expr *value) -> std::optional<std::int64_t> {
+    if (std::optional<std::int64_t> known = evalInt(value, ctx))
+      return known;
+    const Expr *to = cappedTo(value);
+    return to ? evalInt(to, ctx) : std::nullopt;
+  };
   if (const auto *mul = dyn_cast<BinaryOperator>(e); mul && mul->getOpcode() == BO_Mul) {
     if (isSizeofFd(mul->getLHS(), ctx))
-      return evalInt(mul->getRHS(), ctx);
+      return largest(mul->getRHS());
     if (isSizeofFd(mul->getRHS(), ctx))
-      return evalInt(mul->getLHS(), ctx);
+      return largest(mul->getLHS());
     return std::nullopt;
   }
+  // A byte size capped to MAX * sizeof(int).
+  if (const Expr *to = cappedTo(e))
+    return fdCountOf(to, ctx);
   if (const auto *size = dyn_cast<UnaryExprOrTypeTraitExpr>(e); size && size->getKind() == UETT_SizeOf)
     if (const auto *array = ctx.getAsConstantArrayType(size->getTypeOfArgument()))
       if (isFdSized(array->getElementType(), ctx))
@@ -442,14 +457,14 @@ std::optional<std::int64_t> fdCountOf(const Expr *expr, const ASTContext &ctx) {
   return std::nullopt;
 }
 
-std::optional<std::int64_t> largestFdCountIn(const Stmt *stmt, const ASTContext &ctx) {
+std::optional<std::int64_t> largestFdCountIn(const Stmt *stmt, const ASTContext &ctx, CapOf cap) {
   if (!stmt)
     return std::nullopt;
   std::optional<std::int64_t> best;
   if (const auto *e = dyn_cast<Expr>(stmt))
-    best = fdCountOf(e, ctx);
+    best = fdCountOf(e, ctx, cap);
   for (const Stmt *child : stmt->children())
-    if (std::optional<std::int64_t> count = largestFdCountIn(child, ctx);
+    if (std::optional<std::int64_t> count = largestFdCountIn(child, ctx, cap);
         count && (!best || *count > *best))
       best = count;
   return best;

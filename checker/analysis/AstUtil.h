@@ -88,10 +88,16 @@ const clang::Expr *arrayBase(const clang::Expr *expr);
 // An `errno` read (errno expands to a call in every libc).
 bool readsErrno(const clang::Stmt *stmt);
 
-// fd counts in control-message sizes: n * sizeof(int), sizeof(int[n]), sizeof of an int array.
-std::optional<std::int64_t> fdCountOf(const clang::Expr *expr, const clang::ASTContext &ctx);
+// The expression a variable's value is capped to where it is read (`if (n > MAX) n = MAX;`), or
+// nullptr: what a count read from it can reach at most.
+using CapOf = llvm::function_ref<const clang::Expr *(const clang::VarDecl *)>;
+// fd counts in control-message sizes: n * sizeof(int), sizeof(int[n]), sizeof of an int array;
+// with `cap`, also through a capped variable (n of n * sizeof(int), or a byte size capped to
+// MAX * sizeof(int)).
+std::optional<std::int64_t> fdCountOf(const clang::Expr *expr, const clang::ASTContext &ctx, CapOf cap = nullptr);
 // The largest fd count spelled anywhere under `stmt` (CMSG_LEN(...) expands to sums).
-std::optional<std::int64_t> largestFdCountIn(const clang::Stmt *stmt, const clang::ASTContext &ctx);
+std::optional<std::int64_t> largestFdCountIn(const clang::Stmt *stmt, const clang::ASTContext &ctx,
+                                             CapOf cap = nullptr);
 
 // Source edits.
 // The statement's range with a trailing ';', invalid when it starts or ends in a macro.

@@ -498,6 +498,12 @@ std::optional<Id> Extractor::pointeeOfFdPointer(const Expr *pointer) {
   if (QualType pointee = pointer->getType()->getPointeeType(); !pointee.isNull() && ownerModel(pointee))
     if (std::optional<Id> value = pointerValue(pointer))
       return derefPlace(*value);
+  // it->get() through an iterator or a smart pointer the program keeps in a variable: what `*it`
+  // names (operator-> gives the object's own place, which holds the address).
+  if (const auto *arrow = dyn_cast<CXXOperatorCallExpr>(pointer->IgnoreParenImpCasts());
+      arrow && arrow->getOperator() == OO_Arrow && arrow->getNumArgs() == 1 &&
+      modelledRecord(arrow->getArg(0)->getType()) == ModelledRecord::SmartPointer)
+    return derefPlace(*base);
   return element(*base, 0);
 }
 
@@ -798,6 +804,17 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     return std::nullopt;
   }
   if (isStdMove(callee) && call->getNumArgs() == 1)
+    return placeOf(call->getArg(0));
+  // std::find_if(first, last, pred) and the other algorithms that return an iterator into the
+  // range they are given (or std::next(it)): an iterator as `first` is, into the same elements.
+  // (Not std::ranges' function objects, which take the range itself.)
+  if (isStdNamed(callee, {"find", "find_if", "find_if_not", "find_end", "find_first_of", "adjacent_find", "search",
+                          "search_n", "lower_bound", "upper_bound", "partition_point", "min_element",
+                          "max_element", "is_sorted_until", "is_heap_until", "remove", "remove_if", "unique",
+                          "partition", "stable_partition", "next", "prev"}) &&
+      call->getNumArgs() >= 1 && !callee->isCXXClassMember() &&
+      call->getType().getCanonicalType().getUnqualifiedType() ==
+          call->getArg(0)->getType().getCanonicalType().getUnqualifiedType())
     return placeOf(call->getArg(0));
   // std::exchange(other.fd_, -1) in a move constructor: what the first argument held. (The new
   // value stored back is a constant: nothing to follow.)

@@ -51,7 +51,8 @@ bool Extractor::VisitCallExpr(CallExpr *call) {
   }
 
   if (isMemoryCopy(name) && call->getNumArgs() >= 3 && cmsgDataValue(call->getArg(0)))
-    if (std::optional<std::int64_t> fds = largestFdCountIn(call->getArg(2), Ctx))
+    if (std::optional<std::int64_t> fds = largestFdCountIn(
+            call->getArg(2), Ctx, [&](const VarDecl *var) { return capBefore(var, call->getBeginLoc()); }))
       limit(call, *fds, facts::LimitWhere::PayloadCopy);
   if (const MessageQueue *queue = queuingCall(call, callee, name))
     if (std::optional<std::int64_t> fds = largestStoredCount(call->getArg(queue->messageArg), queue->count))
@@ -154,7 +155,8 @@ bool Extractor::VisitBinaryOperator(BinaryOperator *op) {
   if (const auto *member = dyn_cast<MemberExpr>(lhs);
       member && member->getMemberDecl()->getIdentifier() &&
       member->getMemberDecl()->getName() == "cmsg_len")
-    if (std::optional<std::int64_t> fds = largestFdCountIn(op->getRHS(), Ctx))
+    if (std::optional<std::int64_t> fds = largestFdCountIn(
+            op->getRHS(), Ctx, [&](const VarDecl *var) { return capBefore(var, op->getBeginLoc()); }))
       limit(op, *fds, facts::LimitWhere::CmsgLen);
   if (holdsFd(op->getLHS()->getType()))
     if (std::optional<std::string> name = branchName())

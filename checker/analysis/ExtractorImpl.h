@@ -1225,6 +1225,53 @@ private:
     return intern("f:" + holder.name + "::<fd>", facts::PlaceKind::Field, holder.name + " fd");
   }
 
+  // What `var` is capped to where `use` reads it: the value of the last `if (var > E) var = E2;`
+  // (or `>=`, or `E < var`) of the current function before `use`, when nothing assigns `var` after
+  // that `if` and before the use; nullptr otherwise. The largest count the code lets it reach.
+  const Expr *capBefore(const VarDecl *var, SourceLocation use) {
+    const FunctionDecl *fn = currentFunction();
+    if (!var || !fn || !fn->getBody() || !var->getType()->isIntegerType())
+      return nullptr;
+    auto names = [&](const Expr *e) {
+      const auto *ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+      return ref && ref->getDecl() == var;
+    };
+    const IfStmt *capIf = nullptr;
+    const Expr *capValue = nullptr;
+    std::vector<SourceLocation> writes;
+    std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
+      if (!s)
+        return;
+      if (const auto *op = dyn_cast<BinaryOperator>(s); op && op->isAssignmentOp() && names(op->getLHS()))
+        writes.push_back(op->getBeginLoc());
+      if (const auto *op = dyn_cast<UnaryOperator>(s); op && op->isIncrementDecrementOp() && names(op->getSubExpr()))
+        writes.push_back(op->getBeginLoc());
+      if (const auto *branch = dyn_cast<IfStmt>(s); branch && !branch->getElse() &&
+                                                     SM.isBeforeInTranslationUnit(branch->getEndLoc(), use)) {
+        const auto *cond = dyn_cast<BinaryOperator>(branch->getCond()->IgnoreParenImpCasts());
+        const Stmt *then = branch->getThen();
+        if (const auto *block = dyn_cast<CompoundStmt>(then); block && block->size() == 1)
+          then = block->body_front();
+        const auto *assign = dyn_cast<BinaryOperator>(then);
+        bool above = cond && (((cond->getOpcode() == BO_GT || cond->getOpcode() == BO_GE) && names(cond->getLHS())) ||
+                              ((cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE) && names(cond->getRHS())));
+        if (above && assign && assign->getOpcode() == BO_Assign && names(assign->getLHS())) {
+          capIf = branch;
+          capValue = assign->getRHS();
+        }
+      }
+      for (const Stmt *child : s->children())
+        walk(child);
+    };
+    walk(fn->getBody());
+    if (!capIf)
+      return nullptr;
+    for (SourceLocation at : writes)
+      if (SM.isBeforeInTranslationUnit(capIf->getEndLoc(), at) && SM.isBeforeInTranslationUnit(at, use))
+        return nullptr;
+    return capValue;
+  }
+
   // The channel a library's view of it stands for (channel_views: G_IO_STREAM(c) is GLib's checked
   // cast of c, g_io_stream_get_input_stream(c) reads c): the viewed argument, through each view,
   // and through a local initialised with a view (`GInputStream *in = ...(c)`; conservatively, a

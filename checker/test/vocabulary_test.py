@@ -42,6 +42,10 @@ NAMES_ONLY = {
     "release", "rend", "reset", "resize", "reverse_iterator", "second", "set", "shared_ptr", "span", "swap",
     "try_emplace", "unique_ptr", "unordered_map", "unordered_multimap", "unordered_set",
     "upper_bound", "valid", "value", "value_or", "vector", "weak_ptr", "Close", "Get", "IsValid",
+    # algorithms returning an iterator into the range they are given
+    "adjacent_find", "find_end", "find_first_of", "find_if", "find_if_not", "is_heap_until",
+    "is_sorted_until", "max_element", "min_element", "next", "partition", "partition_point",
+    "prev", "remove", "remove_if", "search", "search_n", "stable_partition", "unique",
     "Release", "Reset", "ok",
     "_Deque_iterator", "_List_const_iterator", "_List_iterator", "_Node_const_iterator",
     "_Node_iterator", "_Rb_tree_const_iterator", "_Rb_tree_iterator", "__normal_iterator",
