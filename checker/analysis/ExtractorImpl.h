@@ -1232,22 +1232,42 @@ private:
     const FunctionDecl *fn = currentFunction();
     if (!var || !fn || !fn->getBody() || !var->getType()->isIntegerType())
       return nullptr;
+    const VariableCaps &caps = capsOf(fn, var);
+    const std::pair<const IfStmt *, const Expr *> *last = nullptr;
+    for (const auto &cap : caps.caps)
+      if (SM.isBeforeInTranslationUnit(cap.first->getEndLoc(), use))
+        last = &cap;
+    if (!last)
+      return nullptr;
+    for (SourceLocation at : caps.writes)
+      if (SM.isBeforeInTranslationUnit(last->first->getEndLoc(), at) && SM.isBeforeInTranslationUnit(at, use))
+        return nullptr;
+    return last->second;
+  }
+  // The capping `if`s of a variable and every write to it, in source order: read once per
+  // function and variable (a function may build many messages).
+  struct VariableCaps {
+    std::vector<std::pair<const IfStmt *, const Expr *>> caps; // the `if`, the value it caps to
+    std::vector<SourceLocation> writes;
+  };
+  std::map<std::pair<const FunctionDecl *, const VarDecl *>, VariableCaps> Caps;
+  const VariableCaps &capsOf(const FunctionDecl *fn, const VarDecl *var) {
+    auto [it, inserted] = Caps.try_emplace({fn, var});
+    if (!inserted)
+      return it->second;
+    VariableCaps &out = it->second;
     auto names = [&](const Expr *e) {
       const auto *ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
       return ref && ref->getDecl() == var;
     };
-    const IfStmt *capIf = nullptr;
-    const Expr *capValue = nullptr;
-    std::vector<SourceLocation> writes;
     std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
       if (!s)
         return;
       if (const auto *op = dyn_cast<BinaryOperator>(s); op && op->isAssignmentOp() && names(op->getLHS()))
-        writes.push_back(op->getBeginLoc());
+        out.writes.push_back(op->getBeginLoc());
       if (const auto *op = dyn_cast<UnaryOperator>(s); op && op->isIncrementDecrementOp() && names(op->getSubExpr()))
-        writes.push_back(op->getBeginLoc());
-      if (const auto *branch = dyn_cast<IfStmt>(s); branch && !branch->getElse() &&
-                                                     SM.isBeforeInTranslationUnit(branch->getEndLoc(), use)) {
+        out.writes.push_back(op->getBeginLoc());
+      if (const auto *branch = dyn_cast<IfStmt>(s); branch && !branch->getElse()) {
         const auto *cond = dyn_cast<BinaryOperator>(branch->getCond()->IgnoreParenImpCasts());
         const Stmt *then = branch->getThen();
         if (const auto *block = dyn_cast<CompoundStmt>(then); block && block->size() == 1)
@@ -1255,21 +1275,14 @@ private:
         const auto *assign = dyn_cast<BinaryOperator>(then);
         bool above = cond && (((cond->getOpcode() == BO_GT || cond->getOpcode() == BO_GE) && names(cond->getLHS())) ||
                               ((cond->getOpcode() == BO_LT || cond->getOpcode() == BO_LE) && names(cond->getRHS())));
-        if (above && assign && assign->getOpcode() == BO_Assign && names(assign->getLHS())) {
-          capIf = branch;
-          capValue = assign->getRHS();
-        }
+        if (above && assign && assign->getOpcode() == BO_Assign && names(assign->getLHS()))
+          out.caps.emplace_back(branch, assign->getRHS());
       }
       for (const Stmt *child : s->children())
         walk(child);
     };
     walk(fn->getBody());
-    if (!capIf)
-      return nullptr;
-    for (SourceLocation at : writes)
-      if (SM.isBeforeInTranslationUnit(capIf->getEndLoc(), at) && SM.isBeforeInTranslationUnit(at, use))
-        return nullptr;
-    return capValue;
+    return out;
   }
 
   // The channel a library's view of it stands for (channel_views: G_IO_STREAM(c) is GLib's checked
