@@ -411,6 +411,22 @@ bool readsErrno(const Stmt *stmt) {
   return false;
 }
 
+void forEachWrite(const Stmt *stmt, const VarDecl *var, llvm::function_ref<void(const Expr *)> write) {
+  if (!stmt)
+    return;
+  auto names = [&](const Expr *e) {
+    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == var;
+  };
+  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp() && names(op->getLHS()))
+    write(op);
+  if (const auto *op = dyn_cast<UnaryOperator>(stmt);
+      op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf) && names(op->getSubExpr()))
+    write(op);
+  for (const Stmt *child : stmt->children())
+    forEachWrite(child, var, write);
+}
+
 namespace {
 // An fd is an int: sizeof(int), sizeof(fd), sizeof(int32_t).
 bool isFdSized(QualType type, const ASTContext &ctx) {

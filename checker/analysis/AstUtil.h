@@ -88,6 +88,10 @@ const clang::Expr *arrayBase(const clang::Expr *expr);
 // An `errno` read (errno expands to a call in every libc).
 bool readsErrno(const clang::Stmt *stmt);
 
+// Calls `write` for each expression under `stmt` that may change `var`: an assignment to it, an
+// increment or decrement, taking its address.
+void forEachWrite(const clang::Stmt *stmt, const clang::VarDecl *var,
+                  llvm::function_ref<void(const clang::Expr *)> write);
 // The expression a variable's value is capped to where it is read (`if (n > MAX) n = MAX;`), or
 // nullptr: what a count read from it can reach at most.
 using CapOf = llvm::function_ref<const clang::Expr *(const clang::VarDecl *)>;

@@ -466,21 +466,9 @@ std::optional<Id> Extractor::placeOf(const Expr *expr) {
 namespace {
 // Whether `var` is assigned, incremented or has its address taken anywhere in `stmt`.
 bool reassigned(const Stmt *stmt, const VarDecl *var) {
-  if (!stmt)
-    return false;
-  auto names = [&](const Expr *e) {
-    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
-    return ref && ref->getDecl() == var;
-  };
-  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp() && names(op->getLHS()))
-    return true;
-  if (const auto *op = dyn_cast<UnaryOperator>(stmt);
-      op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf) && names(op->getSubExpr()))
-    return true;
-  for (const Stmt *child : stmt->children())
-    if (reassigned(child, var))
-      return true;
-  return false;
+  bool written = false;
+  forEachWrite(stmt, var, [&](const Expr *) { written = true; });
+  return written;
 }
 } // namespace
 

@@ -1244,8 +1244,9 @@ private:
         return nullptr;
     return last->second;
   }
-  // The capping `if`s of a variable and every write to it, in source order: read once per
-  // function and variable (a function may build many messages).
+  // The capping `if`s of a variable and every write to it (an address taken too: a callee may write
+  // through it), in source order: read once per function and variable (a function may build many
+  // messages).
   struct VariableCaps {
     std::vector<std::pair<const IfStmt *, const Expr *>> caps; // the `if`, the value it caps to
     std::vector<SourceLocation> writes;
@@ -1260,13 +1261,10 @@ private:
       const auto *ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
       return ref && ref->getDecl() == var;
     };
+    forEachWrite(fn->getBody(), var, [&](const Expr *write) { out.writes.push_back(write->getBeginLoc()); });
     std::function<void(const Stmt *)> walk = [&](const Stmt *s) {
       if (!s)
         return;
-      if (const auto *op = dyn_cast<BinaryOperator>(s); op && op->isAssignmentOp() && names(op->getLHS()))
-        out.writes.push_back(op->getBeginLoc());
-      if (const auto *op = dyn_cast<UnaryOperator>(s); op && op->isIncrementDecrementOp() && names(op->getSubExpr()))
-        out.writes.push_back(op->getBeginLoc());
       if (const auto *branch = dyn_cast<IfStmt>(s); branch && !branch->getElse()) {
         const auto *cond = dyn_cast<BinaryOperator>(branch->getCond()->IgnoreParenImpCasts());
         const Stmt *then = branch->getThen();

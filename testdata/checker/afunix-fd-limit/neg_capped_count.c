@@ -1,5 +1,6 @@
 // Counts capped at or below SCM_MAX_FD (253) before the message is built, and a count whose cap
-// is overwritten before it is read (known only at run time again): nothing to report.
+// is overwritten or handed out by address before it is read (known only at run time again):
+// nothing to report.
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/socket.h>
@@ -54,5 +55,28 @@ int send_batch(int over, const int *fds, int n, int wanted) {
   cmsg->cmsg_type = SCM_RIGHTS;
   cmsg->cmsg_len = CMSG_LEN(n * sizeof(int));
   memcpy(CMSG_DATA(cmsg), fds, m * sizeof(int));
+  return sendmsg(over, &msg, 0) < 0 ? -1 : 0;
+}
+
+// A cap whose variable is handed to a callee by address afterwards: the callee may raise it, so
+// the count is known only at run time again.
+void refill(int *count);
+
+int send_refilled(int over, const int *fds, int k) {
+  if (k > 300)
+    k = 300;
+  refill(&k);
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * 253)];
+    struct cmsghdr align;
+  } u;
+  char byte = 0;
+  struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN(k * sizeof(int));
+  memcpy(CMSG_DATA(cmsg), fds, k * sizeof(int));
   return sendmsg(over, &msg, 0) < 0 ? -1 : 0;
 }
