@@ -270,6 +270,12 @@ bool typeIsRecordNamed(QualType type, llvm::StringRef name) {
   return record && record->getName() == name;
 }
 
+bool isMsgControl(const ValueDecl *member) {
+  const auto *field = dyn_cast_or_null<FieldDecl>(member);
+  return field && field->getIdentifier() && field->getName() == "msg_control" && field->getParent() &&
+         field->getParent()->getName() == "msghdr";
+}
+
 bool mentionsCmsghdr(const Stmt *stmt) {
   if (!stmt)
     return false;

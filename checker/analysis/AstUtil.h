@@ -64,6 +64,7 @@ bool declaredInLibraryHeader(const clang::Decl *decl, const clang::SourceManager
 // enums.
 bool isFdValueType(clang::QualType type, const clang::ASTContext &ctx);
 bool typeIsRecordNamed(clang::QualType type, llvm::StringRef name); // through one pointer
+bool isMsgControl(const clang::ValueDecl *member); // msghdr's msg_control field
 bool mentionsCmsghdr(const clang::Stmt *stmt);
 // A loop that walks one message's cmsgs (`for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))`,
 // or a while/do loop whose condition steps a cmsghdr).

@@ -96,6 +96,9 @@ void Extractor::finishUnit() {
       sink[f.channel] = 1;
   for (const facts::Write &f : U.writes)
     sink[f.place] = 1;
+  for (const facts::Function &f : U.functions)
+    for (Id buffer : f.controlBuffers)
+      sink[buffer] = 1; // named by what points to it (Program::controlBufferNames)
   for (const facts::Call &c : U.calls)
     for (const facts::Argument &a : c.args)
       if (a.place != kNone) {
@@ -112,6 +115,10 @@ void Extractor::finishUnit() {
     sink[c.socket] = 1;
   for (const facts::Points &pt : U.points)
     source[pt.place] = 1;
+  for (const facts::ContainerOf &c : U.containers) {
+    source[c.place] = 1;
+    sink[c.pointer] = 1;
+  }
   for (const facts::Call &c : U.indirectCalls) {
     sink[c.target] = 1;
     for (const facts::Argument &a : c.args)
@@ -162,6 +169,9 @@ void Extractor::finishUnit() {
     force(f.channel);
   for (const facts::Write &f : U.writes)
     force(f.place);
+  for (const facts::Function &f : U.functions)
+    for (Id buffer : f.controlBuffers)
+      force(buffer);
   for (const facts::Callback &c : U.callbacks)
     force(c.socket);
   for (const facts::Points &pt : U.points) {
@@ -170,6 +180,10 @@ void Extractor::finishUnit() {
   }
   for (const facts::Call &c : U.indirectCalls)
     force(c.target);
+  for (const facts::ContainerOf &c : U.containers) {
+    force(c.place);
+    force(c.pointer);
+  }
   for (Id id = 0; id < n; ++id)
     if (U.places[id].kind == facts::PlaceKind::Deref && keep[id])
       force(id);
@@ -227,8 +241,15 @@ void Extractor::finishUnit() {
     map(f.channel);
   for (facts::Write &f : U.writes)
     map(f.place);
+  for (facts::Function &f : U.functions)
+    for (Id &buffer : f.controlBuffers)
+      map(buffer);
   for (facts::Callback &c : U.callbacks)
     map(c.socket);
+  for (facts::ContainerOf &c : U.containers) {
+    map(c.place);
+    map(c.pointer);
+  }
   for (facts::Place &p : U.places)
     if (p.field != kNone)
       p.field = keep[p.field] ? remap[p.field] : kNone;

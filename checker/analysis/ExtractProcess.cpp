@@ -49,6 +49,10 @@ void Extractor::process(const Event &event) {
       payload(op, op->getRHS(), false, 1, event);
       return;
     }
+    if (const auto *member = dyn_cast<MemberExpr>(lhs); member && isMsgControl(member->getMemberDecl())) {
+      controlBuffer(op->getRHS());
+      return;
+    }
     QualType type = op->getLHS()->getType();
     if (isObjectType(type)) { // *p = conn, a = b: the object copied field by field
       if (std::optional<Id> from = placeOf(op->getRHS()))
@@ -87,8 +91,14 @@ void Extractor::process(const Event &event) {
       std::optional<Id> object = plainVarPlace(var);
       if (!object)
         return;
-      if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit()))
+      if (const auto *list = dyn_cast<InitListExpr>(init->IgnoreImplicit())) {
         initFields(list, *object);
+        if (typeIsRecordNamed(var->getType(), "msghdr")) // struct msghdr m = {.msg_control = buf}
+          if (const RecordDecl *record = var->getType()->getAsRecordDecl())
+            for (const FieldDecl *field : record->fields())
+              if (isMsgControl(field) && field->getFieldIndex() < list->getNumInits())
+                controlBuffer(list->getInit(field->getFieldIndex()));
+      }
       else if (std::optional<Id> from = placeOf(init))
         copyObject(*from, *object, var->getType(), facts::FlowKind::Init); // struct conn c = *p
       return;

@@ -594,6 +594,9 @@ std::optional<Id> Extractor::pointerValue(const Expr *expr) {
     if (unary->isIncrementDecrementOp())
       return pointerValue(unary->getSubExpr());
   }
+  if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->getOpcode() == BO_Sub)
+    if (std::optional<Id> container = containerOf(binary))
+      return container;
   if (const auto *binary = dyn_cast<BinaryOperator>(e); binary && binary->isAdditiveOp()) {
     // conns + i: the same objects (their elements are one)
     const Expr *pointer = binary->getLHS()->getType()->isPointerType() ? binary->getLHS() : binary->getRHS();
@@ -613,6 +616,33 @@ std::optional<Id> Extractor::pointerValue(const Expr *expr) {
   if (isa<CXXNullPtrLiteralExpr>(e) || isa<GNUNullExpr>(e) || isa<IntegerLiteral>(e))
     return std::nullopt;
   return placeOf(e);
+}
+
+// container_of(p, T, member) as its macros expand: (char *)p - offsetof(T, member). The value is
+// the address of the object of which p points to the member (facts::ContainerOf); an offset the
+// member path does not name (an array element's) stays what it was, p itself.
+std::optional<Id> Extractor::containerOf(const BinaryOperator *subtraction) {
+  const auto *offset = dyn_cast<OffsetOfExpr>(subtraction->getRHS()->IgnoreParenCasts());
+  if (!offset || !subtraction->getLHS()->getType()->isPointerType())
+    return std::nullopt;
+  std::string member;
+  for (unsigned i = 0; i < offset->getNumComponents(); ++i) {
+    const OffsetOfNode &node = offset->getComponent(i);
+    if (node.getKind() != OffsetOfNode::Field || !node.getField() || !node.getField()->getIdentifier())
+      return std::nullopt;
+    member += (member.empty() ? "" : ".") + node.getField()->getName().str();
+  }
+  std::optional<Id> pointer = pointerValue(subtraction->getLHS());
+  if (!pointer || member.empty())
+    return std::nullopt;
+  SourceLocation loc = SM.getExpansionLoc(subtraction->getBeginLoc());
+  std::string key = "v:container_of(" + member + ")@" + normalisedPath(SM.getFilename(loc)) + ":" +
+                    std::to_string(SM.getFileOffset(loc));
+  bool fresh = PlaceIds.find(key) == PlaceIds.end();
+  Id place = intern(key, facts::PlaceKind::Value, "container_of(" + member + ")", functionId(currentFunction()));
+  if (fresh)
+    U.containers.push_back({place, *pointer, member});
+  return place;
 }
 
 void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, int depth) {

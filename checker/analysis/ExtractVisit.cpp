@@ -498,6 +498,25 @@ void Extractor::evidence(SourceLocation loc) {
   U.functions[functionId(fn)].credentialEvidence = U.sites.size() - 1;
 }
 
+void Extractor::controlBuffer(const Expr *value) {
+  const FunctionDecl *fn = currentFunction();
+  if (!fn || !value)
+    return;
+  // (caddr_t)&cmsg, (void *)oob->buf: the buffer is what the cast's operand names. The address
+  // of a buffer (&u, &u.buf) stands for that buffer; an array or a pointer for what it holds.
+  const Expr *e = value->IgnoreParenCasts();
+  if (const auto *address = dyn_cast<UnaryOperator>(e); address && address->getOpcode() == UO_AddrOf)
+    e = address->getSubExpr()->IgnoreParenCasts();
+  if (e->isNullPointerConstant(Ctx, Expr::NPC_ValueDependentIsNotNull))
+    return;
+  std::optional<Id> buffer = placeOf(e);
+  if (!buffer)
+    return;
+  std::vector<Id> &buffers = U.functions[functionId(fn)].controlBuffers;
+  if (!llvm::is_contained(buffers, *buffer))
+    buffers.push_back(*buffer);
+}
+
 Id Extractor::statementOf(const Expr *call, const Expr *socketArg) {
   std::size_t base = Scopes.back().stackBase;
   const Stmt *stmt = nullptr;

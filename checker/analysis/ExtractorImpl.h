@@ -1373,6 +1373,7 @@ private:
   // The place holding the value of an expression of pointer (or reference) type: what it points to
   // is derefPlace() of it.
   std::optional<Id> pointerValue(const Expr *expr);
+  std::optional<Id> containerOf(const BinaryOperator *subtraction);
   // The object an expression of record type denotes (a variable, *p, p->member, a[i]).
   std::optional<Id> objectOf(const Expr *expr);
   std::pair<const Expr *, std::optional<Id>> templateOptionSocket(const CallExpr *call, const FunctionDecl *callee);
@@ -1815,6 +1816,9 @@ private:
   Id statementOf(const Expr *call, const Expr *socketArg);
   bool familyGuarded();
   void evidence(SourceLocation loc);
+  // msg.msg_control = value: the buffer it names, recorded for the current function
+  // (Function::controlBuffers).
+  void controlBuffer(const Expr *value);
   void credentialTest(bool equals);
   facts::CredentialOutcome credentialOutcome(const Scope &scope);
   bool callsForEachElement(const CallExpr *call, const FunctionDecl *callee, const Event &event);

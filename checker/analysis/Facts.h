@@ -24,7 +24,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 8;
+inline constexpr int kFormatVersion = 9;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -166,6 +166,9 @@ struct Function {
   Id credentialEvidence = kNone;   // site where SCM_CREDENTIALS / struct ucred is looked at
   CredentialOutcome credentialOutcome = CredentialOutcome::Unknown;
   std::vector<Id> controlCallees;  // functions handed this function's msghdr/cmsghdr
+  // What its msghdrs' msg_control is set from (oob->buf, control, &cmsg): a receive reads the
+  // credentials another function looks at when both name the same buffer of one object.
+  std::vector<Id> controlBuffers;
   std::vector<Id> overrides;       // virtual methods this one overrides (transitively)
   bool buildsScmRights = false;    // names SCM_RIGHTS other than in a comparison
   bool buildsScmCredentials = false; // names SCM_CREDENTIALS other than in a comparison
@@ -368,6 +371,16 @@ struct Points {
 };
 inline constexpr int kSocketTypeConstant = 256;
 
+// `place` holds the address of the object that holds, at member path `member` ("socket",
+// "link.node"), what `pointer` points to: container_of(p, T, socket), written as
+// (T *)((char *)p - offsetof(T, socket)). The link gives `place` the object whose member that
+// is, for each object `pointer` points to that is such a member (Program::resolveRound).
+struct ContainerOf {
+  Id place = kNone;
+  Id pointer = kNone;
+  std::string member;
+};
+
 // A call of a function that is not a socket API call (those become facts). The link turns its
 // arguments into flows into the callee's parameters wherever the callee is defined.
 struct Call {
@@ -450,6 +463,7 @@ struct Unit {
   std::vector<Call> calls;
   std::vector<Callback> callbacks;
   std::vector<Points> points;
+  std::vector<ContainerOf> containers;
   std::vector<Call> indirectCalls; // calls through pointers (Call::target)
   std::vector<Id> untracked;       // places written with values we cannot follow
   std::vector<ServiceSocket> services; // only in the units read from service files

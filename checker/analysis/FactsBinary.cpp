@@ -221,6 +221,7 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(f.credentialEvidence);
     io.enumeration(f.credentialOutcome);
     io.list(f.controlCallees, [&](Id &c) { io.id(c); });
+    io.list(f.controlBuffers, [&](Id &b) { io.id(b); });
     io.list(f.overrides, [&](Id &o) { io.id(o); });
     io.flag(f.buildsScmRights);
     io.flag(f.buildsScmCredentials);
@@ -337,6 +338,11 @@ template <typename IO> void transfer(IO &io, Unit &u) {
     io.id(p.target);
     io.id(p.function);
     io.i32(p.constant);
+  });
+  io.list(u.containers, [&](ContainerOf &c) {
+    io.id(c.place);
+    io.id(c.pointer);
+    io.text(c.member);
   });
   io.list(u.callbacks, [&](Callback &c) {
     io.id(c.site);
@@ -495,6 +501,8 @@ std::string checkUnit(const Unit &u) {
     ref(f.credentialEvidence, sites, "functions: credential_evidence");
     for (Id c : f.controlCallees)
       ref(c, functions, "control_callees", true);
+    for (Id b : f.controlBuffers)
+      ref(b, places, "control_buffers", true);
     for (Id o : f.overrides)
       ref(o, functions, "overrides", true);
   }
@@ -588,6 +596,10 @@ std::string checkUnit(const Unit &u) {
     ref(p.function, functions, "points: function");
     if ((p.target != kNone) + (p.function != kNone) + (p.constant >= 0) != 1)
       fail("points: an entry names not exactly one of an object, a function and a constant");
+  }
+  for (const ContainerOf &c : u.containers) {
+    ref(c.place, places, "containers: place", true);
+    ref(c.pointer, places, "containers: pointer", true);
   }
   for (const Callback &c : u.callbacks) {
     ref(c.site, sites, "callbacks: site", true);

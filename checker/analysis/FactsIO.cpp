@@ -190,6 +190,7 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
       if (f.credentialOutcome != CredentialOutcome::Unknown)
         j.attribute("credential_check", name(f.credentialOutcome));
       w.ids("control_callees", f.controlCallees);
+      w.ids("control_buffers", f.controlBuffers);
       w.ids("overrides", f.overrides);
       w.flag("builds_scm_rights", f.buildsScmRights);
       w.flag("builds_scm_credentials", f.buildsScmCredentials);
@@ -376,6 +377,12 @@ void writeUnit(const Unit &u, llvm::raw_ostream &out) {
         w.id("target", p.target);
         w.id("function", p.function);
         w.integer("constant", p.constant, -1);
+      });
+    if (!u.containers.empty())
+      w.array("containers", u.containers, [&](const ContainerOf &c) {
+        j.attribute("place", static_cast<std::int64_t>(c.place));
+        j.attribute("pointer", static_cast<std::int64_t>(c.pointer));
+        j.attribute("member", c.member);
       });
     w.array("callbacks", u.callbacks, [&](const Callback &c) {
       j.attribute("site", static_cast<std::int64_t>(c.site));
@@ -647,6 +654,9 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     if (const json::Array *a = r.array(o, "control_callees", "functions"))
       for (const json::Value &v : *a)
         f.controlCallees.push_back(r.refValue(v, nFunctions, "control_callees"));
+    if (const json::Array *a = r.array(o, "control_buffers", "functions"))
+      for (const json::Value &v : *a)
+        f.controlBuffers.push_back(r.refValue(v, nPlaces, "control_buffers"));
     if (const json::Array *a = r.array(o, "overrides", "functions"))
       for (const json::Value &v : *a)
         f.overrides.push_back(r.refValue(v, nFunctions, "overrides"));
@@ -871,6 +881,13 @@ llvm::Expected<Unit> readUnit(llvm::StringRef text) {
     if ((p.target != kNone) + (p.function != kNone) + (p.constant >= 0) != 1)
       r.fail("points: an entry names not exactly one of an object, a function and a constant");
     u.points.push_back(p);
+  });
+  r.each(*root, "containers", "containers", [&](const json::Object &o) {
+    ContainerOf c;
+    c.place = r.ref(o, "place", nPlaces, "containers", true);
+    c.pointer = r.ref(o, "pointer", nPlaces, "containers", true);
+    c.member = r.text(o, "member");
+    u.containers.push_back(std::move(c));
   });
   r.each(*root, "callbacks", "callbacks", [&](const json::Object &o) {
     Callback c;

@@ -215,6 +215,7 @@ void Program::finishLink() {
   cloneConstructors();
   resolveObjects();
   index();
+  shareControlEvidence();
   addRoots();
   propagate();
   indexListeners();
@@ -426,6 +427,11 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
     if (u.functions[i].credentialEvidence != kNone &&
         functions[functionMap[i]].credentialEvidence == kNone)
       functions[functionMap[i]].credentialEvidence = siteMap[u.functions[i].credentialEvidence];
+  for (std::size_t i = 0; i < u.functions.size(); ++i)
+    for (Id buffer : u.functions[i].controlBuffers)
+      if (std::vector<Id> &buffers = functions[functionMap[i]].controlBuffers;
+          !llvm::is_contained(buffers, placeMap[buffer]))
+        buffers.push_back(placeMap[buffer]);
 
   std::vector<Id> statementMap(u.statements.size());
   for (std::size_t i = 0; i < u.statements.size(); ++i) {
@@ -576,6 +582,9 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
     if (!seen(PointsKeys, std::make_tuple(copy.place, copy.target, copy.function, copy.constant)))
       points.push_back(copy);
   }
+  for (const facts::ContainerOf &c : u.containers)
+    if (!seen(ContainerKeys, std::make_tuple(placeMap[c.place], placeMap[c.pointer], c.member)))
+      containers.push_back({placeMap[c.place], placeMap[c.pointer], c.member});
   for (const facts::Callback &c : u.callbacks) {
     facts::Callback copy = c;
     copy.site = siteMap[c.site];
@@ -2523,6 +2532,34 @@ bool Program::resolveRound() {
     }
     scanChildren(); // counterparts made above may be children of this or another Deref
   }
+  // container_of(p, T, member): for each object p points to that is that member of an object,
+  // the address of that object. (A member of an object reached through a pointer, *q.member, is
+  // left to the objects q points to, which are here too.)
+  bool containersSeeded = false;
+  for (const facts::ContainerOf &c : containers) {
+    std::string suffix = "." + c.member;
+    for (Id v : valuesAt(c.pointer)) {
+      if (v != kUnknownObject && v >= base)
+        continue; // a function or a constant
+      Id whole = kNone;
+      if (v != kUnknownObject) {
+        llvm::StringRef key = places[ObjectPlaces[v]].key;
+        if (!key.consume_back(suffix))
+          continue;
+        whole = placeByKey(key);
+        if (whole == kNone || derefRoot(whole) != kNone)
+          continue;
+      }
+      // A member of some object we cannot see is in some object we cannot see.
+      Id value = whole == kNone ? kUnknownObject : addressValue(whole);
+      if (AddressSeeds.size() <= c.place)
+        AddressSeeds.resize(places.size());
+      if (!llvm::is_contained(AddressSeeds[c.place], value)) {
+        AddressSeeds[c.place].push_back(value);
+        containersSeeded = true;
+      }
+    }
+  }
   instantiateAccessors();
   liftOptions();
   // Calls through pointers: every function that reaches the pointer.
@@ -2553,7 +2590,7 @@ bool Program::resolveRound() {
   }
   // Objects found this round change what function value ids mean: a new round renumbers.
   return flows.size() != flowsBefore || calls.size() != callsBefore || ObjectPlaces.size() > base ||
-         options.size() != optionsBefore;
+         options.size() != optionsBefore || containersSeeded;
 }
 
 const std::vector<Id> &Program::membersOf(Id base) {
@@ -3114,6 +3151,65 @@ const std::vector<Id> &Program::callsIn(Id function) const {
   return function < CallsIn.size() ? CallsIn[function] : none();
 }
 
+// A receive whose function fills a buffer it is given (msg.msg_control = oob->buf) reads the
+// credentials a function looks at in the same buffer of the same object: unit's nxt_recvmsg()
+// fills the read handler's local oob, which nxt_socket_msg_oob_get() then walks. Run after
+// resolveObjects(): a buffer reached through a pointer is named by the objects it points to.
+// Precision lost: objects are per allocation site, not per call, so a wrapper whose callers
+// pass several buffers reads credentials for all of them once one of them is looked at.
+void Program::shareControlEvidence() {
+  std::vector<std::vector<std::string>> buffersOf(functions.size());
+  std::map<std::string, Id> lookedAt; // a buffer's name -> where its credentials are looked at
+  for (Id f = 0; f < functions.size(); ++f) {
+    for (Id buffer : functions[f].controlBuffers)
+      for (std::string &name : controlBufferNames(buffer, /*depth=*/2))
+        if (!llvm::is_contained(buffersOf[f], name))
+          buffersOf[f].push_back(std::move(name));
+    if (Evidence[f] != kNone)
+      for (const std::string &name : buffersOf[f])
+        lookedAt.emplace(name, Evidence[f]);
+  }
+  if (lookedAt.empty())
+    return;
+  for (Id f = 0; f < functions.size(); ++f)
+    if (Evidence[f] == kNone)
+      for (const std::string &name : buffersOf[f])
+        if (auto it = lookedAt.find(name); it != lookedAt.end()) {
+          Evidence[f] = it->second;
+          break;
+        }
+}
+
+// Names that identify a control buffer across functions: a buffer reached through a pointer
+// (oob->buf, *p) by the same buffer of each object the pointer points to; a pointer by the
+// objects it points to, or, for a parameter nothing is known to point with, by what its
+// callers pass (`depth` calls up); anything else by its own key.
+std::vector<std::string> Program::controlBufferNames(Id buffer, int depth) const {
+  std::vector<std::string> names;
+  Id root = buffer;
+  while (root != kNone &&
+         (places[root].kind == facts::PlaceKind::Member || places[root].kind == facts::PlaceKind::Element))
+    root = places[root].base;
+  if (root != kNone && places[root].kind == facts::PlaceKind::Deref) {
+    std::string suffix = places[buffer].key.substr(places[root].key.size());
+    for (Id object : objectsAt(places[root].base))
+      names.push_back(places[object].key + suffix);
+  } else {
+    for (Id object : objectsAt(buffer))
+      names.push_back(places[object].key);
+    const facts::Place &place = places[buffer];
+    if (names.empty() && depth > 0 && place.kind == facts::PlaceKind::Param && place.function != kNone &&
+        place.index >= 0)
+      for (Id c : callsReaching(place.function))
+        if (static_cast<std::size_t>(place.index) < calls[c].args.size() &&
+            calls[c].args[place.index].place != kNone)
+          llvm::append_range(names, controlBufferNames(calls[c].args[place.index].place, depth - 1));
+  }
+  if (names.empty())
+    names.push_back(places[buffer].key);
+  return names;
+}
+
 Id Program::credentialEvidence(Id function) const {
   return function < Evidence.size() ? Evidence[function] : kNone;
 }
@@ -3514,9 +3610,13 @@ std::string Program::dump() const {
   for (const facts::Call &c : calls)
     called[c.callee] = true;
   for (Id f = 0; f < functions.size(); ++f)
-    if (called[f] && !functions[f].system)
+    if (called[f] && !functions[f].system) {
       out += "function " + functions[f].name + (functions[f].defined ? " defined" : "") + " params " +
              std::to_string(functions[f].params) + "\n";
+      for (Id buffer : functions[f].controlBuffers)
+        out += "  control buffer " + display(buffer) +
+               (credentialEvidence(f) != kNone ? " (credentials looked at)" : "") + "\n";
+    }
   for (const facts::Create &c : creates) {
     out += "create " + std::string(facts::name(c.how)) + " " + display(c.place) + " line " + line(c.site);
     if (c.family != facts::Family::Unknown)
@@ -3562,7 +3662,7 @@ std::string Program::dump() const {
     Id fn = sites[r.site].function;
     if (r.kind == facts::ReceiveKind::Recvmsg && fn != kNone && credentialEvidence(fn) != kNone)
       out += " reads_credentials";
-    out += "\n";
+    out += origins(r.place) + "\n";
   }
   for (const facts::Send &s : sends)
     out += "send " + display(s.channel) + " line " + line(s.site) +

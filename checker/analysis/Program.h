@@ -231,6 +231,7 @@ public:
   std::vector<facts::Call> calls;
   std::vector<facts::Callback> callbacks;
   std::vector<facts::Points> points;
+  std::vector<facts::ContainerOf> containers;
   // Calls through pointers, as extracted; each function the link finds at one becomes a Call in
   // `calls` too (Call::target kept).
   std::vector<facts::Call> indirectCalls;
@@ -421,6 +422,9 @@ private:
   Id derefOf(Id pointer); // what a pointer place points to: *p, or x for &x
   void inheritListenerFamilies();
   void index();
+  // Credential evidence shared through a control buffer (Function::controlBuffers).
+  void shareControlEvidence();
+  std::vector<std::string> controlBufferNames(Id buffer, int depth) const;
   bool blockReaches(Id function, Id from, Id to) const;
   Id internPlace(const std::string &key, facts::PlaceKind kind, const std::string &name,
                  Id function, int index, Id base);
@@ -499,6 +503,7 @@ private:
   // is kept as a second call of that site.
   llvm::DenseMap<std::pair<Id, Id>, Id> CallKeys;
   llvm::DenseSet<std::tuple<Id, Id, Id, int>> PointsKeys;
+  std::set<std::tuple<Id, Id, std::string>> ContainerKeys;
   // A flow's identity for de-duplication: from, to, kind, exact (the site is not part of it).
   using FlowKey = std::tuple<Id, Id, int, int>;
   static FlowKey flowKey(Id from, Id to, facts::FlowKind kind, bool exact) {
