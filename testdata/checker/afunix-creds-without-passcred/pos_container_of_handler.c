@@ -1,7 +1,9 @@
 // An event loop hands its callback the event embedded in a larger object, and the callback gets
 // the object back with container_of() (unit's nxt_container_of(), wayland's wl_container_of(),
-// the kernel's list idiom). The socket it reads credentials from is the port's pair[0], which
-// never gets SO_PASSCRED: only the writing end does.
+// the kernel's list idiom). The socket it reads credentials from is the dispatched port's
+// pair[0], which never gets SO_PASSCRED: only the writing end does. Another port, never
+// dispatched, has it on pair[0]: read per type (every port's pair[0]), the two would merge and
+// the one with SO_PASSCRED would keep the rule quiet.
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdlib.h>
@@ -57,11 +59,24 @@ struct port *port_new(void) {
   return p;
 }
 
+struct port *port_new_enabled(void) {
+  struct port *p = calloc(1, sizeof *p);
+  int on = 1;
+  if (p == NULL || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, p->pair) != 0)
+    return NULL;
+  setsockopt(p->pair[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  p->socket.fd = p->pair[0];
+  return p;
+}
+
 void dispatch(struct event *ev) { ev->handler(ev); }
 
 int main(void) {
   struct port *p = port_new();
+  struct port *other = port_new_enabled();
   if (p)
     dispatch(&p->socket);
+  if (other)
+    write(other->pair[1], "x", 1);
   return 0;
 }
