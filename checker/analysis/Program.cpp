@@ -2533,8 +2533,7 @@ bool Program::resolveRound() {
     scanChildren(); // counterparts made above may be children of this or another Deref
   }
   // container_of(p, T, member): for each object p points to that is that member of an object,
-  // the address of that object. (A member of an object reached through a pointer, *q.member, is
-  // left to the objects q points to, which are here too.)
+  // the address of that object.
   bool containersSeeded = false;
   for (const facts::ContainerOf &c : containers) {
     std::string suffix = "." + c.member;
@@ -2544,13 +2543,19 @@ bool Program::resolveRound() {
       Id whole = kNone;
       if (v != kUnknownObject) {
         llvm::StringRef key = places[ObjectPlaces[v]].key;
-        if (!key.consume_back(suffix))
-          continue;
-        whole = placeByKey(key);
-        if (whole == kNone || derefRoot(whole) != kNone)
-          continue;
+        if (key.consume_back(suffix))
+          whole = placeByKey(key);
+        if (Id root = whole == kNone ? kNone : derefRoot(whole); root != kNone) {
+          // *q.member: the objects q points to are in this set too, as their members.
+          bool unknown = false;
+          if (!objectsAt(places[root].base, &unknown).empty() && !unknown)
+            continue;
+          whole = kNone;
+        }
       }
-      // A member of some object we cannot see is in some object we cannot see.
+      // A member of an object we cannot name (some object we cannot see, one reached through a
+      // pointer that points nowhere known, something that is no such member) is in any object
+      // of its record, as a per-type analysis reads it.
       Id value = whole == kNone ? kUnknownObject : addressValue(whole);
       if (AddressSeeds.size() <= c.place)
         AddressSeeds.resize(places.size());
