@@ -50,6 +50,8 @@ void Extractor::process(const Event &event) {
       return;
     }
     if (const auto *member = dyn_cast<MemberExpr>(lhs); member && isMsgControl(member->getMemberDecl())) {
+      // Not followed as a value: no fd is in it, and the cmsgs are read by their spelling
+      // (CMSG_DATA(), cmsg_type), never through where msg_control points.
       controlBuffer(op->getRHS());
       return;
     }
