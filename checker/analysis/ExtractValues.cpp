@@ -209,10 +209,14 @@ Id Extractor::useOf(const VarDecl *var, const DeclRefExpr *use) {
 // ---------------------------------------------------------------------------------------------
 // Places of expressions
 
-Id Extractor::createValue(const Expr *at, facts::Create create, const std::string &callee) {
+std::pair<std::string, std::uint32_t> Extractor::expansionPosition(const Expr *at) {
   SourceLocation loc = SM.getExpansionLoc(at->getBeginLoc());
-  std::string key = "v:" + callee + "@" + normalisedPath(SM.getFilename(loc)) + ":" +
-                    std::to_string(SM.getFileOffset(loc));
+  return {normalisedPath(SM.getFilename(loc)), SM.getFileOffset(loc)};
+}
+
+Id Extractor::createValue(const Expr *at, facts::Create create, const std::string &callee) {
+  auto [file, offset] = expansionPosition(at);
+  std::string key = facts::valueKey(callee, file, offset);
   bool fresh = PlaceIds.find(key) == PlaceIds.end();
   Id place = intern(key, facts::PlaceKind::Value, callee + "()", functionId(currentFunction()));
   if (fresh) {
@@ -563,6 +567,26 @@ std::optional<Id> Extractor::pointerValue(const Expr *expr) {
       e = cast->getSubExpr(); // (struct conn *)data: the same address
       continue;
     }
+    if (const auto *cast = dyn_cast<ExplicitCastExpr>(e);
+        cast && cast->getType()->isPointerType() && cast->getSubExpr()->getType()->isIntegerType()) {
+      // (T *)((uintptr_t)p - offsetof(T, m)), PipeWire's SPA_CONTAINER_OF(); any other integer
+      // made into a pointer names no object the analysis knows.
+      const auto *subtraction = dyn_cast<BinaryOperator>(cast->getSubExpr()->IgnoreParens());
+      if (subtraction && subtraction->getOpcode() == BO_Sub)
+        return containerOf(subtraction);
+      return std::nullopt;
+    }
+    if (const auto *statements = dyn_cast<StmtExpr>(e)) {
+      // ({ const typeof(...) *__mptr = (p); (T *)((char *)__mptr - offsetof(T, m)); }): the
+      // kernel's and systemd's container_of(); the value is the last statement's. Its locals are
+      // extracted with the rest of the body, so __mptr holds p.
+      const CompoundStmt *body = statements->getSubStmt();
+      const auto *last = body && !body->body_empty() ? dyn_cast<Expr>(body->body_back()) : nullptr;
+      if (!last)
+        return std::nullopt;
+      e = last;
+      continue;
+    }
     if (const auto *cleanups = dyn_cast<ExprWithCleanups>(e)) {
       e = cleanups->getSubExpr();
       continue;
@@ -618,30 +642,60 @@ std::optional<Id> Extractor::pointerValue(const Expr *expr) {
   return placeOf(e);
 }
 
+// The member path an offset names: offsetof(T, a.b) (__builtin_offsetof) or the pre-C89 spelling
+// (size_t)&((T *)0)->a.b. An array index in the path names no member, so no path.
+static std::optional<std::string> offsetMemberPath(const Expr *offset, ASTContext &ctx) {
+  offset = offset->IgnoreParenCasts();
+  std::string path;
+  if (const auto *offsetOf = dyn_cast<OffsetOfExpr>(offset)) {
+    for (unsigned i = 0; i < offsetOf->getNumComponents(); ++i) {
+      const OffsetOfNode &node = offsetOf->getComponent(i);
+      if (node.getKind() != OffsetOfNode::Field || !node.getField() || !node.getField()->getIdentifier())
+        return std::nullopt;
+      path += (path.empty() ? "" : ".") + node.getField()->getName().str();
+    }
+    return path;
+  }
+  const auto *address = dyn_cast<UnaryOperator>(offset);
+  if (!address || address->getOpcode() != UO_AddrOf)
+    return std::nullopt;
+  const Expr *e = address->getSubExpr()->IgnoreParens();
+  while (const auto *member = dyn_cast<MemberExpr>(e)) {
+    const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
+    if (!field || !field->getIdentifier())
+      return std::nullopt;
+    path = field->getName().str() + (path.empty() ? "" : ".") + path;
+    e = member->getBase()->IgnoreParenImpCasts();
+    if (member->isArrow())
+      break;
+  }
+  const auto *base = dyn_cast<ExplicitCastExpr>(e);
+  if (!base || !base->getType()->isPointerType() ||
+      !base->getSubExpr()->isNullPointerConstant(ctx, Expr::NPC_ValueDependentIsNotNull))
+    return std::nullopt;
+  return path;
+}
+
 // container_of(p, T, member) as its macros expand: (char *)p - offsetof(T, member). The value is
 // the address of the object of which p points to the member (facts::ContainerOf); an offset the
 // member path does not name (an array element's) stays what it was, p itself.
 std::optional<Id> Extractor::containerOf(const BinaryOperator *subtraction) {
-  const auto *offset = dyn_cast<OffsetOfExpr>(subtraction->getRHS()->IgnoreParenCasts());
-  if (!offset || !subtraction->getLHS()->getType()->isPointerType())
+  std::optional<std::string> member = offsetMemberPath(subtraction->getRHS(), Ctx);
+  // The pointer side as char * or as an integer ((uintptr_t)p); both hold p's address.
+  const Expr *pointerSide = subtraction->getLHS();
+  if (!pointerSide->getType()->isPointerType())
+    pointerSide = pointerSide->IgnoreParenCasts();
+  if (!member || member->empty() || !pointerSide->getType()->isPointerType())
     return std::nullopt;
-  std::string member;
-  for (unsigned i = 0; i < offset->getNumComponents(); ++i) {
-    const OffsetOfNode &node = offset->getComponent(i);
-    if (node.getKind() != OffsetOfNode::Field || !node.getField() || !node.getField()->getIdentifier())
-      return std::nullopt;
-    member += (member.empty() ? "" : ".") + node.getField()->getName().str();
-  }
-  std::optional<Id> pointer = pointerValue(subtraction->getLHS());
-  if (!pointer || member.empty())
+  std::optional<Id> pointer = pointerValue(pointerSide);
+  if (!pointer)
     return std::nullopt;
-  SourceLocation loc = SM.getExpansionLoc(subtraction->getBeginLoc());
-  std::string key = "v:container_of(" + member + ")@" + normalisedPath(SM.getFilename(loc)) + ":" +
-                    std::to_string(SM.getFileOffset(loc));
+  auto [file, offset] = expansionPosition(subtraction);
+  std::string key = facts::valueKey("container_of(" + *member + ")", file, offset);
   bool fresh = PlaceIds.find(key) == PlaceIds.end();
-  Id place = intern(key, facts::PlaceKind::Value, "container_of(" + member + ")", functionId(currentFunction()));
+  Id place = intern(key, facts::PlaceKind::Value, "container_of(" + *member + ")", functionId(currentFunction()));
   if (fresh)
-    U.containers.push_back({place, *pointer, member});
+    U.containers.push_back({place, *pointer, *member});
   return place;
 }
 
@@ -737,8 +791,8 @@ std::optional<Id> Extractor::pairPart(const CallExpr *call, const FunctionDecl *
 }
 
 Id Extractor::indirectValue(const CallExpr *call) {
-  SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
-  return intern(facts::indirectValueKey(normalisedPath(SM.getFilename(loc)), SM.getFileOffset(loc)),
+  auto [file, offset] = expansionPosition(call);
+  return intern(facts::indirectValueKey(file, offset),
                 facts::PlaceKind::Value, sourceText(call->getCallee(), Ctx) + "()",
                 functionId(currentFunction()));
 }
@@ -919,10 +973,8 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     std::optional<Id> from = placeOf(call->getArg(0));
     if (!from)
       return std::nullopt;
-    SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
-    Id place = intern("v:" + name.str() + "@" + normalisedPath(SM.getFilename(loc)) + ":" +
-                          std::to_string(SM.getFileOffset(loc)),
-                      facts::PlaceKind::Value, name.str() + "()", functionId(fn));
+    auto [file, offset] = expansionPosition(call);
+    Id place = intern(facts::valueKey(name.str(), file, offset), facts::PlaceKind::Value, name.str() + "()", functionId(fn));
     addFlow(*from, place, facts::FlowKind::Assign, /*exact=*/false);
     return place;
   }
@@ -974,10 +1026,8 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   // give a function that only hands back an fd it was given (fd_move_above_stdio(fd)) each
   // caller's own fd instead of every caller's.
   Id ret = returnPlace(callee);
-  SourceLocation loc = SM.getExpansionLoc(call->getBeginLoc());
-  Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, normalisedPath(SM.getFilename(loc)),
-                                 SM.getFileOffset(loc)),
-                    facts::PlaceKind::Value, callee->getNameAsString() + "()", functionId(fn));
+  auto [file, offset] = expansionPosition(call);
+  Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, file, offset), facts::PlaceKind::Value, callee->getNameAsString() + "()", functionId(fn));
   if (object)
     copyObject(ret, value, type, facts::FlowKind::Return); // a struct returned by value
   else

@@ -1374,6 +1374,8 @@ private:
   // is derefPlace() of it.
   std::optional<Id> pointerValue(const Expr *expr);
   std::optional<Id> containerOf(const BinaryOperator *subtraction);
+  // Where a value's key places the expression: its expansion location's file and offset.
+  std::pair<std::string, std::uint32_t> expansionPosition(const Expr *at);
   // The object an expression of record type denotes (a variable, *p, p->member, a[i]).
   std::optional<Id> objectOf(const Expr *expr);
   std::pair<const Expr *, std::optional<Id>> templateOptionSocket(const CallExpr *call, const FunctionDecl *callee);

@@ -373,8 +373,11 @@ inline constexpr int kSocketTypeConstant = 256;
 
 // `place` holds the address of the object that holds, at member path `member` ("socket",
 // "link.node"), what `pointer` points to: container_of(p, T, socket), written as
-// (T *)((char *)p - offsetof(T, socket)). The link gives `place` the object whose member that
-// is, for each object `pointer` points to that is such a member (Program::resolveRound).
+// (T *)((char *)p - offsetof(T, socket)), with p as an integer ((uintptr_t)p), offsetof() as
+// (size_t)&((T *)0)->socket, or inside a statement expression (the kernel's). The link gives
+// `place` the object whose member that is, for each object `pointer` points to that is such a
+// member; where a value of `pointer` names no such object, `pointer`'s values flow on into `place`
+// (Program::resolveRound), so nothing is read less than without the fact.
 struct ContainerOf {
   Id place = kNone;
   Id pointer = kNone;
@@ -478,13 +481,17 @@ struct Unit {
 // Keys both the extractor and the link make: the out side of a pointer parameter's element (what
 // the callee writes there for its callers), and the value of one call of a program function.
 inline std::string outKey(const std::string &elementKey) { return "o:" + elementKey; }
+// A value one expression makes (a socket maker's fd, dup()'s, container_of()'s address): v:<what>@<file>:<offset>.
+inline std::string valueKey(const std::string &what, const std::string &file, std::uint32_t offset) {
+  return "v:" + what + "@" + file + ":" + std::to_string(offset);
+}
 inline std::string callValueKey(const std::string &callee, const std::string &file, std::uint32_t offset) {
-  return "v:r:" + callee + "@" + file + ":" + std::to_string(offset);
+  return valueKey("r:" + callee, file, offset);
 }
 // What a call through a pointer gives back (Unit::indirectCalls), fed by what each function the
 // link finds there returns.
 inline std::string indirectValueKey(const std::string &file, std::uint32_t offset) {
-  return "v:r:*@" + file + ":" + std::to_string(offset);
+  return callValueKey("*", file, offset);
 }
 // What one call of a setter copies out of the objects its source path reaches (the link's own;
 // docs/facts-format.md, "Keys that mean the same in every unit").

@@ -359,6 +359,36 @@ TEST(Extract, StructFieldIsOnePlaceAcrossFunctions) {
   EXPECT_EQ(f.p().sites[f.p().options[0].site].text, "s->fd");
 }
 
+TEST(Extract, ContainerOfInEachSpellingItsMacrosTake) {
+  // One fact per spelling: the member path (nested here) and the pointer it is taken of.
+  const char *spellings[] = {
+      "(struct conn *)((char *)n - offsetof(struct conn, link.node))",
+      "(struct conn *)((char *)n - __builtin_offsetof(struct conn, link.node))",
+      "(struct conn *)((uintptr_t)n - offsetof(struct conn, link.node))",
+      "(struct conn *)((char *)n - (size_t)&((struct conn *)0)->link.node)",
+      "({ const typeof(((struct conn *)0)->link.node) *__mptr = (n); "
+      "(struct conn *)((char *)__mptr - offsetof(struct conn, link.node)); })",
+  };
+  for (const char *spelling : spellings) {
+    facts::Unit u = extractUnit({"c.c", std::string("#include <stddef.h>\n#include <stdint.h>\n"
+                                                    "struct node { struct node *next; };"
+                                                    "struct link { struct node node; };"
+                                                    "struct conn { int fd; struct link link; };"
+                                                    "int fd_of(struct node *n) { struct conn *c = ") +
+                                            spelling + "; return c->fd; }"},
+                                {});
+    ASSERT_EQ(u.containers.size(), 1u) << spelling;
+    EXPECT_EQ(u.containers[0].member, "link.node") << spelling;
+  }
+  // An array element's offset names no member: no fact, the pointer's own value flows on.
+  facts::Unit indexed = extractUnit({"c.c", "#include <stddef.h>\n"
+                                            "struct conn { int fd; int slots[4]; };"
+                                            "int fd_of(int *slot) { struct conn *c = (struct conn *)((char *)slot - "
+                                            "offsetof(struct conn, slots[2])); return c->fd; }"},
+                                    {});
+  EXPECT_TRUE(indexed.containers.empty());
+}
+
 TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
   // make() configures what it makes: one socket, whoever calls it (see SocketMakerCallsAreSocketsOfTheirOwn).
   Linked f = one("static int make(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); int on = 1;"
