@@ -1641,9 +1641,41 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     if (callback->ref)
       ModeledRefs.insert(callback->ref);
   };
+  // What the loop hands the callback besides the fd (its user data: models.md, event_loops
+  // `passes`) flows into the callback's parameter as a call's argument would, so the callback reads
+  // the fields of the object registered with it, not those of every object of its type.
+  auto pass = [&](const Registrar &r) {
+    std::optional<CallbackTarget> callback = callbackTarget(call->getArg(r.callbackArg));
+    if (!callback)
+      return;
+    const FunctionDecl *target = callback->function;
+    for (auto [argument, param] : r.passes) {
+      if (argument >= static_cast<int>(call->getNumArgs()) || (argument == r.fdArg && param == r.param))
+        continue; // an argument the call does not have; the fd, registered above
+      if (callback->bound) {
+        const std::vector<unsigned> &placeholder = callback->bound->placeholder;
+        auto fed = llvm::find(placeholder, static_cast<unsigned>(param) + 1);
+        if (fed == placeholder.end())
+          continue; // the bound object drops it
+        param = static_cast<int>(fed - placeholder.begin());
+      }
+      if (param >= static_cast<int>(target->getNumParams()))
+        continue;
+      const Expr *arg = call->getArg(argument);
+      std::optional<Id> value = arg->getType()->isPointerType() ? pointerValue(arg) : placeOf(arg);
+      if (!value)
+        continue;
+      addFlow(*value, paramPlace(target, static_cast<unsigned>(param)), facts::FlowKind::Callback, true,
+              makeSite(call, arg, event.loop));
+      if (callback->ref)
+        ModeledRefs.insert(callback->ref);
+    }
+  };
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
-      registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
+      if (r.fdArg >= 0)
+        registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
+      pass(r);
       return;
     }
   // The general rule for project-local loops: a call that passes an fd together with a function

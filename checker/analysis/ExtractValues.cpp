@@ -570,11 +570,12 @@ std::optional<Id> Extractor::pointerValue(const Expr *expr) {
     if (const auto *cast = dyn_cast<ExplicitCastExpr>(e);
         cast && cast->getType()->isPointerType() && cast->getSubExpr()->getType()->isIntegerType()) {
       // (T *)((uintptr_t)p - offsetof(T, m)), PipeWire's SPA_CONTAINER_OF(); any other integer
-      // made into a pointer names no object the analysis knows.
+      // made into a pointer ((void *)(intptr_t)fd) is read as before, as the integer's place.
       const auto *subtraction = dyn_cast<BinaryOperator>(cast->getSubExpr()->IgnoreParens());
       if (subtraction && subtraction->getOpcode() == BO_Sub)
-        return containerOf(subtraction);
-      return std::nullopt;
+        if (std::optional<Id> container = containerOf(subtraction))
+          return container;
+      break;
     }
     if (const auto *statements = dyn_cast<StmtExpr>(e)) {
       // ({ const typeof(...) *__mptr = (p); (T *)((char *)__mptr - offsetof(T, m)); }): the

@@ -1040,6 +1040,24 @@ void Program::specializeReturns() {
   flows = std::move(kept);
 }
 
+std::vector<bool> Program::calledFunctions() const {
+  std::vector<bool> called(functions.size(), false);
+  for (const facts::Call &c : calls)
+    called[c.callee] = true;
+  for (const facts::Callback &c : callbacks)
+    called[c.callee] = true;
+  // A callback an event loop model hands its user data (facts::FlowKind::Callback into a parameter).
+  for (const facts::Flow &f : flows)
+    if (f.kind == facts::FlowKind::Callback && places[f.to].kind == facts::PlaceKind::Param &&
+        places[f.to].function != kNone)
+      called[places[f.to].function] = true;
+  for (Id f = 0; f < functions.size(); ++f)
+    for (Id base : functions[f].overrides)
+      if (called[base])
+        called[f] = true;
+  return called;
+}
+
 void Program::index() {
   CallsOf.assign(functions.size(), {});
   CallsIn.assign(functions.size(), {});
@@ -1048,14 +1066,8 @@ void Program::index() {
     CallsOf[calls[i].callee].push_back(i);
     if (calls[i].caller != kNone)
       CallsIn[calls[i].caller].push_back(i);
-    Called[calls[i].callee] = true;
   }
-  for (const facts::Callback &c : callbacks)
-    Called[c.callee] = true;
-  for (Id f = 0; f < functions.size(); ++f)
-    for (Id base : functions[f].overrides)
-      if (Called[base])
-        Called[f] = true;
+  Called = calledFunctions();
   // A virtual call names the base method; it runs each overrider.
   CallsReachingOverrider.clear();
   for (Id f = 0; f < functions.size(); ++f)
@@ -2419,17 +2431,8 @@ bool Program::resolveRound() {
       functionOfPoints[i] = base + it->second;
     }
   std::vector<bool> called;
-  if (SeedUnknown) {
-    called.assign(functions.size(), false);
-    for (const facts::Call &c : calls)
-      called[c.callee] = true;
-    for (const facts::Callback &c : callbacks)
-      called[c.callee] = true;
-    for (Id f = 0; f < functions.size(); ++f)
-      for (Id b : functions[f].overrides)
-        if (called[b])
-          called[f] = true;
-  }
+  if (SeedUnknown)
+    called = calledFunctions();
   const Graph seeds = makeGraph(n, [&](auto add) {
     for (Id i = 0; i < points.size(); ++i) {
       const facts::Points &pt = points[i];

@@ -422,6 +422,8 @@ private:
   Id derefOf(Id pointer); // what a pointer place points to: *p, or x for &x
   void inheritListenerFamilies();
   void index();
+  // Functions the program calls: by calls, as callbacks, as overriders of a called method.
+  std::vector<bool> calledFunctions() const;
   // Credential evidence shared through a control buffer (Function::controlBuffers).
   void shareControlEvidence();
   std::vector<std::string> controlBufferNames(Id buffer, int depth) const;

@@ -175,21 +175,31 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       options.allocators[item] = !builtin;
   if (option == "CallbackRegistrars")
     for (llvm::StringRef item : items(value)) {
-      llvm::SmallVector<llvm::StringRef, 5> fields;
+      llvm::SmallVector<llvm::StringRef, 8> fields;
       item.split(fields, ':');
       Registrar r;
-      bool ok = (fields.size() == 4 || (fields.size() == 5 && fields[4].trim() == "accepts")) &&
-                !fields[0].trim().empty() && !fields[1].trim().getAsInteger(10, r.fdArg) &&
-                !fields[2].trim().getAsInteger(10, r.callbackArg) &&
-                !fields[3].trim().getAsInteger(10, r.param) && r.fdArg >= 0 &&
-                r.callbackArg >= 0 && r.param >= 0;
+      bool ok = fields.size() >= 4 && !fields[0].trim().empty() && !fields[1].trim().getAsInteger(10, r.fdArg) &&
+                !fields[2].trim().getAsInteger(10, r.callbackArg) && !fields[3].trim().getAsInteger(10, r.param) &&
+                r.callbackArg >= 0 && (r.fdArg >= 0) == (r.param >= 0) && r.fdArg >= -1 && r.param >= -1;
+      for (std::size_t i = 4; ok && i < fields.size(); ++i) {
+        llvm::StringRef field = fields[i].trim();
+        if (field == "accepts" && i == 4 && r.fdArg >= 0) {
+          r.accepts = true;
+          continue;
+        }
+        auto [argument, parameter] = field.split('>');
+        int from = -1, to = -1;
+        ok = !argument.getAsInteger(10, from) && !parameter.getAsInteger(10, to) && from >= 0 && to >= 0;
+        r.passes.emplace_back(from, to);
+      }
+      ok = ok && (r.fdArg >= 0 || !r.passes.empty());
       if (!ok) {
         error("CallbackRegistrars: '" + item.str() +
-              "' is not NAME:FD_ARG:CALLBACK_ARG:PARAM[:accepts] (positions from 0)");
+              "' is not NAME:FD_ARG:CALLBACK_ARG:PARAM[:accepts][:ARG>PARAM...] (positions from 0; FD_ARG and "
+              "PARAM -1 for a registration handed only ARG>PARAM)");
         continue;
       }
       r.name = fields[0].trim().str();
-      r.accepts = fields.size() == 5;
       options.registrars.push_back(std::move(r));
     }
   if (option == "SyscallWrappers")
@@ -385,10 +395,13 @@ std::string ProjectOptions::extractionFingerprint() const {
   }
   // The built-in catalog is the checker's (a shard or cache entry of another checker is refused
   // anyway): only what the project adds tells two runs' options apart.
-  for (const Registrar &r : llvm::drop_begin(registrars, builtinRegistrars))
-    parts.push_back("r:" + r.name + ":" + std::to_string(r.fdArg) + ":" +
-                    std::to_string(r.callbackArg) + ":" + std::to_string(r.param) +
-                    (r.accepts ? ":accepts" : ""));
+  for (const Registrar &r : llvm::drop_begin(registrars, builtinRegistrars)) {
+    std::string part = "r:" + r.name + ":" + std::to_string(r.fdArg) + ":" + std::to_string(r.callbackArg) + ":" +
+                       std::to_string(r.param) + (r.accepts ? ":accepts" : "");
+    for (const auto &[argument, parameter] : r.passes)
+      part += ":" + std::to_string(argument) + ">" + std::to_string(parameter);
+    parts.push_back(part);
+  }
   for (const FdHolder &h : llvm::drop_begin(fdHolders, builtinFdHolders))
     parts.push_back("h:" + h.store + ":" + std::to_string(h.fdArg) + ":" + h.load + ":" +
                     std::to_string(h.outArg) + ":" + h.name);

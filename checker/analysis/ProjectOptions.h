@@ -19,13 +19,16 @@
 namespace afunix::analysis {
 
 // A project function that registers an fd with a callback: `name:FD_ARG:CALLBACK_ARG:PARAM`
-// (argument positions from 0; PARAM is the callback's parameter that receives the fd).
+// (argument positions from 0; PARAM is the callback's parameter that receives the fd; both -1 for
+// a registration handed only user data).
 struct Registrar {
   std::string name;
   int fdArg = -1;
   int callbackArg = -1;
   int param = -1;
   bool accepts = false; // `...:accepts`: the callback gets connections accept()ed on the fd
+  // `...:ARG>PARAM`: the callback's parameter PARAM gets the registration's argument ARG (user data).
+  std::vector<std::pair<int, int>> passes;
 };
 
 // A library object that holds an fd: `STORE:FD_ARG:LOAD:OUT_ARG:NAME` (OUT_ARG -1: LOAD returns

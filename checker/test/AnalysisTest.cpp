@@ -1515,6 +1515,27 @@ int main(void) { return helper(); }
   EXPECT_FALSE(names.used.count("log_line"));
 }
 
+TEST(ProjectOptions, CallbackRegistrarsWithWhatTheyPass) {
+  ProjectOptions o = options({{"CallbackRegistrars", "ev_watch:4:2:2;ev_data:1:2:0:accepts:3>2;workq_post:-1:1:-1:2>0:3>1"}});
+  ASSERT_EQ(o.registrars.size() - o.builtinRegistrars, 3u);
+  const Registrar &data = o.registrars[o.builtinRegistrars + 1], &post = o.registrars[o.builtinRegistrars + 2];
+  EXPECT_TRUE(data.accepts);
+  EXPECT_EQ(data.passes, (std::vector<std::pair<int, int>>{{3, 2}}));
+  EXPECT_EQ(post.fdArg, -1);
+  EXPECT_EQ(post.passes, (std::vector<std::pair<int, int>>{{2, 0}, {3, 1}}));
+  // A registration without an fd must pass something; a half-given fd, a bad pair: refused.
+  for (const char *bad : {"workq_post:-1:1:-1", "w:-1:1:0:2>0", "w:0:1:0:2-0", "w:0:1:0:accepts:x>1", "w:-1:1:-1:accepts:2>0"}) {
+    std::vector<std::string> errors;
+    ProjectOptions refused = ProjectOptions::parse(
+        [&](llvm::StringRef name) -> std::optional<std::string> {
+          return name == "CallbackRegistrars" ? std::optional<std::string>(bad) : std::nullopt;
+        },
+        [&](const std::string &error) { errors.push_back(error); });
+    EXPECT_EQ(refused.registrars.size(), refused.builtinRegistrars) << bad;
+    EXPECT_EQ(errors.size(), 1u) << bad;
+  }
+}
+
 TEST(SocketVocabulary, HoldsTheExtractorsWordsAndTheModels) {
   ProjectOptions o = options({{"SocketProducers", "open_listener"},
                               {"CallbackRegistrars", "watch_fd:0:1:0"},

@@ -120,6 +120,30 @@ public:
     return out;
   }
 
+  // A mapping of argument positions to argument positions (passes: {5: 3}).
+  std::vector<std::pair<int, int>> positionPairs(const YAML::Node &entry, const char *key, const std::string &field) {
+    std::vector<std::pair<int, int>> out;
+    YAML::Node node = entry[key];
+    if (!node.IsDefined() || node.IsNull())
+      return out;
+    if (!node.IsMap()) {
+      v_.error(node, field + "." + key, "must be a mapping of argument positions to parameter positions ({5: 3})");
+      return out;
+    }
+    for (const auto &pair : node) {
+      int from = -1, to = -1;
+      bool ok = pair.first.IsScalar() && YAML::convert<int>::decode(pair.first, from) && from >= 0 && from <= 64 &&
+                pair.second.IsScalar() && YAML::convert<int>::decode(pair.second, to) && to >= 0 && to <= 64;
+      if (!ok)
+        v_.error(pair.first, field + "." + key,
+                 "'" + (pair.first.IsScalar() ? pair.first.Scalar() : std::string("?")) +
+                     "' is not an argument position mapped to a parameter position (0 for the first)");
+      else
+        out.emplace_back(from, to);
+    }
+    return out;
+  }
+
   bool flag(const YAML::Node &entry, const char *key, const std::string &field) {
     YAML::Node node = entry[key];
     if (!node.IsDefined() || node.IsNull())
@@ -167,16 +191,24 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
     return false;
   ModelReader r(v);
   Models read;
-  r.list(node, "event_loops", {"function", "fd", "callback", "callback_fd", "accepts"},
+  r.list(node, "event_loops", {"function", "fd", "callback", "callback_fd", "accepts", "passes"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
            EventLoopModel m;
            m.function = r.name(e, "function", field);
-           m.fd = r.position(e, "fd", field);
+           m.passes = r.positionPairs(e, "passes", field);
+           // A loop that is handed only user data (a deferred call, a thread) has no fd.
+           bool fdless = e["passes"].IsDefined() && !e["fd"].IsDefined() && !e["callback_fd"].IsDefined();
+           m.fd = r.position(e, "fd", field, fdless ? std::optional<int>(-1) : std::nullopt);
            m.callback = r.position(e, "callback", field);
-           m.callbackFd = r.position(e, "callback_fd", field);
+           m.callbackFd = r.position(e, "callback_fd", field, fdless ? std::optional<int>(-1) : std::nullopt);
            m.accepts = r.flag(e, "accepts", field);
-           if (clean() && m.fd == m.callback)
+           if (clean() && m.fd >= 0 && m.fd == m.callback)
              v.error(e, field, "fd and callback are the same argument");
+           if (clean() && m.fd < 0 && m.accepts)
+             v.error(e, field, "accepts needs the listener's argument (fd)");
+           for (const auto &[argument, parameter] : m.passes)
+             if (clean() && argument == m.callback)
+               v.error(e, field + ".passes", "the callback is not its own argument");
            if (clean())
              read.eventLoops.push_back(std::move(m));
          });
@@ -411,9 +443,13 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
     std::string &list = out[option];
     list += (list.empty() ? "" : ";") + item;
   };
-  for (const EventLoopModel &m : models.eventLoops)
-    add("CallbackRegistrars", m.function + ":" + std::to_string(m.fd) + ":" + std::to_string(m.callback) +
-                                  ":" + std::to_string(m.callbackFd) + (m.accepts ? ":accepts" : ""));
+  for (const EventLoopModel &m : models.eventLoops) {
+    std::string item = m.function + ":" + std::to_string(m.fd) + ":" + std::to_string(m.callback) + ":" +
+                       std::to_string(m.callbackFd) + (m.accepts ? ":accepts" : "");
+    for (const auto &[argument, parameter] : m.passes)
+      item += ":" + std::to_string(argument) + ">" + std::to_string(parameter);
+    add("CallbackRegistrars", item);
+  }
   for (const FdHolderModel &m : models.fdHolders)
     add("FdHolders", m.store + ":" + std::to_string(m.fd) + ":" + m.load + ":" + std::to_string(m.loadOut) +
                          ":" + m.name);

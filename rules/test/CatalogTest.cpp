@@ -391,6 +391,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   std::vector<CatalogError> errors;
   ASSERT_TRUE(afunix::rules::parseModelsText(
       "event_loops:\n  - {function: ev_watch, fd: 4, callback: 2, callback_fd: 2}\n"
+      "  - {function: ev_watch_data, fd: 1, callback: 2, callback_fd: 0, passes: {3: 2}}\n"
+      "  - {function: workq_post, callback: 1, passes: {2: 0, 3: 1}}\n"
       "socket_makers:\n  - {function: open_tcp, family: AF_INET6}\n"
       "  - {function: local_server, type_arg: 2, listens: true}\n"
       "  - {function: log_socket, type: SOCK_DGRAM, binds: true}\n"
@@ -411,7 +413,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "channel_views:\n  - {function: chan_stream, of: 0}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
-  EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2");
+  EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2;ev_watch_data:1:2:0:3>2;workq_post:-1:1:-1:2>0:3>1");
   EXPECT_EQ(options["SocketProducers"],
             "open_tcp:AF_INET6;local_server:AF_UNIX:arg2:listens;log_socket:AF_UNIX:SOCK_DGRAM:binds");
   EXPECT_EQ(options["OptionWrappers"], "set_sec:SO_PASSCRED");
@@ -440,6 +442,15 @@ TEST(Models, MistakesNameFileLineAndField) {
        "event_loops[0].fd", "argument position"},
       {"event_loops:\n  - {function: ev_watch, fd: 2, callback: 2, callback_fd: 0}\n", 2,
        "event_loops[0]", "same argument"},
+      {"event_loops:\n  - {function: workq_post, callback: 1, passes: {2: x}}\n", 2,
+       "event_loops[0].passes", "argument position mapped to a parameter position"},
+      {"event_loops:\n  - {function: workq_post, callback: 1, passes: [2, 0]}\n", 2,
+       "event_loops[0].passes", "must be a mapping"},
+      {"event_loops:\n  - {function: workq_post, callback: 1, passes: {1: 0}}\n", 2,
+       "event_loops[0].passes", "not its own argument"},
+      {"event_loops:\n  - {function: workq_post, callback: 1}\n", 2, "event_loops[0].fd", "is required"},
+      {"event_loops:\n  - {function: lsn, callback: 1, accepts: true, passes: {2: 4}}\n", 2,
+       "event_loops[0]", "accepts needs the listener"},
       {"socket_makers:\n  - {function: open_tcp, family: AF_INET7}\n", 2,
        "socket_makers[0].family", "is not one of"},
       {"socket_makers:\n  - {function: local_server, type: SOCK_RAW}\n", 2,

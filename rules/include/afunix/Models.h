@@ -20,10 +20,13 @@ namespace afunix::rules {
 
 struct EventLoopModel {
   std::string function;
-  int fd = -1;         // argument positions from 0
+  int fd = -1;         // argument positions from 0; -1: the loop is handed no fd (only `passes`)
   int callback = -1;
   int callbackFd = -1; // the callback's parameter that receives the fd
   bool accepts = false; // the callback gets connections accept()ed on the registered listener
+  // (argument, parameter): the callback's parameter gets what the registration's argument is (its
+  // user data: sd_event_add_io's userdata, argument 5, is the handler's parameter 3).
+  std::vector<std::pair<int, int>> passes;
 };
 
 struct FdHolderModel {
