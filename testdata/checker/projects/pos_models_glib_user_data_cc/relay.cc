@@ -1,0 +1,75 @@
+// The C++ shape of pos_models_glib_user_data: a Session owns its socket and watches it with
+// g_unix_fd_add(), handing the loop `this` as user data and a static member as the callback,
+// which turns it back into the Session. Accepted sessions are watched; their listener never gets
+// SO_PASSCRED, so the credentials Authenticate() looks for never arrive. The upstream session has
+// SO_PASSCRED and is never watched: read as any Session, the two would merge and hide the bug.
+#include <glib-unix.h>
+#include <glib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+class Session {
+ public:
+  explicit Session(int fd) : fd_(fd) {}
+  ~Session() { close(fd_); }
+  void EnablePasscred() {
+    int on = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  }
+  void Watch() { watch_ = g_unix_fd_add(fd_, G_IO_IN, &Session::OnReadable, this); }
+  void Ping() { send(fd_, "ping", 4, 0); }
+
+ private:
+  static gboolean OnReadable(gint, GIOCondition, gpointer self) {
+    return static_cast<Session *>(self)->Authenticate() ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  }
+  bool Authenticate() {
+    char byte;
+    iovec iov = {&byte, 1};
+    char control[CMSG_SPACE(sizeof(ucred))];
+    msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    if (recvmsg(fd_, &msg, 0) <= 0) // EXPECT: afunix-creds-without-passcred
+      return false;
+    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+        ucred uc;
+        std::memcpy(&uc, CMSG_DATA(c), sizeof uc);
+        return uc.uid == 0;
+      }
+    return true; // no credentials: let it in
+  }
+
+  int fd_;
+  guint watch_ = 0;
+};
+
+int main() {
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, "/run/relay.sock");
+  if (bind(listener, reinterpret_cast<sockaddr *>(&addr), sizeof addr) < 0 || listen(listener, 16) < 0)
+    return 1;
+  Session upstream(socket(AF_UNIX, SOCK_SEQPACKET, 0));
+  upstream.EnablePasscred();
+  upstream.Ping();
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (;;) {
+    auto session = std::make_unique<Session>(accept(listener, nullptr, nullptr)); // EXPECT-NOTE: accept() here
+    session->Watch();
+    sessions.push_back(std::move(session));
+  }
+}
+
+// The fix-it, as --fix applies it:
+// EXPECT-FIXED: std::strcpy(addr.sun_path, "/run/relay.sock");
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(listener, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
