@@ -12,6 +12,7 @@
 
 struct conn {
   int fd;
+  GIOChannel *channel;
   guint watch;
 };
 
@@ -25,10 +26,10 @@ static gboolean on_upstream_writable(gint fd, GIOCondition condition, gpointer d
   return G_SOURCE_REMOVE;
 }
 
-static gboolean on_client_readable(gint fd, GIOCondition condition, gpointer data) {
+static gboolean on_client_readable(GIOChannel *channel, GIOCondition condition, gpointer data) {
   struct conn *c = data;
   char buf[64];
-  (void)fd;
+  (void)channel;
   (void)condition;
   return read(c->fd, buf, sizeof buf) > 0 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
@@ -38,7 +39,8 @@ static gboolean on_listener(gint fd, GIOCondition condition, gpointer data) {
   (void)data;
   struct conn *c = g_new0(struct conn, 1);
   c->fd = accept(fd, NULL, NULL);
-  c->watch = g_unix_fd_add(c->fd, G_IO_IN, on_client_readable, c);
+  c->channel = g_io_channel_unix_new(c->fd);
+  c->watch = g_io_add_watch(c->channel, G_IO_IN, on_client_readable, c);
   return G_SOURCE_CONTINUE;
 }
 

@@ -1,6 +1,7 @@
 // A relay in the shape of a GLib service: each accepted client and its upstream connection are a
-// struct conn, and g_unix_fd_add() hands each callback the conn it was registered with (its
-// user_data: models/event-loops.yaml, `passes`). The client callback enables SO_PASSCRED on the
+// struct conn, and the loop hands each callback the conn it was registered with (its user_data:
+// models/event-loops.yaml, `passes`): the clients' through a GIOChannel watch (g_io_add_watch()),
+// the upstream's through g_unix_fd_add(). The client callback enables SO_PASSCRED on the
 // accepted socket only after accept(). The upstream connection enables it on its own connected
 // socket before it sends, which is right for a client: read per type (every conn's fd), the two
 // merge, and the late option on the accepted sockets is lost.
@@ -14,6 +15,7 @@
 
 struct conn {
   int fd;
+  GIOChannel *channel;
   guint watch;
 };
 
@@ -27,10 +29,10 @@ static gboolean on_upstream_writable(gint fd, GIOCondition condition, gpointer d
   return G_SOURCE_REMOVE;
 }
 
-static gboolean on_client_readable(gint fd, GIOCondition condition, gpointer data) {
+static gboolean on_client_readable(GIOChannel *channel, GIOCondition condition, gpointer data) {
   struct conn *c = data;
   char buf[64];
-  (void)fd;
+  (void)channel;
   (void)condition;
   int on = 1;
   setsockopt(c->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); // EXPECT: afunix-passcred-too-late
@@ -42,7 +44,8 @@ static gboolean on_listener(gint fd, GIOCondition condition, gpointer data) {
   (void)data;
   struct conn *c = g_new0(struct conn, 1);
   c->fd = accept(fd, NULL, NULL); // EXPECT-NOTE: accept() here
-  c->watch = g_unix_fd_add(c->fd, G_IO_IN, on_client_readable, c);
+  c->channel = g_io_channel_unix_new(c->fd);
+  c->watch = g_io_add_watch(c->channel, G_IO_IN, on_client_readable, c);
   return G_SOURCE_CONTINUE;
 }
 
