@@ -389,6 +389,29 @@ TEST(Extract, ContainerOfInEachSpellingItsMacrosTake) {
   EXPECT_TRUE(indexed.containers.empty());
 }
 
+TEST(Extract, RegistrationHandsTheCallbackItsUserData) {
+  // watch(loop, fd, cb, data) calls cb(fd, data); post(fn, data) calls fn(data). The callback's
+  // data is the object registered with it, and a callback only posted counts as called: its
+  // parameter is not also unknown.
+  ProjectOptions o = options({{"CallbackRegistrars", "watch:1:2:0:3>1;post:-1:0:-1:1>0"}});
+  Linked f = one("struct conn { int fd; };"
+                 "void watch(void *loop, int fd, void (*cb)(int, void *), void *data);"
+                 "void post(void (*fn)(void *), void *data);"
+                 "static void on_readable(int fd, void *data) { struct conn *c = data; (void)fd; (void)c; }"
+                 "static void later(void *data) { struct conn *c = data; int on = 1;"
+                 "  setsockopt(c->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                 "void add(void *loop, struct conn *client, struct conn *other) {"
+                 "  client->fd = socket(AF_UNIX, SOCK_STREAM, 0); other->fd = socket(AF_UNIX, SOCK_DGRAM, 0);"
+                 "  watch(loop, client->fd, on_readable, client); post(later, other); }",
+                 o);
+  EXPECT_TRUE(f.has("flow param:add#1 -> param:on_readable#1 callback")) << f.dump;
+  EXPECT_TRUE(f.has("flow param:add#2 -> param:later#0 callback")) << f.dump;
+  EXPECT_FALSE(f.has("flow param:add#1 -> param:later#0")) << f.dump;
+  for (Id fn = 0; fn < f.p().functions.size(); ++fn)
+    if (f.p().functions[fn].name == "later")
+      EXPECT_TRUE(f.p().hasCaller(fn));
+}
+
 TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
   // make() configures what it makes: one socket, whoever calls it (see SocketMakerCallsAreSocketsOfTheirOwn).
   Linked f = one("static int make(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); int on = 1;"
