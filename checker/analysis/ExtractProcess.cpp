@@ -1599,11 +1599,10 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     if (callback->bound && param != kFirstFdParam) {
       // The loop calls the bound object with the fd as its argument `param`: the target's
       // parameter that placeholder feeds.
-      const std::vector<unsigned> &placeholder = callback->bound->placeholder;
-      auto fed = llvm::find(placeholder, static_cast<unsigned>(param) + 1);
-      if (fed == placeholder.end())
+      std::optional<int> fed = callback->parameterFedBy(param);
+      if (!fed)
         return;
-      param = static_cast<int>(fed - placeholder.begin());
+      param = *fed;
     } else if (param == kFirstFdParam) {
       param = firstFdParam(target);
     }
@@ -1652,15 +1651,10 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     for (auto [argument, param] : r.passes) {
       if (argument >= static_cast<int>(call->getNumArgs()) || (argument == r.fdArg && param == r.param))
         continue; // an argument the call does not have; the fd, registered above
-      if (callback->bound) {
-        const std::vector<unsigned> &placeholder = callback->bound->placeholder;
-        auto fed = llvm::find(placeholder, static_cast<unsigned>(param) + 1);
-        if (fed == placeholder.end())
-          continue; // the bound object drops it
-        param = static_cast<int>(fed - placeholder.begin());
-      }
-      if (param >= static_cast<int>(target->getNumParams()))
-        continue;
+      std::optional<int> fed = callback->parameterFedBy(param);
+      if (!fed || *fed >= static_cast<int>(target->getNumParams()))
+        continue; // the bound object drops it, or the callback takes fewer
+      param = *fed;
       const Expr *arg = call->getArg(argument);
       std::optional<Id> value = arg->getType()->isPointerType() ? pointerValue(arg) : placeOf(arg);
       if (!value)

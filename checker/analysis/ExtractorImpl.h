@@ -253,6 +253,16 @@ struct CallbackTarget {
   std::optional<BoundFunction> bound; // what a bind call supplies, by the function's parameter
   // Whether the caller supplies parameter `p` (a bind call's own value is not the caller's).
   bool callerSupplies(unsigned p) const { return !bound || (p < bound->placeholder.size() && bound->placeholder[p] != 0); }
+  // The function's parameter that the caller's argument `argument` reaches: that one, or for a
+  // bind call the parameter its placeholder _{argument+1} feeds (none: the binding drops it).
+  std::optional<int> parameterFedBy(int argument) const {
+    if (!bound)
+      return argument;
+    auto fed = llvm::find(bound->placeholder, static_cast<unsigned>(argument) + 1);
+    if (fed == bound->placeholder.end())
+      return std::nullopt;
+    return static_cast<int>(fed - bound->placeholder.begin());
+  }
 };
 inline std::optional<CallbackTarget> callbackTarget(const Expr *expr) {
   CallbackTarget out;
