@@ -1665,13 +1665,18 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
         ModeledRefs.insert(callback->ref);
     }
   };
+  // Every entry of the function: one per callback it takes (libevent's bufferevent_setcb() takes
+  // three).
+  bool modelled = false;
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
       if (r.fdArg >= 0)
         registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
       pass(r);
-      return;
+      modelled = true;
     }
+  if (modelled)
+    return;
   // The general rule for project-local loops: a call that passes an fd together with a function
   // or a lambda (or a table of them) hands the fd to that function's first fd parameter.
   llvm::SmallVector<const Expr *, 4> targets;
