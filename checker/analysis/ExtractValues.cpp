@@ -978,7 +978,8 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     if (!from)
       return std::nullopt;
     auto [file, offset] = expansionPosition(call);
-    Id place = intern(facts::valueKey(name.str(), file, offset), facts::PlaceKind::Value, name.str() + "()", functionId(fn));
+    Id place =
+        intern(facts::valueKey(name.str(), file, offset), facts::PlaceKind::Value, name.str() + "()", functionId(fn));
     addFlow(*from, place, facts::FlowKind::Assign, /*exact=*/false);
     return place;
   }
@@ -1031,7 +1032,8 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
   // caller's own fd instead of every caller's.
   Id ret = returnPlace(callee);
   auto [file, offset] = expansionPosition(call);
-  Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, file, offset), facts::PlaceKind::Value, callee->getNameAsString() + "()", functionId(fn));
+  Id value = intern(facts::callValueKey(U.functions[functionId(callee)].key, file, offset), facts::PlaceKind::Value,
+                    callee->getNameAsString() + "()", functionId(fn));
   if (object)
     copyObject(ret, value, type, facts::FlowKind::Return); // a struct returned by value
   else

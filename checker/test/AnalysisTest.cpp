@@ -1539,7 +1539,8 @@ int main(void) { return helper(); }
 }
 
 TEST(ProjectOptions, CallbackRegistrarsWithWhatTheyPass) {
-  ProjectOptions o = options({{"CallbackRegistrars", "ev_watch:4:2:2;ev_data:1:2:0:accepts:3>2;workq_post:-1:1:-1:2>0:3>1"}});
+  ProjectOptions o =
+      options({{"CallbackRegistrars", "ev_watch:4:2:2;ev_data:1:2:0:accepts:3>2;workq_post:-1:1:-1:2>0:3>1"}});
   ASSERT_EQ(o.registrars.size() - o.builtinRegistrars, 3u);
   const Registrar &data = o.registrars[o.builtinRegistrars + 1], &post = o.registrars[o.builtinRegistrars + 2];
   EXPECT_TRUE(data.accepts);
@@ -1547,7 +1548,8 @@ TEST(ProjectOptions, CallbackRegistrarsWithWhatTheyPass) {
   EXPECT_EQ(post.fdArg, -1);
   EXPECT_EQ(post.passes, (std::vector<std::pair<int, int>>{{2, 0}, {3, 1}}));
   // A registration without an fd must pass something; a half-given fd, a bad pair: refused.
-  for (const char *bad : {"workq_post:-1:1:-1", "w:-1:1:0:2>0", "w:0:1:0:2-0", "w:0:1:0:accepts:x>1", "w:-1:1:-1:accepts:2>0"}) {
+  for (const char *bad :
+       {"workq_post:-1:1:-1", "w:-1:1:0:2>0", "w:0:1:0:2-0", "w:0:1:0:accepts:x>1", "w:-1:1:-1:accepts:2>0"}) {
     std::vector<std::string> errors;
     ProjectOptions refused = ProjectOptions::parse(
         [&](llvm::StringRef name) -> std::optional<std::string> {

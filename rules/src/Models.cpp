@@ -11,6 +11,9 @@
 namespace afunix::rules {
 namespace {
 
+// The largest argument position a model may name: far past any real function's arguments.
+constexpr int kMaxPosition = 64;
+
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
 const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
 const std::set<std::string> kOwnerEffects = {"socket", "bind", "listen"};
@@ -61,7 +64,7 @@ public:
       return fallback.value_or(-1);
     }
     int value = -1;
-    if (!node.IsScalar() || !YAML::convert<int>::decode(node, value) || value < 0 || value > 64) {
+    if (!node.IsScalar() || !YAML::convert<int>::decode(node, value) || value < 0 || value > kMaxPosition) {
       v_.error(node, field + "." + key, "must be an argument position (0 for the first)");
       return -1;
     }
@@ -120,7 +123,7 @@ public:
     return out;
   }
 
-  // A mapping of argument positions to argument positions (passes: {5: 3}).
+  // A mapping of argument positions to the callback's parameter positions (passes: {5: 3}).
   std::vector<std::pair<int, int>> positionPairs(const YAML::Node &entry, const char *key, const std::string &field) {
     std::vector<std::pair<int, int>> out;
     YAML::Node node = entry[key];
@@ -132,8 +135,9 @@ public:
     }
     for (const auto &pair : node) {
       int from = -1, to = -1;
-      bool ok = pair.first.IsScalar() && YAML::convert<int>::decode(pair.first, from) && from >= 0 && from <= 64 &&
-                pair.second.IsScalar() && YAML::convert<int>::decode(pair.second, to) && to >= 0 && to <= 64;
+      auto inRange = [](int position) { return position >= 0 && position <= kMaxPosition; };
+      bool ok = pair.first.IsScalar() && YAML::convert<int>::decode(pair.first, from) && inRange(from) &&
+                pair.second.IsScalar() && YAML::convert<int>::decode(pair.second, to) && inRange(to);
       if (!ok)
         v_.error(pair.first, field + "." + key,
                  "'" + (pair.first.IsScalar() ? pair.first.Scalar() : std::string("?")) +
