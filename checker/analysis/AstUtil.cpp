@@ -208,6 +208,9 @@ std::string sourceText(const Expr *expr, const ASTContext &ctx) {
     if (!text.empty() && text.size() <= 80)
       return text.str();
   }
+  // A macro's body parenthesises its argument (recvmsg((fd), ...)): the argument as written.
+  if (const auto *paren = dyn_cast<ParenExpr>(expr->IgnoreImpCasts()))
+    return sourceText(paren->getSubExpr(), ctx);
   if (const auto *ref = dyn_cast<DeclRefExpr>(stripValue(expr)))
     return ref->getDecl()->getNameAsString();
   return "<expr>";
