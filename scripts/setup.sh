@@ -14,6 +14,7 @@ packages=(
   android-libbase-dev  # testdata's android-base projects include its real <android-base/cmsg.h>
   libglib2.0-dev pkg-config  # testdata's GLib projects include GIO's real headers (pkg-config --cflags gio-unix-2.0)
   libevent-dev  # testdata's libevent projects include its real <event2/bufferevent.h>
+  libuv1-dev  # testdata's libuv projects include its real <uv.h>
 )
 missing=()
 for p in "${packages[@]}"; do

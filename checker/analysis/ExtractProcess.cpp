@@ -715,8 +715,12 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   }
 
   for (const FdHolder &holder : Options.fdHolders) {
-    if (name == holder.store && static_cast<int>(call->getNumArgs()) > holder.fdArg)
+    if (name == holder.store && static_cast<int>(call->getNumArgs()) > holder.fdArg) {
       flowInto(call->getArg(holder.fdArg), holderPlace(holder), facts::FlowKind::Assign);
+      if (std::optional<Id> object = storedHolder(call, holder))
+        flowInto(call->getArg(holder.fdArg), memberPlace(*object, facts::kHolderFdMember, holderPlace(holder)),
+                 facts::FlowKind::Assign);
+    }
     if (name == holder.load && holder.outArg >= 0 && static_cast<int>(call->getNumArgs()) > holder.outArg) {
       const Expr *out = call->getArg(holder.outArg)->IgnoreParenCasts();
       std::optional<Id> target;
@@ -725,7 +729,7 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
       else if (std::optional<Id> base = placeOf(out))
         target = element(*base, 0);
       if (target)
-        addFlow(holderPlace(holder), *target, facts::FlowKind::Assign);
+        addFlow(heldFd(call, holder), *target, facts::FlowKind::Assign);
     }
   }
 
@@ -1334,7 +1338,7 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
   case ModelledRecord::Callable:
     if (op && op->getOperator() == OO_Call) {
       processIndirectCall(call, nullptr, args, event);
-      U.indirectCalls.back().target = memberPlace(*object, "<callable>", kNone);
+      U.indirectCalls.back().target = memberPlace(*object, facts::kCallableMember, kNone);
       return true;
     }
     if ((op && op->getOperator() == OO_Equal) || name == "swap")
@@ -1343,7 +1347,7 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
           if (std::optional<Id> from = placeOf(arg))
             copyObject(*from, *object, objectExpr->getType(), facts::FlowKind::Assign);
         } else {
-          flowInto(arg, memberPlace(*object, "<callable>", kNone), facts::FlowKind::Assign);
+          flowInto(arg, memberPlace(*object, facts::kCallableMember, kNone), facts::FlowKind::Assign);
         }
       }
     return true;
@@ -1364,7 +1368,7 @@ bool Extractor::processModelledCall(const CallExpr *call, const FunctionDecl *ca
 }
 
 void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target,
-                                    llvm::ArrayRef<const Expr *> args, const Event &event) {
+                                    llvm::ArrayRef<const Expr *> args, const Event &event, bool givesBack) {
   facts::Call call;
   if (target) {
     std::optional<Id> place = pointerValue(target);
@@ -1381,6 +1385,10 @@ void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target
     proto = type->getAs<FunctionProtoType>();
   }
   for (unsigned i = 0; i < args.size(); ++i) {
+    if (!args[i]) {
+      call.args.emplace_back();
+      continue;
+    }
     QualType type = proto && i < proto->getNumParams() ? proto->getParamType(i) : args[i]->getType();
     facts::Argument arg = argumentFor(type, args[i], event, /*forwarded=*/!proto);
     if (arg.mode != facts::ArgMode::None) {
@@ -1395,9 +1403,42 @@ void Extractor::processIndirectCall(const CallExpr *callExpr, const Expr *target
   call.caller = functionId(currentFunction());
   call.site = makeSite(callExpr, nullptr, event.loop);
   // What the call gives back: a value of its own, fed by the link from the functions it calls.
-  if (followed(callExpr->getType()) || isObjectType(callExpr->getType()))
+  if (givesBack && (followed(callExpr->getType()) || isObjectType(callExpr->getType())))
     indirectValue(callExpr);
   U.indirectCalls.push_back(std::move(call));
+}
+
+void Extractor::registerThroughPointer(const CallExpr *call, const Registrar &r, const Event &event) {
+  // The loop's later call of the callback is a call through the pointer registered, with the fd
+  // and the user data at the parameters the model gives them: the link calls every function that
+  // reaches the pointer. (Lost: the connections an acceptor registered this way is handed.)
+  const Expr *callback = call->getArg(r.callbackArg);
+  const FunctionProtoType *proto = nullptr;
+  if (const auto *pointer = callback->getType()->getAs<PointerType>())
+    proto = pointer->getPointeeType()->getAs<FunctionProtoType>();
+  llvm::SmallVector<const Expr *, 4> args;
+  auto pass = [&](int param, const Expr *value) {
+    if (param < 0) // (positions are bounded where the options are read)
+      return;
+    if (args.size() <= static_cast<unsigned>(param))
+      args.resize(param + 1, nullptr);
+    args[param] = value;
+  };
+  if (r.fdArg >= 0 && !r.accepts) {
+    int param = r.param;
+    if (param == kFirstFdParam) {
+      param = -1;
+      for (unsigned i = 0; proto && i < proto->getNumParams() && param < 0; ++i)
+        if (holdsFd(proto->getParamType(i)))
+          param = static_cast<int>(i);
+    }
+    pass(param, call->getArg(r.fdArg));
+  }
+  for (auto [argument, param] : r.passes)
+    if (argument < static_cast<int>(call->getNumArgs()))
+      pass(param, call->getArg(argument));
+  if (!args.empty())
+    processIndirectCall(call, callback, args, event, /*givesBack=*/false);
 }
 
 // A library's bind, listen or connect (a socket maker, a library fd owner's method or constructor): the
@@ -1518,7 +1559,7 @@ void Extractor::processConstruct(const CXXConstructExpr *construct, const Event 
       }
       switch (*modelled) {
       case ModelledRecord::Callable:
-        flowInto(arg, memberPlace(storage, "<callable>", kNone), facts::FlowKind::Init);
+        flowInto(arg, memberPlace(storage, facts::kCallableMember, kNone), facts::FlowKind::Init);
         break;
       case ModelledRecord::Transparent:
       case ModelledRecord::SmartPointer:
@@ -1670,10 +1711,14 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
   bool modelled = false;
   for (const Registrar &r : Options.registrars)
     if (name == r.name && static_cast<int>(call->getNumArgs()) > std::max(r.fdArg, r.callbackArg)) {
+      modelled = true;
+      if (!callbackTarget(call->getArg(r.callbackArg))) {
+        registerThroughPointer(call, r, event);
+        continue;
+      }
       if (r.fdArg >= 0)
         registerWith(call->getArg(r.fdArg), call->getArg(r.callbackArg), r.param, r.accepts, name.str());
       pass(r);
-      modelled = true;
     }
   if (modelled)
     return;

@@ -714,7 +714,7 @@ void Extractor::copyObject(Id from, Id to, QualType type, facts::FlowKind kind, 
     if (*modelled == ModelledRecord::Container || *modelled == ModelledRecord::Transparent)
       addFlow(element(from, -1), element(to, -1), kind);
     if (*modelled == ModelledRecord::Callable)
-      addFlow(memberPlace(from, "<callable>", kNone), memberPlace(to, "<callable>", kNone), kind);
+      addFlow(memberPlace(from, facts::kCallableMember, kNone), memberPlace(to, facts::kCallableMember, kNone), kind);
     if (*modelled == ModelledRecord::Transparent || *modelled == ModelledRecord::SmartPointer)
       addFlow(from, to, kind);
     return;
@@ -1018,9 +1018,13 @@ std::optional<Id> Extractor::callValue(const CallExpr *call) {
     create.origin = name.str() + "()" + where;
     return createValue(call, std::move(create), name.str());
   }
-  for (const FdHolder &holder : Options.fdHolders)
+  for (const FdHolder &holder : Options.fdHolders) {
     if (name == holder.load && holder.outArg < 0)
-      return holderPlace(holder);
+      return heldFd(call, holder);
+    if (name == holder.store && holder.holderArg < 0)
+      if (std::optional<Id> object = storedHolder(call, holder))
+        return addressOf(*object);
+  }
   QualType type = callee->getReturnType();
   bool object = isObjectType(type) && !type->isReferenceType();
   if (!holdsFd(call->getType()) && !holdsFd(type) && !carriesAddress(type) && !pointsToFds(type) && !object)

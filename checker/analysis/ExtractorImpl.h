@@ -1230,9 +1230,27 @@ private:
     return std::nullopt;
   }
 
-  // The one place that stands for the fd of every object of a holder model (as a struct field).
+  // The place that stands for the fd of every object of a holder model, read through a holder
+  // from outside (as a record's field is); every store feeds it too, as it fed it before holders
+  // were objects (so a holder the analysis loses still reads what any store kept).
   Id holderPlace(const FdHolder &holder) {
-    return intern("f:" + holder.name + "::<fd>", facts::PlaceKind::Field, holder.name + " fd");
+    return intern(facts::holderFieldKey(holder.name), facts::PlaceKind::Field, holder.name + " fd");
+  }
+  // The holder a store keeps its fd in: the object its holder argument points to, or a new one
+  // per call that the store returns (g_io_channel_unix_new()).
+  std::optional<Id> storedHolder(const CallExpr *call, const FdHolder &holder) {
+    if (holder.holderArg < 0)
+      return newObject(call, "h", holder.store + "()" + inFunctionText(currentFunction()));
+    if (static_cast<unsigned>(holder.holderArg) >= call->getNumArgs())
+      return std::nullopt;
+    return objectNamedBy(call->getArg(holder.holderArg));
+  }
+  // The fd a holder keeps: its member of the object the load's first argument points to.
+  Id heldFd(const CallExpr *call, const FdHolder &holder) {
+    if (call->getNumArgs() > 0)
+      if (std::optional<Id> object = objectNamedBy(call->getArg(0)))
+        return memberPlace(*object, facts::kHolderFdMember, holderPlace(holder));
+    return holderPlace(holder);
   }
 
   // What `var` is capped to where `use` reads it: the value of the last `if (var > E) var = E2;`
@@ -1751,9 +1769,12 @@ private:
                          bool calledOnlyHere = true);
   // A call of a method of a library record the analysis models (modelledRecord): true when done.
   bool processModelledCall(const CallExpr *call, const FunctionDecl *callee, const Event &event);
-  // A call through a pointer: the link calls whatever reaches it.
+  // A call through a pointer: the link calls whatever reaches it. `args` by the callee's parameter
+  // (nullptr: nothing passed there); with `givesBack`, the call's value is what the callees return.
   void processIndirectCall(const CallExpr *call, const Expr *target, llvm::ArrayRef<const Expr *> args,
-                           const Event &event);
+                           const Event &event, bool givesBack = true);
+  // A registration whose callback names no function (a helper's parameter, a struct's member).
+  void registerThroughPointer(const CallExpr *call, const Registrar &registrar, const Event &event);
   void copyPointee(const Expr *source, const Expr *destination);
   // Whether each argument has its parameter's type, references and qualifiers aside.
   bool takesTheseTypes(const FunctionDecl *fn, llvm::ArrayRef<const Expr *> args) {

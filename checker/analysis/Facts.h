@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace afunix::facts {
@@ -497,6 +498,21 @@ inline std::string indirectValueKey(const std::string &file, std::uint32_t offse
 // docs/facts-format.md, "Keys that mean the same in every unit").
 inline std::string setterCopyKey(const std::string &sourceKey, const std::string &file, std::uint32_t offset) {
   return "v:s:" + sourceKey + "@" + file + ":" + std::to_string(offset);
+}
+
+// What a std::function (or another callable object) calls: a member of the object, holding the
+// function's or the closure's address.
+inline constexpr std::string_view kCallableMember = "<callable>";
+// The fd a library object keeps (models' fd_holders): a member of each holder object that no
+// record of the program declares, and the field place every holder of that model shares
+// (f:GIOChannel::<fd>, read through a holder from outside, as a record's field is).
+inline constexpr std::string_view kHolderFdMember = "<fd>";
+inline std::string holderFieldKey(const std::string &holderName) {
+  return "f:" + holderName + "::" + std::string(kHolderFdMember);
+}
+inline bool isHolderFieldKey(std::string_view key) {
+  return key.starts_with("f:") && key.ends_with(kHolderFdMember) &&
+         key.substr(0, key.size() - kHolderFdMember.size()).ends_with("::");
 }
 
 // The family an AF_* value names (AF_LOCAL is AF_UNIX), and the option an SO_* value names.

@@ -1267,6 +1267,29 @@ void Program::cloneConstructors() {
     memo[fn] = ok ? 1 : 0;
     return ok;
   };
+  // A function that calls the function it is handed (a helper registering the callback it is
+  // given with an event loop, a `for_each(list, fn, data)`, a `const std::function<void(int)> &fn`
+  // called): made per call too, so each call's function is called with that call's arguments, not
+  // with every caller's. (Not a call through a table its parameter points to, `s->ops->handler()`:
+  // most C functions of an object with an ops table are that, and a clone each would spend the
+  // budget the constructors need.)
+  auto ofParam = [&](Id place, Id fn) {
+    const facts::Place *p = &places[place];
+    if (p->kind == facts::PlaceKind::Member && llvm::StringRef(p->key).ends_with(facts::kCallableMember) && p->base != kNone)
+      p = &places[p->base]; // a std::function's target
+    if (p->kind == facts::PlaceKind::Deref && p->base != kNone)
+      p = &places[p->base]; // handed by reference
+    return p->kind == facts::PlaceKind::Param && p->function == fn;
+  };
+  std::vector<bool> callsThroughParam(functions.size(), false);
+  for (const facts::Call &call : indirectCalls)
+    if (call.caller != kNone && call.target != kNone && ofParam(call.target, call.caller))
+      callsThroughParam[call.caller] = true;
+  auto higherOrder = [&](Id fn) {
+    return callsThroughParam[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
+           callsOf(fn).size() <= kCloneMaxCalls;
+  };
+  auto cloned = [&](Id fn) { return constructor(fn) || higherOrder(fn); };
 
   const Graph outgoing = flowsByPlace(/*into=*/false);
   std::size_t budget = kCloneBudget;
@@ -1338,7 +1361,7 @@ void Program::cloneConstructors() {
         std::set<Id> nested;
         for (Id c : callsIn(fn)) {
           const facts::Call &call = calls[c];
-          if (call.callee == fn || !constructor(call.callee) || budget == 0 || nested.count(call.site) ||
+          if (call.callee == fn || !cloned(call.callee) || budget == 0 || nested.count(call.site) ||
               llvm::is_contained(cloning, call.callee) || cloning.size() >= kMaxCloneDepth)
             continue;
           nested.insert(call.site);
@@ -1356,8 +1379,8 @@ void Program::cloneConstructors() {
           if ((in || out) && f.site != kNone && nested.count(f.site))
             return false; // a nested constructor's call: its clone has it
           if (in && f.kind == facts::FlowKind::Return && places[f.from].kind == facts::PlaceKind::Return &&
-              places[f.from].function != kNone && constructor(places[f.from].function))
-            return false; // what a nested constructor returns: its clone's
+              places[f.from].function != kNone && cloned(places[f.from].function))
+            return false; // what a nested clone returns: its clone's
           if (out && f.kind == facts::FlowKind::Return && places[f.from].kind == facts::PlaceKind::Return) {
             // Back to the caller: into this call's value (or its members) only.
             llvm::StringRef to(places[f.to].key);
@@ -1481,14 +1504,20 @@ void Program::cloneConstructors() {
       };
 
   FlowCountBeforeClones = flows.size();
-  for (Id fn = 0; fn < functions.size(); ++fn) {
-    if (!constructor(fn) || budget == 0)
-      continue;
+  // Constructors first: the budget goes to them before the helpers that call what they are handed.
+  std::vector<Id> order;
+  for (bool constructors : {true, false})
+    for (Id fn = 0; fn < functions.size(); ++fn)
+      if (constructors ? constructor(fn) : !constructor(fn) && higherOrder(fn))
+        order.push_back(fn);
+  for (Id fn : order) {
+    if (budget == 0)
+      break;
     // Only the program's outermost calls: a constructor called from another constructor is
     // cloned inside that one's clones.
     for (Id c : std::vector<Id>(callsOf(fn))) {
       const facts::Call &call = calls[c];
-      if (call.caller == kNone || call.caller == fn || constructor(call.caller) || budget == 0)
+      if (call.caller == kNone || call.caller == fn || cloned(call.caller) || budget == 0)
         continue;
       std::string prefix = "@" + std::to_string(call.site) + ":";
       std::map<Id, Id> map;
@@ -1683,7 +1712,9 @@ Id Program::counterpart(Id place, Id deref, Id object) {
 }
 
 bool Program::mayBeOfRecord(Id object, Id field) const {
-  if (field == kNone)
+  // A library holder's fd (uv_poll_init() into a uv_poll_t, a member of the program's struct) is a
+  // member no record declares: any object may keep one.
+  if (field == kNone || facts::isHolderFieldKey(places[field].key))
     return true;
   Id at = object;
   while (at != kNone && places[at].kind == facts::PlaceKind::Element)

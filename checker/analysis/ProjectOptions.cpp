@@ -3,6 +3,7 @@
 #include "AstUtil.h"
 
 #include "afunix/ModelCatalog.h"
+#include "afunix/Models.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -180,7 +181,8 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       Registrar r;
       bool ok = fields.size() >= 4 && !fields[0].trim().empty() && !fields[1].trim().getAsInteger(10, r.fdArg) &&
                 !fields[2].trim().getAsInteger(10, r.callbackArg) && !fields[3].trim().getAsInteger(10, r.param) &&
-                r.callbackArg >= 0 && (r.fdArg >= 0) == (r.param >= 0) && r.fdArg >= -1 && r.param >= -1;
+                r.callbackArg >= 0 && (r.fdArg >= 0) == (r.param >= 0) && r.fdArg >= -1 && r.param >= -1 &&
+                std::max({r.fdArg, r.callbackArg, r.param}) <= rules::kMaxArgumentPosition;
       for (std::size_t i = 4; ok && i < fields.size(); ++i) {
         llvm::StringRef field = fields[i].trim();
         if (field == "accepts" && i == 4 && r.fdArg >= 0) {
@@ -189,7 +191,8 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
         }
         auto [argument, parameter] = field.split('>');
         int from = -1, to = -1;
-        ok = !argument.getAsInteger(10, from) && !parameter.getAsInteger(10, to) && from >= 0 && to >= 0;
+        ok = !argument.getAsInteger(10, from) && !parameter.getAsInteger(10, to) && from >= 0 && to >= 0 &&
+             std::max(from, to) <= rules::kMaxArgumentPosition;
         r.passes.emplace_back(from, to);
       }
       ok = ok && (r.fdArg >= 0 || !r.passes.empty());
@@ -209,7 +212,7 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       SyscallWrapper w;
       bool ok = (fields.size() == 3 || fields.size() == 4) && !fields[0].trim().empty() &&
                 (fields[1].trim() == "sendmsg" || fields[1].trim() == "recvmsg") &&
-                !fields[2].trim().getAsInteger(10, w.firstArg) && w.firstArg <= 64;
+                !fields[2].trim().getAsInteger(10, w.firstArg) && w.firstArg <= rules::kMaxArgumentPosition;
       if (ok && fields.size() == 4)
         for (llvm::StringRef number : llvm::split(fields[3], '|'))
           if (!number.trim().empty())
@@ -314,15 +317,18 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
     }
   if (option == "FdHolders")
     for (llvm::StringRef item : items(value)) {
-      llvm::SmallVector<llvm::StringRef, 5> fields;
+      llvm::SmallVector<llvm::StringRef, 6> fields;
       item.split(fields, ':');
       FdHolder h;
-      bool ok = fields.size() == 5 && !fields[0].trim().empty() && !fields[2].trim().empty() &&
-                !fields[4].trim().empty() && !fields[1].trim().getAsInteger(10, h.fdArg) &&
-                !fields[3].trim().getAsInteger(10, h.outArg) && h.fdArg >= 0 && h.outArg >= -1;
+      bool ok = (fields.size() == 5 || fields.size() == 6) && !fields[0].trim().empty() &&
+                !fields[2].trim().empty() && !fields[4].trim().empty() &&
+                !fields[1].trim().getAsInteger(10, h.fdArg) && !fields[3].trim().getAsInteger(10, h.outArg) &&
+                h.fdArg >= 0 && h.outArg >= -1 && std::max(h.fdArg, h.outArg) <= rules::kMaxArgumentPosition &&
+                (fields.size() == 5 || (!fields[5].trim().getAsInteger(10, h.holderArg) && h.holderArg >= -1 &&
+                                        h.holderArg <= rules::kMaxArgumentPosition && h.holderArg != h.fdArg));
       if (!ok) {
-        error("FdHolders: '" + item.str() + "' is not STORE:FD_ARG:LOAD:OUT_ARG:NAME (OUT_ARG -1: "
-              "LOAD returns the fd)");
+        error("FdHolders: '" + item.str() + "' is not STORE:FD_ARG:LOAD:OUT_ARG:NAME[:HOLDER_ARG] (OUT_ARG -1: "
+              "LOAD returns the fd; HOLDER_ARG -1: STORE returns the holder)");
         continue;
       }
       h.store = fields[0].trim().str();
@@ -404,7 +410,7 @@ std::string ProjectOptions::extractionFingerprint() const {
   }
   for (const FdHolder &h : llvm::drop_begin(fdHolders, builtinFdHolders))
     parts.push_back("h:" + h.store + ":" + std::to_string(h.fdArg) + ":" + h.load + ":" +
-                    std::to_string(h.outArg) + ":" + h.name);
+                    std::to_string(h.outArg) + ":" + h.name + ":" + std::to_string(h.holderArg));
   for (const SyscallWrapper &w : syscallWrappers)
     if (!w.builtin) {
       std::string item = "s:" + w.name + ":" + w.call + ":" + std::to_string(w.firstArg);

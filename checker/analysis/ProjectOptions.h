@@ -31,14 +31,16 @@ struct Registrar {
   std::vector<std::pair<int, int>> passes;
 };
 
-// A library object that holds an fd: `STORE:FD_ARG:LOAD:OUT_ARG:NAME` (OUT_ARG -1: LOAD returns
-// the fd). Every such object's fd is one place, f:NAME::<fd>, as a struct field would be.
+// A library object that holds an fd: `STORE:FD_ARG:LOAD:OUT_ARG:NAME[:HOLDER_ARG]` (OUT_ARG -1:
+// LOAD returns the fd; HOLDER_ARG -1 or left out: STORE returns the holder). The fd is a member
+// of each holder object; LOAD reads it from the holder its first argument points to.
 struct FdHolder {
   std::string store;
   int fdArg = -1;
   std::string load;
   int outArg = -1;
   std::string name;
+  int holderArg = -1; // the argument of STORE that points to the holder; -1: STORE returns it
 };
 
 // A function that stands for sendmsg() or recvmsg() with its arguments from `firstArg` on

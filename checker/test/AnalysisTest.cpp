@@ -412,6 +412,36 @@ TEST(Extract, RegistrationHandsTheCallbackItsUserData) {
       EXPECT_TRUE(f.p().hasCaller(fn));
 }
 
+TEST(Extract, LibraryHolderKeepsTheFdOfEachObject) {
+  // box_init(&box, fd) keeps fd in the box; box_fd(&box) gives it back: the fd of that box, not
+  // of every box (models.md, fd_holders `holder`).
+  ProjectOptions o = options({{"FdHolders", "box_init:1:box_fd:-1:Box:0"}});
+  Linked f = one("struct box { void *opaque; };"
+                 "void box_init(struct box *b, int fd); int box_fd(const struct box *b);"
+                 "void f(void) { struct box a, b;"
+                 "  box_init(&a, socket(AF_UNIX, SOCK_DGRAM, 0)); box_init(&b, socket(AF_UNIX, SOCK_STREAM, 0));"
+                 "  listen(box_fd(&b), 1); }",
+                 o);
+  ASSERT_EQ(f.p().lifecycle.size(), 1u) << f.dump;
+  std::vector<Id> origins = f.p().originsOf(f.p().lifecycle[0].place);
+  ASSERT_EQ(origins.size(), 1u) << f.dump;
+  EXPECT_EQ(f.p().creates[origins[0]].type, 1) << f.dump; // SOCK_STREAM
+}
+
+TEST(Link, HelperCallingItsParameterIsMadePerCall) {
+  // run(fd, fn) calls fn(fd): each call of run() calls its own function with its own socket, so
+  // the listening one reaches only serve() and the datagram one only note().
+  Linked f = one("static void run(int fd, void (*fn)(int)) { fn(fd); }"
+                 "static void serve(int fd) { listen(fd, 1); }"
+                 "static void note(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                 "void f(void) { run(socket(AF_UNIX, SOCK_STREAM, 0), serve);"
+                 "  run(socket(AF_UNIX, SOCK_DGRAM, 0), note); }");
+  ASSERT_EQ(f.p().lifecycle.size(), 1u) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place).size(), 1u) << f.dump;
+  ASSERT_EQ(f.p().options.size(), 1u) << f.dump;
+  EXPECT_EQ(originsAt(f.p(), f.p().options[0].place).size(), 1u) << f.dump;
+}
+
 TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
   // make() configures what it makes: one socket, whoever calls it (see SocketMakerCallsAreSocketsOfTheirOwn).
   Linked f = one("static int make(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); int on = 1;"
@@ -1556,6 +1586,28 @@ TEST(ProjectOptions, CallbackRegistrarsWithWhatTheyPass) {
           return name == "CallbackRegistrars" ? std::optional<std::string>(bad) : std::nullopt;
         },
         [&](const std::string &error) { errors.push_back(error); });
+    EXPECT_EQ(refused.registrars.size(), refused.builtinRegistrars) << bad;
+    EXPECT_EQ(errors.size(), 1u) << bad;
+  }
+}
+
+TEST(ProjectOptions, FdHoldersWithTheArgumentThatHoldsTheFd) {
+  ProjectOptions o = options({{"FdHolders", "box_new:0:box_fd:-1:Box;box_init:2:box_fileno:1:Box:0"}});
+  ASSERT_EQ(o.fdHolders.size() - o.builtinFdHolders, 2u);
+  EXPECT_EQ(o.fdHolders[o.builtinFdHolders].holderArg, -1); // left out: the store returns the holder
+  EXPECT_EQ(o.fdHolders[o.builtinFdHolders + 1].holderArg, 0);
+  // The holder may not be the fd; positions past the models' bound are refused, as a model's are.
+  for (const char *bad : {"box_init:2:box_fd:-1:Box:2", "box_init:2:box_fd:-1:Box:-2", "box_init:2:box_fd:-1:Box:65",
+                          "box_init:2:box_fd:-1:Box:0:1", "w:0:1:0:2>65"}) {
+    std::vector<std::string> errors;
+    ProjectOptions refused = ProjectOptions::parse(
+        [&](llvm::StringRef name) -> std::optional<std::string> {
+          if (llvm::StringRef(bad).starts_with("w:"))
+            return name == "CallbackRegistrars" ? std::optional<std::string>(bad) : std::nullopt;
+          return name == "FdHolders" ? std::optional<std::string>(bad) : std::nullopt;
+        },
+        [&](const std::string &error) { errors.push_back(error); });
+    EXPECT_EQ(refused.fdHolders.size(), refused.builtinFdHolders) << bad;
     EXPECT_EQ(refused.registrars.size(), refused.builtinRegistrars) << bad;
     EXPECT_EQ(errors.size(), 1u) << bad;
   }

@@ -11,9 +11,6 @@
 namespace afunix::rules {
 namespace {
 
-// The largest argument position a model may name: far past any real function's arguments.
-constexpr int kMaxPosition = 64;
-
 const std::set<std::string> kFamilies = {"AF_UNIX", "AF_NETLINK", "AF_BLUETOOTH", "AF_INET", "AF_INET6"};
 const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_SEQPACKET"};
 const std::set<std::string> kOwnerEffects = {"socket", "bind", "listen"};
@@ -64,7 +61,7 @@ public:
       return fallback.value_or(-1);
     }
     int value = -1;
-    if (!node.IsScalar() || !YAML::convert<int>::decode(node, value) || value < 0 || value > kMaxPosition) {
+    if (!node.IsScalar() || !YAML::convert<int>::decode(node, value) || value < 0 || value > kMaxArgumentPosition) {
       v_.error(node, field + "." + key, "must be an argument position (0 for the first)");
       return -1;
     }
@@ -135,7 +132,7 @@ public:
     }
     for (const auto &pair : node) {
       int from = -1, to = -1;
-      auto inRange = [](int position) { return position >= 0 && position <= kMaxPosition; };
+      auto inRange = [](int position) { return position >= 0 && position <= kMaxArgumentPosition; };
       bool ok = pair.first.IsScalar() && YAML::convert<int>::decode(pair.first, from) && inRange(from) &&
                 pair.second.IsScalar() && YAML::convert<int>::decode(pair.second, to) && inRange(to);
       if (!ok)
@@ -216,7 +213,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.eventLoops.push_back(std::move(m));
          });
-  r.list(node, "fd_holders", {"store", "fd", "load", "load_out", "name"},
+  r.list(node, "fd_holders", {"store", "fd", "load", "load_out", "name", "holder"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
            FdHolderModel m;
            m.store = r.name(e, "store", field);
@@ -224,6 +221,9 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            m.load = r.name(e, "load", field);
            m.loadOut = r.position(e, "load_out", field, -1);
            m.name = r.name(e, "name", field);
+           m.holder = r.position(e, "holder", field, -1);
+           if (clean() && m.holder >= 0 && m.holder == m.fd)
+             v.error(e, field, "fd and holder are the same argument");
            if (clean())
              read.fdHolders.push_back(std::move(m));
          });
@@ -456,7 +456,7 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
   }
   for (const FdHolderModel &m : models.fdHolders)
     add("FdHolders", m.store + ":" + std::to_string(m.fd) + ":" + m.load + ":" + std::to_string(m.loadOut) +
-                         ":" + m.name);
+                         ":" + m.name + ":" + std::to_string(m.holder));
   for (const std::string &name : models.allocators)
     add("Allocators", name);
   for (const SocketMakerModel &m : models.socketMakers) {

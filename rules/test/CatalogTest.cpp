@@ -380,7 +380,9 @@ TEST(Models, ShippedModelsLoadAndAreCompiledIn) {
     compiled[o.option] = o.value;
   EXPECT_EQ(compiled, afunix::rules::modelOptions(models));
   EXPECT_NE(compiled["CallbackRegistrars"].find("evconnlistener_new:5:1:1:accepts"), std::string::npos);
-  EXPECT_NE(compiled["FdHolders"].find("uv_poll_init:2:uv_fileno:1:uv_handle_t"), std::string::npos);
+  EXPECT_NE(compiled["FdHolders"].find("uv_poll_init:2:uv_fileno:1:uv_handle_t:1"), std::string::npos);
+  EXPECT_NE(compiled["FdHolders"].find("g_io_channel_unix_new:0:g_io_channel_unix_get_fd:-1:GIOChannel:-1"),
+            std::string::npos);
   EXPECT_NE(compiled["Allocators"].find("g_malloc0"), std::string::npos);
   EXPECT_NE(compiled["SyscallWrappers"].find("syscall:sendmsg:1:SYS_sendmsg|__NR_sendmsg"), std::string::npos);
   EXPECT_NE(compiled["MessageQueues"].find("unixmessage_putv:1:fds:nfds"), std::string::npos);
@@ -410,7 +412,9 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "containers:\n  - {class: 'llvm::SmallVectorImpl'}\n"
       "  - {class: QList, adds: [append, prepend], data: [constData]}\n  - {class: Batch, data: [raw]}\n"
       "receivers:\n  - {function: chan_read, socket: 1}\n"
-      "channel_views:\n  - {function: chan_stream, of: 0}\n",
+      "channel_views:\n  - {function: chan_stream, of: 0}\n"
+      "fd_holders:\n  - {store: box_new, fd: 0, load: box_fd, name: Box}\n"
+      "  - {store: box_init, fd: 2, holder: 0, load: box_fileno, load_out: 1, name: Box}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2;ev_watch_data:1:2:0:3>2;workq_post:-1:1:-1:2>0:3>1");
@@ -426,6 +430,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   EXPECT_EQ(options["Containers"], "llvm::SmallVectorImpl;QList|append+prepend|constData;Batch||raw");
   EXPECT_EQ(options["Receivers"], "chan_read:1");
   EXPECT_EQ(options["ChannelViews"], "chan_stream:0");
+  EXPECT_EQ(options["FdHolders"], "box_new:0:box_fd:-1:Box:-1;box_init:2:box_fileno:1:Box:0");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -451,6 +456,10 @@ TEST(Models, MistakesNameFileLineAndField) {
       {"event_loops:\n  - {function: workq_post, callback: 1}\n", 2, "event_loops[0].fd", "is required"},
       {"event_loops:\n  - {function: lsn, callback: 1, accepts: true, passes: {2: 4}}\n", 2,
        "event_loops[0]", "accepts needs the listener"},
+      {"fd_holders:\n  - {store: box_init, fd: 1, holder: 1, load: box_fd, name: Box}\n", 2, "fd_holders[0]",
+       "fd and holder are the same argument"},
+      {"fd_holders:\n  - {store: box_init, fd: 1, holder: 65, load: box_fd, name: Box}\n", 2,
+       "fd_holders[0].holder", "argument position"},
       {"socket_makers:\n  - {function: open_tcp, family: AF_INET7}\n", 2,
        "socket_makers[0].family", "is not one of"},
       {"socket_makers:\n  - {function: local_server, type: SOCK_RAW}\n", 2,

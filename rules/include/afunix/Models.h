@@ -12,6 +12,11 @@
 #include <string>
 #include <vector>
 
+namespace afunix::rules {
+// The largest argument position a model may name: far past any real function's arguments.
+inline constexpr int kMaxArgumentPosition = 64;
+} // namespace afunix::rules
+
 namespace YAML {
 class Node;
 }
@@ -35,6 +40,7 @@ struct FdHolderModel {
   std::string load;
   int loadOut = -1; // the load writes the fd through this argument; -1: it returns the fd
   std::string name; // the holder's type, for the place every such object's fd shares
+  int holder = -1;  // the store's argument that points to the holder; -1: the store returns it
 };
 
 // A function that stands for a socket call with its arguments from `firstArg` on: libc's
