@@ -212,7 +212,7 @@ void Program::finishLink() {
   dropFallbacks();
   specializeReturns();
   index();
-  cloneConstructors();
+  clonePerCall();
   resolveObjects();
   index();
   shareControlEvidence();
@@ -1202,7 +1202,7 @@ constexpr std::size_t kCloneMaxCalls = 200;    // its calls in the program
 constexpr std::size_t kCloneBudget = 400000;   // places made by cloning, for the whole program
 } // namespace
 
-void Program::cloneConstructors() {
+void Program::clonePerCall() {
   std::size_t n = places.size();
   std::vector<std::vector<Id>> owned(functions.size());
   for (Id p = 0; p < n; ++p)
@@ -1513,7 +1513,7 @@ void Program::cloneConstructors() {
   for (Id fn : order) {
     if (budget == 0)
       break;
-    // Only the program's outermost calls: a constructor called from another constructor is
+    // Only the program's outermost calls: a function called from another that is cloned is
     // cloned inside that one's clones.
     for (Id c : std::vector<Id>(callsOf(fn))) {
       const facts::Call &call = calls[c];

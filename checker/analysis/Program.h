@@ -370,7 +370,9 @@ private:
   // Objects handed out of the program (returned by a function nothing in it calls) may come back
   // into any exported function that takes a pointer to their record.
   void seedEscapedObjects();
-  void cloneConstructors();
+  // Constructors (functions that make and return what they make) and functions that call the
+  // function they are handed, copied per outermost call (docs/facts-format.md, "Objects").
+  void clonePerCall();
   void findAccessors();
   void forwardSetters(const std::set<Id> &getters, const std::vector<bool> &onlyCalled);
   // The parameter `place` is of function `fn` (-1: this), if it is one.
@@ -394,7 +396,7 @@ private:
   // (call site, index in Accessors): a setter's store that a call no longer makes on its own,
   // because the calling function is a setter of the same path and stores per call of its own.
   std::set<std::pair<Id, std::size_t>> ForwardedStores;
-  // The calls a per-call clone of a constructor makes (cloneConstructors()), on the clone's places:
+  // The calls a per-call clone makes (clonePerCall()), on the clone's places:
   // getters and setters are made per call, so a clone's calls need their own. `value` is the
   // clone's place for the call's value (kNone: none). They are not program calls: the call graph
   // and the rules see each site once.
