@@ -1366,6 +1366,33 @@ TEST(Link, APointerToTooManyObjectsPointsToAnyOfItsRecord) {
     EXPECT_EQ(originsAt(f.p(), e.place), std::vector<std::string>{"socket:socket"}) << f.p().places[e.place].key;
 }
 
+TEST(Link, HelpersCallingWhatTheyAreHandedStayWithinTheCloneBudget) {
+  // A generated worst case for the clones of helpers that call the function they are handed: each
+  // helper calls it and hands it, with its socket, three times to the next, 12 deep, and 200
+  // functions (the most callers a cloned function may have) each call the outermost with a socket
+  // and a function of their own: 3^8 nested clones (the depth bound) from each call, far past the
+  // budget. Cloning stops there; past it a helper is one function for its callers again, so each
+  // function still reaches its own socket, and the places stay at the budget (400,000).
+  const int depth = 12, callers = 200;
+  std::string code = "static void h" + std::to_string(depth) + "(int fd, void (*fn)(int)) { fn(fd); }";
+  for (int d = depth - 1; d >= 0; --d) {
+    std::string next = "h" + std::to_string(d + 1);
+    code += "static void h" + std::to_string(d) + "(int fd, void (*fn)(int)) { fn(fd); " + next + "(fd, fn); " +
+            next + "(fd, fn); " + next + "(fd, fn); }";
+  }
+  for (int k = 0; k < callers; ++k) {
+    std::string n = std::to_string(k);
+    code += "static void use" + n + "(int fd) { listen(fd, " + n + "); }"
+            "void call" + n + "(void) { int s = socket(AF_UNIX, SOCK_STREAM, 0); h0(s, use" + n + "); }";
+  }
+  Linked f = one(code);
+  ASSERT_EQ(f.p().lifecycle.size(), static_cast<std::size_t>(callers));
+  for (const facts::LifecycleEvent &e : f.p().lifecycle)
+    EXPECT_FALSE(f.p().originsOf(e.place).empty()) << f.p().places[e.place].key;
+  EXPECT_GT(f.p().places.size(), 390'000u); // the budget is spent
+  EXPECT_LT(f.p().places.size(), 410'000u); // and not overrun
+}
+
 TEST(Link, WritesThroughAPointerParameterReachOnlyTheCallersItWritesFor) {
   Linked f = one("static void make_pair(int p[2]) { socketpair(AF_UNIX, SOCK_STREAM, 0, p); }"
                  "static void forget_pair(int p[2]) { p[0] = p[1] = -1; }"
