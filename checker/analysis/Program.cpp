@@ -1273,18 +1273,42 @@ void Program::clonePerCall() {
   // with every caller's. (Not a call through a table its parameter points to, `s->ops->handler()`:
   // most C functions of an object with an ops table are that, and a clone each would spend the
   // budget the constructors need.)
-  auto ofParam = [&](Id place, Id fn) {
+  // The parameter of `fn` whose function a call through `place` calls, if any.
+  auto calledParam = [&](Id place, Id fn) -> std::optional<int> {
     const facts::Place *p = &places[place];
     if (p->kind == facts::PlaceKind::Member && llvm::StringRef(p->key).ends_with(facts::kCallableMember) && p->base != kNone)
       p = &places[p->base]; // a std::function's target
     if (p->kind == facts::PlaceKind::Deref && p->base != kNone)
       p = &places[p->base]; // handed by reference
-    return p->kind == facts::PlaceKind::Param && p->function == fn;
+    if (p->kind == facts::PlaceKind::Param && p->function == fn)
+      return p->index;
+    return std::nullopt;
   };
-  std::vector<bool> callsThroughParam(functions.size(), false);
+  std::set<std::pair<Id, int>> calledParams; // (function, its parameter whose function it calls)
   for (const facts::Call &call : indirectCalls)
-    if (call.caller != kNone && call.target != kNone && ofParam(call.target, call.caller))
-      callsThroughParam[call.caller] = true;
+    if (call.caller != kNone && call.target != kNone)
+      if (std::optional<int> param = calledParam(call.target, call.caller))
+        calledParams.insert({call.caller, *param});
+  // A helper that hands its parameter on to one that calls it (watch() to start(), which registers
+  // it) calls it too, so it is made per call as well, and its callers' functions do not meet in
+  // the inner one's clone. To a fixed point: each round adds a pair or ends.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const facts::Call &call : calls) {
+      if (call.caller == kNone || call.callee == kNone)
+        continue;
+      for (unsigned i = 0; i < call.args.size(); ++i) {
+        Id passed = call.args[i].place;
+        if (passed == kNone || !calledParams.count({call.callee, static_cast<int>(i)}))
+          continue;
+        if (std::optional<int> param = calledParam(passed, call.caller))
+          grew |= calledParams.insert({call.caller, *param}).second;
+      }
+    }
+  }
+  std::vector<bool> callsThroughParam(functions.size(), false);
+  for (const auto &[fn, param] : calledParams)
+    callsThroughParam[fn] = true;
   auto higherOrder = [&](Id fn) {
     return callsThroughParam[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
            callsOf(fn).size() <= kCloneMaxCalls;

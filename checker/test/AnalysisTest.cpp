@@ -440,6 +440,17 @@ TEST(Link, HelperCallingItsParameterIsMadePerCall) {
   EXPECT_EQ(originsAt(f.p(), f.p().lifecycle[0].place).size(), 1u) << f.dump;
   ASSERT_EQ(f.p().options.size(), 1u) << f.dump;
   EXPECT_EQ(originsAt(f.p(), f.p().options[0].place).size(), 1u) << f.dump;
+  // The same through a helper that only hands its function on to run(): made per call too.
+  Linked chained = one("static void run(int fd, void (*fn)(int)) { fn(fd); }"
+                       "static void with(int fd, void (*fn)(int)) { run(fd, fn); }"
+                       "static void serve(int fd) { listen(fd, 1); }"
+                       "static void note(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                       "void f(void) { with(socket(AF_UNIX, SOCK_STREAM, 0), serve);"
+                       "  with(socket(AF_UNIX, SOCK_DGRAM, 0), note); }");
+  ASSERT_EQ(chained.p().lifecycle.size(), 1u) << chained.dump;
+  EXPECT_EQ(originsAt(chained.p(), chained.p().lifecycle[0].place).size(), 1u) << chained.dump;
+  ASSERT_EQ(chained.p().options.size(), 1u) << chained.dump;
+  EXPECT_EQ(originsAt(chained.p(), chained.p().options[0].place).size(), 1u) << chained.dump;
 }
 
 TEST(Extract, ArgumentFlowsIntoParameterAndReturnFlowsBack) {
