@@ -733,6 +733,10 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
     }
   }
 
+  for (const HolderCall &model : Options.holderCalls)
+    if (name == model.name && static_cast<int>(call->getNumArgs()) > std::max(model.holderArg, model.intoArg))
+      holderCall(call, model, event);
+
   // ancil_send_fds(sock, fds, n), ancil_send_fd(sock, fd): a send on its socket whose payload is
   // its fds, as a sendmsg() whose SCM_RIGHTS message the function builds.
   if (const FdSender *sender = fdSendingCall(call, callee, name)) {
@@ -1439,6 +1443,38 @@ void Extractor::registerThroughPointer(const CallExpr *call, const Registrar &r,
       pass(param, call->getArg(argument));
   if (!args.empty())
     processIndirectCall(call, callback, args, event, /*givesBack=*/false);
+}
+
+// uv_pipe_bind(&server, path), uv_listen(server, ...), uv_accept(server, client): what a library
+// does to the socket a holder keeps (models.md, holder_calls), on the holder's fd member.
+void Extractor::holderCall(const CallExpr *call, const HolderCall &model, const Event &event) {
+  const Expr *holder = call->getArg(model.holderArg);
+  Id socket = heldFd(holder, model.holder);
+  std::string by = model.name;
+  if (model.family) {
+    // The library makes the holder's socket before it binds or connects; one the holder may
+    // already keep (a connect on a handle opened with an fd) stays a candidate beside it.
+    facts::Create create;
+    create.how = facts::CreateHow::Producer;
+    create.family = *model.family;
+    create.familyName = model.familyName;
+    create.type = model.type;
+    create.origin = by + "()" + inFunctionText(currentFunction());
+    Id made = createValue(call, std::move(create), by);
+    addFlow(made, socket, facts::FlowKind::Assign);
+    addFlow(made, holderPlace(model.holder), facts::FlowKind::Assign); // as every store feeds it
+  }
+  if (model.effect == OwnerEffect::Accept) {
+    facts::Create create;
+    create.how = facts::CreateHow::Accept;
+    create.listener = socket;
+    create.origin = by + "()" + inFunctionText(currentFunction());
+    Id accepted = createValue(call, std::move(create), by);
+    addFlow(accepted, heldFd(call->getArg(model.intoArg), model.holder), facts::FlowKind::Assign);
+    addFlow(accepted, holderPlace(model.holder), facts::FlowKind::Assign);
+    return;
+  }
+  ownerEvent(call, holder, socket, model.effect, by, event);
 }
 
 // A library's bind, listen or connect (a socket maker, a library fd owner's method or constructor): the

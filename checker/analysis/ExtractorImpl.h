@@ -1233,8 +1233,9 @@ private:
   // The place that stands for the fd of every object of a holder model, read through a holder
   // from outside (as a record's field is); every store feeds it too, as it fed it before holders
   // were objects (so a holder the analysis loses still reads what any store kept).
-  Id holderPlace(const FdHolder &holder) {
-    return intern(facts::holderFieldKey(holder.name), facts::PlaceKind::Field, holder.name + " fd");
+  Id holderPlace(const FdHolder &holder) { return holderPlace(holder.name); }
+  Id holderPlace(const std::string &name) {
+    return intern(facts::holderFieldKey(name), facts::PlaceKind::Field, name + " fd");
   }
   // The holder a store keeps its fd in: the object its holder argument points to, or a new one
   // per call that the store returns (g_io_channel_unix_new()).
@@ -1247,10 +1248,13 @@ private:
   }
   // The fd a holder keeps: its member of the object the load's first argument points to.
   Id heldFd(const CallExpr *call, const FdHolder &holder) {
-    if (call->getNumArgs() > 0)
-      if (std::optional<Id> object = objectNamedBy(call->getArg(0)))
-        return memberPlace(*object, facts::kHolderFdMember, holderPlace(holder));
-    return holderPlace(holder);
+    return call->getNumArgs() > 0 ? heldFd(call->getArg(0), holder.name) : holderPlace(holder.name);
+  }
+  // The fd of the holder `pointer` points to (of the fd_holders entries named `name`).
+  Id heldFd(const Expr *pointer, const std::string &name) {
+    if (std::optional<Id> object = objectNamedBy(pointer))
+      return memberPlace(*object, facts::kHolderFdMember, holderPlace(name));
+    return holderPlace(name);
   }
 
   // What `var` is capped to where `use` reads it: the value of the last `if (var > E) var = E2;`
@@ -1775,6 +1779,7 @@ private:
                            const Event &event, bool givesBack = true);
   // A registration whose callback names no function (a helper's parameter, a struct's member).
   void registerThroughPointer(const CallExpr *call, const Registrar &registrar, const Event &event);
+  void holderCall(const CallExpr *call, const HolderCall &model, const Event &event);
   void copyPointee(const Expr *source, const Expr *destination);
   // Whether each argument has its parameter's type, references and qualifiers aside.
   bool takesTheseTypes(const FunctionDecl *fn, llvm::ArrayRef<const Expr *> args) {

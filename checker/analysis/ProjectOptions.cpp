@@ -336,6 +336,46 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       h.name = fields[4].trim().str();
       options.fdHolders.push_back(std::move(h));
     }
+  if (option == "HolderCalls")
+    for (llvm::StringRef item : items(value)) {
+      llvm::SmallVector<llvm::StringRef, 7> fields;
+      item.split(fields, ':');
+      HolderCall c;
+      std::optional<OwnerEffect> effect;
+      if (fields.size() >= 3)
+        effect = llvm::StringSwitch<std::optional<OwnerEffect>>(fields[2].trim())
+                     .Case("bind", OwnerEffect::Bind)
+                     .Case("listen", OwnerEffect::Listen)
+                     .Case("connect", OwnerEffect::Connect)
+                     .Case("accept", OwnerEffect::Accept)
+                     .Default(std::nullopt);
+      auto position = [](llvm::StringRef field, int &out, int least) {
+        return !field.trim().getAsInteger(10, out) && out >= least && out <= rules::kMaxArgumentPosition;
+      };
+      bool ok = (fields.size() == 5 || fields.size() == 7) && isIdentifier(fields[0].trim()) &&
+                position(fields[1], c.holderArg, 0) && effect && !fields[3].trim().empty() &&
+                position(fields[4], c.intoArg, -1) && (*effect == OwnerEffect::Accept) == (c.intoArg >= 0) &&
+                c.intoArg != c.holderArg;
+      if (ok && fields.size() == 7) {
+        c.family = familyFromName(fields[5].trim());
+        std::optional<int> type = socketTypeFromName(fields[6].trim());
+        ok = c.family && (type || fields[6].trim().empty()) &&
+             (*effect == OwnerEffect::Bind || *effect == OwnerEffect::Connect);
+        c.familyName = fields[5].trim().str();
+        c.type = type.value_or(-1);
+      }
+      if (!ok) {
+        error("HolderCalls: '" + item.str() + "' is not FUNCTION:HOLDER_ARG:EFFECT:NAME:INTO_ARG[:FAMILY:TYPE] "
+              "(EFFECT bind, listen, connect or accept; INTO_ARG the holder an accept fills, else -1; a FAMILY "
+              "only for a bind or connect that makes the socket)");
+        continue;
+      }
+      c.name = fields[0].trim().str();
+      c.effect = *effect;
+      c.holder = fields[3].trim().str();
+      c.builtin = builtin;
+      options.holderCalls.push_back(std::move(c));
+    }
 }
 } // namespace
 
@@ -350,7 +390,7 @@ ProjectOptions::parse(llvm::function_ref<std::optional<std::string>(llvm::String
   options.builtinRegistrars = options.registrars.size();
   options.builtinFdHolders = options.fdHolders.size();
   for (const char *option : {"SocketProducers", "OptionWrappers", "ExternalSocketSources",
-                             "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders",
+                             "FdOwnerClasses", "Allocators", "CallbackRegistrars", "FdHolders", "HolderCalls",
                              "SyscallWrappers", "MessageQueues", "FdSenders", "Containers", "Receivers",
                              "ChannelViews"})
     if (std::optional<std::string> value = get(option))
@@ -411,6 +451,11 @@ std::string ProjectOptions::extractionFingerprint() const {
   for (const FdHolder &h : llvm::drop_begin(fdHolders, builtinFdHolders))
     parts.push_back("h:" + h.store + ":" + std::to_string(h.fdArg) + ":" + h.load + ":" +
                     std::to_string(h.outArg) + ":" + h.name + ":" + std::to_string(h.holderArg));
+  for (const HolderCall &c : holderCalls)
+    if (!c.builtin)
+      parts.push_back("k:" + c.name + ":" + std::to_string(c.holderArg) + ":" +
+                      std::to_string(static_cast<int>(c.effect)) + ":" + c.holder + ":" + std::to_string(c.intoArg) +
+                      ":" + c.familyName + ":" + std::to_string(c.type));
   for (const SyscallWrapper &w : syscallWrappers)
     if (!w.builtin) {
       std::string item = "s:" + w.name + ":" + w.call + ":" + std::to_string(w.firstArg);

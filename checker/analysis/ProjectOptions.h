@@ -129,6 +129,22 @@ struct FdOwnerModel {
   std::string scope; // that namespace, as the class's name was written ("" when unqualified)
 };
 
+// A library function that acts on the socket an fd holder keeps:
+// `FUNCTION:HOLDER_ARG:EFFECT:NAME:INTO_ARG[:FAMILY:TYPE]` (EFFECT bind, listen, connect or
+// accept; NAME the FdHolders name whose fd it is; INTO_ARG the holder an accept fills, else -1;
+// with FAMILY a bind or connect makes the holder's socket first, of TYPE (may be empty)).
+struct HolderCall {
+  std::string name;
+  int holderArg = -1;
+  OwnerEffect effect = OwnerEffect::Bind;
+  std::string holder; // the FdHolder's name
+  int intoArg = -1;
+  std::optional<facts::Family> family; // set: the call makes the holder's socket
+  std::string familyName;
+  int type = -1;
+  bool builtin = false;
+};
+
 // How the facts name the file at `absolute` (absolute and dot-free): itself, or with
 // `relativePaths` its path from the working directory when it lies below it.
 std::string recordedPath(llvm::StringRef absolute, bool relativePaths);
@@ -156,6 +172,8 @@ struct ProjectOptions {
   std::vector<Registrar> registrars;
   // FdHolders "g_io_channel_unix_new:0:g_io_channel_unix_get_fd:-1:GIOChannel".
   std::vector<FdHolder> fdHolders;
+  // HolderCalls "uv_pipe_bind:0:bind:uv_handle_t:-1:AF_UNIX:SOCK_STREAM;uv_accept:0:accept:uv_handle_t:1".
+  std::vector<HolderCall> holderCalls;
   // Allocators "xmalloc;pool_alloc": functions whose every call returns a new object. The
   // catalog's apply only where declared in a system header (a project's own `zalloc` may be
   // anything); the project's apply to its own functions too. name -> from the project.
@@ -199,7 +217,7 @@ struct ProjectOptions {
 // The option names, for front ends that list or store them.
 inline constexpr const char *kProjectOptionNames[] = {
     "SocketProducers", "OptionWrappers", "ExternalSocketSources", "FdOwnerClasses",
-    "CallbackRegistrars", "FdHolders", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Containers",
+    "CallbackRegistrars", "FdHolders", "HolderCalls", "Allocators", "SyscallWrappers", "MessageQueues", "FdSenders", "Containers",
     "Receivers", "ChannelViews", "Pedantic",
     "TargetKernel"};
 

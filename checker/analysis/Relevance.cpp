@@ -88,6 +88,8 @@ std::set<std::string> socketVocabulary(const ProjectOptions &options) {
     words.insert(h.store);
     words.insert(h.load);
   }
+  for (const HolderCall &c : options.holderCalls)
+    words.insert(c.name);
   for (const SyscallWrapper &w : options.syscallWrappers) {
     words.insert(w.name);
     for (const std::string &number : w.numbers)

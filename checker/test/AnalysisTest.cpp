@@ -8,6 +8,7 @@
 #include "Relevance.h"
 #include "ScratchDirectory.h"
 #include "ServiceFiles.h"
+#include "afunix/KernelConstants.h"
 
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Tooling/Tooling.h"
@@ -1651,6 +1652,40 @@ TEST(ProjectOptions, FdHoldersWithTheArgumentThatHoldsTheFd) {
   }
 }
 
+TEST(ProjectOptions, HolderCallsSayWhatALibraryDoesToAHoldersSocket) {
+  ProjectOptions o = options({{"HolderCalls", "box_bind:0:bind:Box:-1:AF_UNIX:SOCK_STREAM;box_connect:1:connect:Box:-1:"
+                                              "AF_INET6:;box_accept:0:accept:Box:1"}});
+  std::size_t builtin = 0;
+  for (const HolderCall &c : o.holderCalls)
+    builtin += c.builtin;
+  ASSERT_EQ(o.holderCalls.size() - builtin, 3u);
+  const HolderCall &bind = o.holderCalls[builtin], &connect = o.holderCalls[builtin + 1],
+                   &accept = o.holderCalls[builtin + 2];
+  EXPECT_EQ(bind.effect, OwnerEffect::Bind);
+  EXPECT_EQ(bind.family, facts::Family::Unix);
+  EXPECT_EQ(bind.type, afunix::kernel::kSockStream);
+  EXPECT_EQ(connect.holderArg, 1);
+  EXPECT_EQ(connect.family, facts::Family::Inet6);
+  EXPECT_EQ(connect.type, -1); // left empty: the library decides
+  EXPECT_EQ(accept.effect, OwnerEffect::Accept);
+  EXPECT_EQ(accept.intoArg, 1);
+  EXPECT_FALSE(accept.family); // an accept makes no socket of a family of its own
+  EXPECT_NE(o.extractionFingerprint(), options({}).extractionFingerprint());
+  // An accept names the holder it fills and only an accept does; only a bind or connect makes a
+  // socket; the effect is one of four; positions are bounded.
+  for (const char *bad : {"box_accept:0:accept:Box:-1", "box_listen:0:listen:Box:1", "box_accept:1:accept:Box:1",
+                          "box_listen:0:listen:Box:-1:AF_UNIX:SOCK_STREAM", "box_bind:0:open:Box:-1",
+                          "box_bind:65:bind:Box:-1", "box_bind:0:bind:Box:-1:AF_UNIX",
+                          "box_bind:0:bind:Box:-1:AF_LOCAL7:SOCK_STREAM", "box_bind:0:bind::-1"}) {
+    std::vector<std::string> errors;
+    ProjectOptions refused = ProjectOptions::parse(
+        [&](llvm::StringRef name) { return name == "HolderCalls" ? std::optional<std::string>(bad) : std::nullopt; },
+        [&](const std::string &error) { errors.push_back(error); });
+    EXPECT_EQ(refused.holderCalls.size(), builtin) << bad;
+    EXPECT_EQ(errors.size(), 1u) << bad;
+  }
+}
+
 TEST(SocketVocabulary, HoldsTheExtractorsWordsAndTheModels) {
   ProjectOptions o = options({{"SocketProducers", "open_listener"},
                               {"CallbackRegistrars", "watch_fd:0:1:0"},
@@ -1658,7 +1693,7 @@ TEST(SocketVocabulary, HoldsTheExtractorsWordsAndTheModels) {
   std::set<std::string> words = socketVocabulary(o);
   for (const char *word : {"socket", "sendmsg", "SCM_RIGHTS", "SO_PASSCRED", "SD_LISTEN_FDS_START",
                            "open_listener", "watch_fd", "ScopedFD", "sd_event_add_io", "SYS_sendmsg",
-                           "unixmessage_putv"})
+                           "unixmessage_putv", "uv_pipe_bind", "uv_accept"})
     EXPECT_TRUE(words.count(word)) << word;
   EXPECT_FALSE(words.count("write")); // only where the program's sockets are: reached by name
 }

@@ -16,6 +16,7 @@ const std::set<std::string> kSocketTypes = {"SOCK_STREAM", "SOCK_DGRAM", "SOCK_S
 const std::set<std::string> kOwnerEffects = {"socket", "bind", "listen"};
 const std::set<std::string> kMethodEffects = {"socket", "bind", "listen", "accept", "option", "connect", "send"};
 const std::set<std::string> kFunctionEffects = {"connect", "send"};
+const std::set<std::string> kHolderEffects = {"bind", "listen", "connect", "accept"};
 const std::set<std::string> kOptions = {"SO_PASSCRED", "SO_PASSSEC", "SO_PASSPIDFD"};
 const std::set<std::string> kWrappedCalls = {"sendmsg", "recvmsg"};
 
@@ -185,7 +186,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   Validator v(fileName, errors);
   if (node.IsNull() || !node.IsDefined())
     return true;
-  if (!v.expectMap(node, "", {"event_loops", "fd_holders", "allocators", "socket_makers",
+  if (!v.expectMap(node, "", {"event_loops", "fd_holders", "holder_calls", "allocators", "socket_makers",
                               "option_wrappers", "external_sockets", "fd_owner_classes",
                               "syscall_wrappers", "message_queues", "fd_senders", "containers",
                               "receivers", "channel_views"}))
@@ -226,6 +227,33 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
              v.error(e, field, "fd and holder are the same argument");
            if (clean())
              read.fdHolders.push_back(std::move(m));
+         });
+  r.list(node, "holder_calls", {"function", "holder", "does", "name", "into", "family", "type"},
+         [&](const YAML::Node &e, const std::string &field, auto clean) {
+           HolderCallModel m;
+           m.function = r.name(e, "function", field);
+           m.holder = r.position(e, "holder", field);
+           m.does = v.scalar(e, "does", field + ".does", true);
+           v.oneOf(e, "does", field + ".does", m.does, kHolderEffects);
+           m.name = r.name(e, "name", field);
+           m.into = r.position(e, "into", field, -1);
+           m.family = v.scalar(e, "family", field + ".family", false);
+           v.oneOf(e, "family", field + ".family", m.family, kFamilies);
+           m.type = v.scalar(e, "type", field + ".type", false);
+           v.oneOf(e, "type", field + ".type", m.type, kSocketTypes);
+           if (clean() && (m.does == "accept") != (m.into >= 0))
+             v.error(e, field + ".into", m.into >= 0 ? "only an accept puts a socket into another holder"
+                                                     : "an accept needs the holder it accepts into");
+           if (clean() && m.into >= 0 && m.into == m.holder)
+             v.error(e, field, "holder and into are the same argument");
+           if (clean() && !m.family.empty() && m.does != "bind" && m.does != "connect")
+             v.error(e, field + ".family", "only a bind or a connect makes the holder's socket");
+           if (clean() && !m.type.empty() && m.family.empty())
+             v.error(e, field + ".type", "a type without a family: the call makes no socket");
+           if (clean() && m.does == "listen" && m.type == "SOCK_DGRAM")
+             v.error(e, field + ".type", "a SOCK_DGRAM socket cannot listen");
+           if (clean())
+             read.holderCalls.push_back(std::move(m));
          });
   r.list(node, "allocators", {"function"}, [&](const YAML::Node &e, const std::string &field, auto clean) {
     std::string name = r.name(e, "function", field);
@@ -373,6 +401,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
   auto append = [](auto &to, auto &from) { to.insert(to.end(), from.begin(), from.end()); };
   append(out.eventLoops, read.eventLoops);
   append(out.fdHolders, read.fdHolders);
+  append(out.holderCalls, read.holderCalls);
   append(out.allocators, read.allocators);
   append(out.socketMakers, read.socketMakers);
   append(out.optionWrappers, read.optionWrappers);
@@ -457,6 +486,14 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
   for (const FdHolderModel &m : models.fdHolders)
     add("FdHolders", m.store + ":" + std::to_string(m.fd) + ":" + m.load + ":" + std::to_string(m.loadOut) +
                          ":" + m.name + ":" + std::to_string(m.holder));
+  // FUNCTION:HOLDER_ARG:EFFECT:NAME:INTO_ARG[:FAMILY:TYPE]
+  for (const HolderCallModel &m : models.holderCalls) {
+    std::string item = m.function + ":" + std::to_string(m.holder) + ":" + m.does + ":" + m.name + ":" +
+                       std::to_string(m.into);
+    if (!m.family.empty())
+      item += ":" + m.family + ":" + m.type;
+    add("HolderCalls", item);
+  }
   for (const std::string &name : models.allocators)
     add("Allocators", name);
   for (const SocketMakerModel &m : models.socketMakers) {

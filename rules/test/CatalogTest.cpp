@@ -414,7 +414,11 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "receivers:\n  - {function: chan_read, socket: 1}\n"
       "channel_views:\n  - {function: chan_stream, of: 0}\n"
       "fd_holders:\n  - {store: box_new, fd: 0, load: box_fd, name: Box}\n"
-      "  - {store: box_init, fd: 2, holder: 0, load: box_fileno, load_out: 1, name: Box}\n",
+      "  - {store: box_init, fd: 2, holder: 0, load: box_fileno, load_out: 1, name: Box}\n"
+      "holder_calls:\n  - {function: box_bind, holder: 0, does: bind, family: AF_UNIX, type: SOCK_STREAM, name: Box}\n"
+      "  - {function: box_connect, holder: 1, does: connect, family: AF_UNIX, name: Box}\n"
+      "  - {function: box_listen, holder: 0, does: listen, name: Box}\n"
+      "  - {function: box_accept, holder: 0, does: accept, into: 1, name: Box}\n",
       "cfg.yaml", models, errors));
   auto options = afunix::rules::modelOptions(models);
   EXPECT_EQ(options["CallbackRegistrars"], "ev_watch:4:2:2;ev_watch_data:1:2:0:3>2;workq_post:-1:1:-1:2>0:3>1");
@@ -431,6 +435,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
   EXPECT_EQ(options["Receivers"], "chan_read:1");
   EXPECT_EQ(options["ChannelViews"], "chan_stream:0");
   EXPECT_EQ(options["FdHolders"], "box_new:0:box_fd:-1:Box:-1;box_init:2:box_fileno:1:Box:0");
+  EXPECT_EQ(options["HolderCalls"], "box_bind:0:bind:Box:-1:AF_UNIX:SOCK_STREAM;box_connect:1:connect:Box:-1:AF_UNIX:;"
+                                    "box_listen:0:listen:Box:-1;box_accept:0:accept:Box:1");
 }
 
 TEST(Models, MistakesNameFileLineAndField) {
@@ -460,6 +466,19 @@ TEST(Models, MistakesNameFileLineAndField) {
        "fd and holder are the same argument"},
       {"fd_holders:\n  - {store: box_init, fd: 1, holder: 65, load: box_fd, name: Box}\n", 2,
        "fd_holders[0].holder", "argument position"},
+      {"holder_calls:\n  - {function: box_accept, holder: 0, does: accept, name: Box}\n", 2,
+       "holder_calls[0].into", "needs the holder it accepts into"},
+      {"holder_calls:\n  - {function: box_listen, holder: 0, does: listen, into: 1, name: Box}\n", 2,
+       "holder_calls[0].into", "only an accept"},
+      {"holder_calls:\n  - {function: box_accept, holder: 1, does: accept, into: 1, name: Box}\n", 2,
+       "holder_calls[0]", "holder and into are the same argument"},
+      {"holder_calls:\n  - {function: box_listen, holder: 0, does: listen, family: AF_UNIX, name: Box}\n", 2,
+       "holder_calls[0].family", "only a bind or a connect makes"},
+      {"holder_calls:\n  - {function: box_bind, holder: 0, does: bind, type: SOCK_STREAM, name: Box}\n", 2,
+       "holder_calls[0].type", "without a family"},
+      {"holder_calls:\n  - {function: box_bind, holder: 0, does: open, name: Box}\n", 2,
+       "holder_calls[0].does", "is not one of: accept, bind, connect, listen"},
+      {"holder_calls:\n  - {function: box_bind, holder: 0, does: bind}\n", 2, "holder_calls[0].name", "is required"},
       {"socket_makers:\n  - {function: open_tcp, family: AF_INET7}\n", 2,
        "socket_makers[0].family", "is not one of"},
       {"socket_makers:\n  - {function: local_server, type: SOCK_RAW}\n", 2,

@@ -43,6 +43,22 @@ struct FdHolderModel {
   int holder = -1;  // the store's argument that points to the holder; -1: the store returns it
 };
 
+// A library function that acts on the socket an fd holder keeps (holder_calls): argument `holder`
+// points to the holder (of the fd_holders entries named `name`); `does` is "bind", "listen",
+// "connect" or "accept". With `family`, a bind or connect makes the holder's socket first (of that
+// family and `type`), as libuv's uv_pipe_bind() and uv_pipe_connect() do; an accept puts the
+// connection it accepts on the holder's listener into the holder argument `into` points to
+// (uv_accept(server, client)).
+struct HolderCallModel {
+  std::string function;
+  int holder = -1;
+  std::string does;
+  std::string name;
+  int into = -1;
+  std::string family; // "" when the call makes no socket
+  std::string type;
+};
+
 // A function that stands for a socket call with its arguments from `firstArg` on: libc's
 // syscall(SYS_sendmsg, fd, &msg, flags), a library's sys_sendmsg(fd, &msg, flags). With `numbers`,
 // only the calls whose first argument is spelled as one of them.
@@ -142,6 +158,7 @@ struct ChannelViewModel {
 struct Models {
   std::vector<EventLoopModel> eventLoops;
   std::vector<FdHolderModel> fdHolders;
+  std::vector<HolderCallModel> holderCalls;
   std::vector<std::string> allocators;
   std::vector<SocketMakerModel> socketMakers;
   std::vector<std::pair<std::string, std::string>> optionWrappers; // function, option
@@ -165,7 +182,7 @@ bool parseModelsText(const std::string &yamlText, const std::string &fileName, M
 bool loadModelsDirectory(const std::string &directory, Models &out,
                          std::vector<CatalogError> &errors);
 
-// The models as the analysis's check options (CallbackRegistrars, FdHolders, Allocators,
+// The models as the analysis's check options (CallbackRegistrars, FdHolders, HolderCalls, Allocators,
 // SocketProducers, OptionWrappers, ExternalSocketSources, FdOwnerClasses, SyscallWrappers,
 // MessageQueues, FdSenders, Containers, Receivers, ChannelViews), each a ';'-separated
 // list in the form ProjectOptions parses. Options with nothing to say are left out.
