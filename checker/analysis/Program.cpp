@@ -1313,11 +1313,29 @@ void Program::clonePerCall() {
     return callsThroughParam[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
            callsOf(fn).size() <= kCloneMaxCalls;
   };
-  auto cloned = [&](Id fn) { return constructor(fn) || higherOrder(fn); };
+  // A function that sets an option on, or binds, listens or connects, a socket of its own places
+  // (a wrapper handed the fd, a method on its object's handle): made per call too when more than
+  // one call reaches it, so each caller's socket is ordered by that call, not by every caller's
+  // (control.EnableCredentials() before control.Listen(), events' after its own).
+  std::vector<bool> actsOnSocket(functions.size(), false);
+  auto acts = [&](Id place) {
+    if (place != kNone && place < n && places[place].function != kNone)
+      actsOnSocket[places[place].function] = true;
+  };
+  for (const facts::OptionSet &o : options)
+    acts(o.place);
+  for (const facts::LifecycleEvent &e : lifecycle)
+    acts(e.place);
+  auto socketWrapper = [&](Id fn) {
+    return actsOnSocket[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
+           callsOf(fn).size() >= 2 && callsOf(fn).size() <= kCloneMaxCalls;
+  };
+  auto cloned = [&](Id fn) { return constructor(fn) || higherOrder(fn) || socketWrapper(fn); };
 
   const Graph outgoing = flowsByPlace(/*into=*/false);
   std::size_t budget = kCloneBudget;
   std::vector<Id> cloning; // the functions whose clones enclose the one being made
+  std::vector<Id> cloningAt; // and the calls each of those clones, and the one being made, is for
   const std::size_t indirectBeforeClones = indirectCalls.size();
   constexpr std::size_t kMaxCloneDepth = 8;
   std::vector<Id> removed; // argument and return flows of the calls now served by clones
@@ -1327,6 +1345,9 @@ void Program::clonePerCall() {
   std::function<void(Id, Id, const std::string &, std::map<Id, Id> &)> cloneFor =
       [&](Id fn, Id site, const std::string &prefix, std::map<Id, Id> &map) {
         auto mine = [&](Id p) { return p != kNone && p < n && places[p].function == fn; };
+        cloningAt.push_back(site);
+        std::size_t chain = CloneCallChains.size();
+        CloneCallChains.push_back(cloningAt);
         auto clonePlace = [&](Id p, auto &self) -> Id {
           if (auto it = map.find(p); it != map.end())
             return it->second;
@@ -1344,6 +1365,7 @@ void Program::clonePerCall() {
             id = internPlace("*" + places[base].key, pl.kind, pl.name, pl.function, pl.index, base);
           } else {
             id = internPlace(prefix + pl.key, pl.kind, pl.name, pl.function, pl.index, kNone);
+            CloneOfRoot.emplace(id, chain);
             // A template's place is every instantiation's (ExtractorImpl.h, typed()), and units
             // may instantiate it differently: each record any unit gives it.
             for (const std::string &record : pl.records)
@@ -1525,14 +1547,18 @@ void Program::clonePerCall() {
                 a.place = clone(a.place);
             indirectCalls.push_back(copy);
           }
+        cloningAt.pop_back();
       };
 
   FlowCountBeforeClones = flows.size();
-  // Constructors first: the budget goes to them before the helpers that call what they are handed.
+  // Constructors first: the budget goes to them before the helpers that call what they are handed,
+  // and to both before the wrappers of a socket call.
   std::vector<Id> order;
-  for (bool constructors : {true, false})
+  for (int kind : {0, 1, 2})
     for (Id fn = 0; fn < functions.size(); ++fn)
-      if (constructors ? constructor(fn) : !constructor(fn) && higherOrder(fn))
+      if (kind == 0   ? constructor(fn)
+          : kind == 1 ? !constructor(fn) && higherOrder(fn)
+                      : !constructor(fn) && !higherOrder(fn) && socketWrapper(fn))
         order.push_back(fn);
   for (Id fn : order) {
     if (budget == 0)
@@ -3524,6 +3550,14 @@ bool Program::mustFollow(Id a, Id b, bool unknown) const {
     if (block == sa.block)
       return true;
   return false;
+}
+
+llvm::ArrayRef<Id> Program::cloneCalls(Id place) const {
+  Id root = place;
+  for (int depth = 0; root != kNone && places[root].base != kNone && depth < 64; ++depth)
+    root = places[root].base;
+  auto it = root == kNone ? CloneOfRoot.end() : CloneOfRoot.find(root);
+  return it == CloneOfRoot.end() ? llvm::ArrayRef<Id>() : llvm::ArrayRef<Id>(CloneCallChains[it->second]);
 }
 
 std::vector<Id> Program::callSitesReaching(Id origin, Id place) const {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <memory>
 #include <optional>
@@ -258,6 +259,11 @@ public:
     auto it = ClonesOf.find(create);
     return it == ClonesOf.end() ? llvm::ArrayRef<Id>() : llvm::ArrayRef<Id>(it->second);
   }
+  // The calls a place of a per-call clone was made for (clonePerCall()), outermost first: the
+  // call in a function that is not cloned, then the calls inside each enclosing clone. Empty for
+  // a place of no clone. A clone's facts are reached through these calls only, not through every
+  // call of their function.
+  llvm::ArrayRef<Id> cloneCalls(Id place) const;
   // The same listeners seen from each program of the database that runs the accept() (the
   // creates index `accepted`): one list per program, as far as the programs' listeners differ.
   // A database builds several programs (a daemon, its examples and tests) around one library,
@@ -406,6 +412,8 @@ private:
   };
   std::vector<ClonedCall> ClonedCalls;
   std::map<Id, std::vector<Id>> ClonesOf; // a constructor's create -> its copies, one per call
+  std::vector<std::vector<Id>> CloneCallChains;  // per clone: the calls it was made for (cloneCalls())
+  std::unordered_map<Id, std::size_t> CloneOfRoot; // a clone's root place (no base) -> its chain
   std::map<Id, std::vector<Id>> ReceivedOver; // a copy's received fds -> the copy's recvmsg() channels
   std::map<std::pair<Id, Id>, Id> SetterVia; // a store a setter makes per call -> its parameter
   std::map<Id, std::pair<Id, Id>> ConstantFrom; // create -> the places its family and type come from

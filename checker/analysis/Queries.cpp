@@ -525,6 +525,13 @@ std::map<Id, std::vector<Id>> seenFrom(const Program &p, Id origin, Id site, Id 
   for (Id call : p.callSitesReaching(origin, place))
     add(call);
   std::vector<std::pair<Id, int>> work{{p.sites[site].function, 0}};
+  // A fact of a per-call clone happens through the calls the clone was made for, not through
+  // every call of its function: above those, any call of the outermost caller.
+  if (llvm::ArrayRef<Id> chain = p.cloneCalls(place); !chain.empty()) {
+    for (Id call : chain)
+      add(call);
+    work = {{p.sites[chain.front()].function, static_cast<int>(chain.size())}};
+  }
   std::set<Id> visited;
   while (!work.empty()) {
     auto [function, depth] = work.back();
