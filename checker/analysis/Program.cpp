@@ -1572,6 +1572,7 @@ void Program::clonePerCall() {
       std::string prefix = "@" + std::to_string(call.site) + ":";
       std::map<Id, Id> map;
       cloneFor(fn, call.site, prefix, map);
+      ServedByClones.insert(fn);
       // The call now reaches the clone only: its arguments no longer go into the function's own
       // parameters, nor does the function's own return come back to it.
       const facts::Site &s = sites[call.site];
@@ -2017,7 +2018,12 @@ void Program::resolveObjects() {
       for (Id p = 0; p < places.size(); ++p)
         if (places[p].kind == facts::PlaceKind::Deref) {
           Id pointer = places[p].base;
-          bool lost = pointer != kNone && (places[pointer].kind == facts::PlaceKind::Param || loadedFromField.count(pointer));
+          // A parameter of a function whose calls its clones now serve points nowhere because no
+          // call is left to hand it anything: the function's own facts stand for no call, not for
+          // every object.
+          bool param = pointer != kNone && places[pointer].kind == facts::PlaceKind::Param &&
+                       !ServedByClones.count(places[pointer].function);
+          bool lost = pointer != kNone && (param || loadedFromField.count(pointer));
           if (lost && Addresses.at(pointer).empty())
             LostPointers.push_back(pointer);
         }

@@ -551,6 +551,7 @@ private:
   llvm::DenseMap<std::pair<Id, Id>, std::pair<Id, Id>> LoadVia; // (from, to) of a load -> (Deref, value)
   bool SeedUnknown = false;
   std::vector<Id> LostPointers; // read through, pointing nowhere after the first phases
+  std::set<Id> ServedByClones;  // functions some of whose calls a per-call clone serves
   std::vector<std::vector<Id>> CallsOf, CallsIn;
   llvm::DenseMap<Id, std::vector<Id>> CallsReachingOverrider;
   Graph Incoming, Outgoing; // flows by place

@@ -46,7 +46,7 @@ int ctrl_enable_receiving(struct ctrl *c) {
   if (!c->bound) {
     if (bind(c->sock, (struct sockaddr *)&c->addr, sizeof c->addr) < 0)
       return -1;
-    if (listen(c->sock, 0) < 0)
+    if (listen(c->sock, 0) < 0) // EXPECT-NOTE: listen() here
       return -1;
     c->bound = 1;
   }
@@ -78,3 +78,6 @@ int main(void) {
   char buf[64];
   return conn ? (int)recv(conn->sock, buf, sizeof buf, 0) : 1;
 }
+// The fix-it enables it on the listener of the constructor's copy, before its listen().
+// EXPECT-FIXED: { int afunix_on = 1; setsockopt(c->sock, SOL_SOCKET, SO_PASSCRED, &afunix_on, sizeof afunix_on); }
+// EXPECT-FIXED: if (listen(c->sock, 0) < 0) // EXPECT-NOTE: listen() here
