@@ -1326,10 +1326,53 @@ void Program::clonePerCall() {
     acts(o.place);
   for (const facts::LifecycleEvent &e : lifecycle)
     acts(e.place);
-  auto socketWrapper = [&](Id fn) {
-    return actsOnSocket[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
-           callsOf(fn).size() >= 2 && callsOf(fn).size() <= kCloneMaxCalls;
+  // (Not a recvmsg(): the credential rule judges a reader per call already, at the call that hands
+  // it a socket without the option, CredsWithoutPasscred.cpp.) A function that hands something of
+  // its own to one that does acts on it too (server_enable(s) calling set_passcred(s->fd)), to a
+  // fixed point over the calls.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const facts::Call &call : calls) {
+      if (call.caller == kNone || call.callee == kNone || !actsOnSocket[call.callee] || actsOnSocket[call.caller])
+        continue;
+      auto ours = [&](const facts::Argument &a) {
+        return a.place != kNone && a.place < n && places[a.place].function == call.caller;
+      };
+      if (ours(call.receiver) || llvm::any_of(call.args, ours)) // a method's object is its receiver
+        actsOnSocket[call.caller] = grew = true;
+    }
+  }
+  // Also one called once, from a function that is cloned: without a clone inside each of that
+  // one's, its parameter would get every clone's socket again (a method's private helper). To a
+  // fixed point over the calls.
+  std::vector<bool> wrapper(functions.size(), false);
+  // Not a wrapper that takes the option as a parameter (SetFlag(level, option, on)): its option is
+  // made per call at each call already (liftOptions()), through the copies of those calls too.
+  std::vector<bool> namesOption(functions.size(), false);
+  for (const facts::OptionSet &o : options)
+    if (o.optionParam >= 0 && o.site != kNone && sites[o.site].function != kNone)
+      namesOption[sites[o.site].function] = true;
+  auto eligible = [&](Id fn) {
+    return actsOnSocket[fn] && !namesOption[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
+           !callsOf(fn).empty() && callsOf(fn).size() <= kCloneMaxCalls;
   };
+  for (Id fn = 0; fn < functions.size(); ++fn)
+    wrapper[fn] = eligible(fn) && callsOf(fn).size() >= 2;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Id fn = 0; fn < functions.size(); ++fn) {
+      if (wrapper[fn] || !eligible(fn))
+        continue;
+      for (Id c : callsOf(fn)) {
+        Id caller = calls[c].caller;
+        if (caller != kNone && caller != fn && (wrapper[caller] || constructor(caller) || higherOrder(caller))) {
+          wrapper[fn] = grew = true;
+          break;
+        }
+      }
+    }
+  }
+  auto socketWrapper = [&](Id fn) { return static_cast<bool>(wrapper[fn]); };
   auto cloned = [&](Id fn) { return constructor(fn) || higherOrder(fn) || socketWrapper(fn); };
 
   const Graph outgoing = flowsByPlace(/*into=*/false);
@@ -2395,6 +2438,7 @@ void Program::instantiateAccessors() {
 // one option per call that passes SO_PASSCRED (or SO_PASSSEC, SO_PASSPIDFD), at the call, on
 // the caller's socket. A caller that passes its own parameter on is lifted again, to its callers.
 void Program::liftOptions() {
+  const std::size_t extracted = options.size();
   for (std::size_t i = 0; i < options.size(); ++i) {
     if (options[i].optionParam < 0)
       continue;
@@ -2402,8 +2446,18 @@ void Program::liftOptions() {
     Id fn = sites[option.site].function;
     if (fn == kNone)
       continue;
-    for (Id c : callsOf(fn)) {
-      const facts::Call &call = calls[c];
+    // The program's calls, and their copies in the clones of their callers (on the clones' places,
+    // named as the program's call is: a copy keeps no texts).
+    std::vector<std::pair<const facts::Call *, const facts::Call *>> reaching; // (as written, on places)
+    for (Id c : callsOf(fn))
+      reaching.push_back({&calls[c], &calls[c]});
+    for (const ClonedCall &copy : ClonedCalls)
+      if (copy.call.callee == fn)
+        for (Id c : callsOf(fn))
+          if (calls[c].site == copy.call.site)
+            reaching.push_back({&calls[c], &copy.call});
+    for (const auto &[written, onPlaces] : reaching) {
+      const facts::Call &call = *onPlaces;
       if (static_cast<std::size_t>(option.optionParam) >= call.args.size())
         continue;
       const facts::Argument &name = call.args[option.optionParam];
@@ -2421,9 +2475,9 @@ void Program::liftOptions() {
       // A wrapper call the extractor already took for an option (it names the constant and passes
       // an fd) is that option.
       const facts::Site &callSite = sites[call.site];
-      bool known = false;
-      for (const facts::OptionSet &o : options)
-        known |= sites[o.site].file == callSite.file && sites[o.site].offset == callSite.offset;
+      bool known = false; // (not one lifted here: each copy of a call in a clone is lifted too)
+      for (std::size_t o = 0; o < extracted; ++o)
+        known |= sites[options[o].site].file == callSite.file && sites[options[o].site].offset == callSite.offset;
       if (known)
         continue;
       facts::OptionSet lifted = option;
@@ -2462,9 +2516,9 @@ void Program::liftOptions() {
       }
       // The socket as the caller names it, for messages.
       if (at.kind == facts::PlaceKind::Param && at.function == fn) {
-        const facts::Argument *named = at.index < 0 ? &call.receiver
-                                       : static_cast<std::size_t>(at.index) < call.args.size() ? &call.args[at.index]
-                                                                                               : nullptr;
+        const facts::Argument *named = at.index < 0 ? &written->receiver
+                                       : static_cast<std::size_t>(at.index) < written->args.size() ? &written->args[at.index]
+                                                                                                  : nullptr;
         if (named) {
           facts::Site copy = callSite;
           copy.text = root == kNone ? named->text : sites[option.site].text;
