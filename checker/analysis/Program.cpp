@@ -665,7 +665,13 @@ void Program::addDerived(Id from, Id to, facts::FlowKind kind, Id site, bool exa
     flows.push_back({from, to, kind, site, exact});
 }
 
-void Program::deriveCallFlows(const facts::Call &c) {
+void Program::deriveCallFlows(const facts::Call &c, llvm::function_ref<void(Id, Id, bool)> into) {
+  auto flow = [&](Id from, Id to, bool exact) {
+    if (into)
+      into(from, to, exact);
+    else
+      addDerived(from, to, facts::FlowKind::Argument, c.site, exact);
+  };
   for (unsigned i = 0; i < c.args.size(); ++i) {
     const facts::Argument &a = c.args[i];
     if (a.mode == facts::ArgMode::None ||
@@ -673,34 +679,37 @@ void Program::deriveCallFlows(const facts::Call &c) {
       continue;
     Id param = paramPlace(c.callee, i);
     if (a.mode == facts::ArgMode::Constant) {
-      Written.insert(param); // written, with no socket
+      if (!into)
+        Written.insert(param); // written, with no socket
       continue;
     }
     switch (a.mode) {
     case facts::ArgMode::Value:
-      if (a.place == kNone)
-        Untracked.insert(param); // passed something we cannot follow
+      if (a.place == kNone) {
+        if (!into)
+          Untracked.insert(param); // passed something we cannot follow
+      }
       else
-        addDerived(a.place, param, facts::FlowKind::Argument, c.site, a.exact);
+        flow(a.place, param, a.exact);
       break;
     case facts::ArgMode::Address: {
       // f(&fd) into int *p: the caller's fd is the callee's *p, and what the callee writes
       // into *p (its out place, if it writes one) comes back into the caller's fd.
       Id deref = elementPlace(param, 0);
-      addDerived(a.place, deref, facts::FlowKind::Argument, c.site, true);
+      flow(a.place, deref, true);
       if (Id out = placeByKey(facts::outKey(places[deref].key)); out != kNone)
-        addDerived(out, writeTarget(a.place), facts::FlowKind::Argument, c.site, true);
+        flow(out, writeTarget(a.place), true);
       break;
     }
     case facts::ArgMode::Array:
       // An array passed on: its first two elements, the socketpair() ends, in and back out; a
       // pointer to fds passed on (a local, a field, a call's value) holds its fds itself.
-      addDerived(a.place, param, facts::FlowKind::Argument, c.site, false);
+      flow(a.place, param, false);
       for (int k = 0; k < 2; ++k) {
         Id mine = elementPlace(a.place, k), theirs = elementPlace(param, k);
-        addDerived(mine, theirs, facts::FlowKind::Argument, c.site, true);
+        flow(mine, theirs, true);
         if (Id out = placeByKey(facts::outKey(places[theirs].key)); out != kNone)
-          addDerived(out, writeTarget(mine), facts::FlowKind::Argument, c.site, true);
+          flow(out, writeTarget(mine), true);
       }
       break;
     case facts::ArgMode::None:
@@ -711,10 +720,12 @@ void Program::deriveCallFlows(const facts::Call &c) {
   // `this` of a member function: the address of the object it is called on.
   if (c.receiver.mode == facts::ArgMode::Value && functions[c.callee].method) {
     Id self = thisPlace(c.callee);
-    if (c.receiver.place == kNone)
-      Untracked.insert(self);
+    if (c.receiver.place == kNone) {
+      if (!into)
+        Untracked.insert(self);
+    }
     else
-      addDerived(c.receiver.place, self, facts::FlowKind::Argument, c.site, true);
+      flow(c.receiver.place, self, true);
   }
 }
 
@@ -1313,10 +1324,11 @@ void Program::clonePerCall() {
     return callsThroughParam[fn] && functions[fn].defined && owned[fn].size() <= kCloneMaxPlaces &&
            callsOf(fn).size() <= kCloneMaxCalls;
   };
-  // A function that sets an option on, or binds, listens or connects, a socket of its own places
-  // (a wrapper handed the fd, a method on its object's handle): made per call too when more than
-  // one call reaches it, so each caller's socket is ordered by that call, not by every caller's
-  // (control.EnableCredentials() before control.Listen(), events' after its own).
+  // A function that makes a socket, or sets an option on, binds, listens or connects a socket of
+  // its own places (a wrapper handed the fd, a method on its object's handle, an init(s) filling
+  // s->fd): made per call too when more than one call reaches it, so each caller's socket is its
+  // own and ordered by that call, not by every caller's (control.EnableCredentials() before
+  // control.Listen(), events' after its own).
   std::vector<bool> actsOnSocket(functions.size(), false);
   auto acts = [&](Id place) {
     if (place != kNone && place < n && places[place].function != kNone)
@@ -1326,19 +1338,37 @@ void Program::clonePerCall() {
     acts(o.place);
   for (const facts::LifecycleEvent &e : lifecycle)
     acts(e.place);
+  // One that makes a socket (into its caller's object, a global): a socket per call, as a
+  // constructor's return is. (Constructors are cloned as such already.)
+  for (const facts::Create &c : creates)
+    if (c.how == facts::CreateHow::Socket || c.how == facts::CreateHow::Socketpair ||
+        c.how == facts::CreateHow::Accept || c.how == facts::CreateHow::Producer)
+      acts(c.place);
   // (Not a recvmsg(): the credential rule judges a reader per call already, at the call that hands
-  // it a socket without the option, CredsWithoutPasscred.cpp.) A function that hands something of
-  // its own to one that does acts on it too (server_enable(s) calling set_passcred(s->fd)), to a
+  // it a socket without the option, CredsWithoutPasscred.cpp.) A function that hands what it was
+  // handed to one that does acts on it too (server_enable(s) calling set_passcred(s->fd)), to a
   // fixed point over the calls.
   for (bool grew = true; grew;) {
     grew = false;
     for (const facts::Call &call : calls) {
       if (call.caller == kNone || call.callee == kNone || !actsOnSocket[call.callee] || actsOnSocket[call.caller])
         continue;
-      auto ours = [&](const facts::Argument &a) {
-        return a.place != kNone && a.place < n && places[a.place].function == call.caller;
+      // Only what the caller was handed itself (its parameter, what it points to, `this`): a
+      // function that hands the callee a socket of its own locals is the same for every caller.
+      auto handed = [&](const facts::Argument &a) {
+        Id p = a.place;
+        for (int depth = 0; p != kNone && p < n && depth < 16; ++depth) {
+          const facts::Place &at = places[p];
+          if (at.kind == facts::PlaceKind::Param)
+            return at.function == call.caller;
+          if (at.kind != facts::PlaceKind::Member && at.kind != facts::PlaceKind::Element &&
+              at.kind != facts::PlaceKind::Deref)
+            return false;
+          p = at.base;
+        }
+        return false;
       };
-      if (ours(call.receiver) || llvm::any_of(call.args, ours)) // a method's object is its receiver
+      if (handed(call.receiver) || llvm::any_of(call.args, handed)) // a method's object is its receiver
         actsOnSocket[call.caller] = grew = true;
     }
   }
@@ -1485,6 +1515,13 @@ void Program::clonePerCall() {
                 facts::Flow f = flows[e];
                 addDerived(clone(f.from), clone(f.to), f.kind, f.site, f.exact);
               }
+        // This call's own argument flows, onto the clone's places: the link keeps one flow per pair
+        // of places, so a second call passing the same place (`w(fd); w(fd);`) has none of its own.
+        for (Id c : callsOf(fn))
+          if (calls[c].site == site)
+            deriveCallFlows(calls[c], [&](Id from, Id to, bool exact) {
+              addDerived(clone(from), clone(to), facts::FlowKind::Argument, site, exact);
+            });
         for (Id p : owned[fn])
           for (Id i : pointsAt[p]) {
             facts::Points pt = points[i];
@@ -2811,7 +2848,11 @@ void Program::addRoots() {
     // extractor could not follow would have made it untracked.
     bool returnsNothing = place.kind == facts::PlaceKind::Return && place.function != kNone &&
                           functions[place.function].defined;
-    bool root = Incoming[id].empty() && !Written.count(id) && place.kind != facts::PlaceKind::Local &&
+    // A parameter of a function whose calls its clones serve gets nothing from outside: no call
+    // is left to hand it anything (see ServedByClones).
+    bool servedParam = place.kind == facts::PlaceKind::Param && place.function != kNone &&
+                       ServedByClones.count(place.function);
+    bool root = Incoming[id].empty() && !Written.count(id) && !servedParam && place.kind != facts::PlaceKind::Local &&
                 place.kind != facts::PlaceKind::Element && place.kind != facts::PlaceKind::Value &&
                 place.kind != facts::PlaceKind::Member && place.kind != facts::PlaceKind::Deref &&
                 place.kind != facts::PlaceKind::Object && !returnsNothing;

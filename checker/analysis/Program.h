@@ -364,7 +364,11 @@ private:
   void noteSourceOf(const facts::Unit &unit);
   void finishLink();
   void deriveFlows();
-  void deriveCallFlows(const facts::Call &call);
+  // The flows a call makes into its callee's parameters (and back out through them). With
+  // `into`, each goes there instead (a per-call clone's copy of the call's own flows: the link
+  // keeps one flow per pair of places, so a second call passing the same place has none of its own).
+  void deriveCallFlows(const facts::Call &call,
+                       llvm::function_ref<void(Id from, Id to, bool exact)> into = nullptr);
   Id thisPlace(Id function);
   void dropFallbacks();
   void addRoots();

@@ -1419,6 +1419,67 @@ TEST(Link, HelpersCallingWhatTheyAreHandedStayWithinTheCloneBudget) {
   EXPECT_LT(f.p().places.size(), 410'000u); // and not overrun
 }
 
+TEST(Link, SocketWrappersAreMadePerCallAndSeenFromTheirOwnCalls) {
+  // Helpers that listen on, or enable the option on, the socket of the server they are handed:
+  // each call gets a copy on that server's socket only, and a helper one of them calls once
+  // (set()) is copied inside each of its copies. The copies' facts are seen from their own calls.
+  Linked f = one("struct server { int fd; };"
+                 "static void open_server(struct server *s) { s->fd = socket(AF_UNIX, SOCK_STREAM, 0); }"
+                 "static void listen_server(struct server *s) { listen(s->fd, 1); }"
+                 "static void set(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }"
+                 "static void enable_server(struct server *s) { set(s->fd); }"
+                 "void f(void) { struct server a, b; open_server(&a); open_server(&b);"
+                 "  listen_server(&a); listen_server(&b); enable_server(&b); enable_server(&a); }");
+  const Program &p = f.p();
+  std::set<Id> listened;
+  for (const facts::LifecycleEvent &e : p.lifecycle)
+    if (e.kind == facts::Lifecycle::Listen) {
+      std::vector<Id> origins = p.originsOf(e.place);
+      EXPECT_LE(origins.size(), 1u) << p.places[e.place].key << f.dump; // one server's, or none (the original's)
+      if (!origins.empty()) {
+        listened.insert(origins.front());
+        ASSERT_EQ(p.cloneCalls(e.place).size(), 1u) << p.places[e.place].key;
+        EXPECT_EQ(p.sites[p.cloneCalls(e.place).front()].function, p.functionByKey("c:@F@f"));
+      }
+    }
+  EXPECT_EQ(listened.size(), 2u) << f.dump; // two sockets, one per call of open_server()
+  std::set<Id> enabled;
+  for (const facts::OptionSet &o : p.options) {
+    std::vector<Id> origins = p.originsOf(o.place);
+    EXPECT_LE(origins.size(), 1u) << p.places[o.place].key << f.dump;
+    if (origins.empty())
+      continue;
+    enabled.insert(origins.front());
+    // set() copied inside enable_server()'s copy: the call in f(), then the call of set().
+    EXPECT_EQ(p.cloneCalls(o.place).size(), 2u) << p.places[o.place].key;
+  }
+  EXPECT_EQ(enabled, listened) << f.dump;
+}
+
+TEST(Link, SocketWrappersStayWithinTheCloneBudget) {
+  // A generated worst case for the clones of wrappers: each wrapper hands its socket three times to
+  // the next, 12 deep, the innermost enables the option, and 200 functions call the outermost with
+  // a socket of their own: 3^8 nested clones from each call (the depth bound), far past the budget.
+  // Cloning stops there; every socket still reaches the option, and the places stay at the budget.
+  const int depth = 12, callers = 200;
+  std::string code = "static void w" + std::to_string(depth) +
+                     "(int fd) { int on = 1; setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on); }";
+  for (int d = depth - 1; d >= 0; --d) {
+    std::string next = "w" + std::to_string(d + 1);
+    code += "static void w" + std::to_string(d) + "(int fd) { " + next + "(fd); " + next + "(fd); " + next + "(fd); }";
+  }
+  for (int k = 0; k < callers; ++k)
+    code += "void call" + std::to_string(k) + "(void) { int s = socket(AF_UNIX, SOCK_DGRAM, 0); w0(s); }";
+  Linked f = one(code);
+  std::set<Id> reached;
+  for (const facts::OptionSet &o : f.p().options)
+    for (Id origin : f.p().originsOf(o.place))
+      reached.insert(origin);
+  EXPECT_EQ(reached.size(), static_cast<std::size_t>(callers));
+  EXPECT_GT(f.p().places.size(), 390'000u); // the budget is spent
+  EXPECT_LT(f.p().places.size(), 410'000u); // and not overrun
+}
+
 TEST(Link, WritesThroughAPointerParameterReachOnlyTheCallersItWritesFor) {
   Linked f = one("static void make_pair(int p[2]) { socketpair(AF_UNIX, SOCK_STREAM, 0, p); }"
                  "static void forget_pair(int p[2]) { p[0] = p[1] = -1; }"
