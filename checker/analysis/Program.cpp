@@ -1329,10 +1329,67 @@ void Program::clonePerCall() {
   // s->fd): made per call too when more than one call reaches it, so each caller's socket is its
   // own and ordered by that call, not by every caller's (control.EnableCredentials() before
   // control.Listen(), events' after its own).
+  // What a function was handed: a place reached from one of its parameters (or `this`) through
+  // members, elements and pointers.
+  // (An address taken of such a place, `&s->pipe` handed to a library, is one too.)
+  std::function<bool(Id, Id, int)> handedFrom = [&](Id place, Id fn, int budget) {
+    for (int depth = 0; place != kNone && place < n && depth < 16; ++depth) {
+      const facts::Place &at = places[place];
+      if (at.kind == facts::PlaceKind::Param)
+        return at.function == fn;
+      if (at.kind != facts::PlaceKind::Member && at.kind != facts::PlaceKind::Element &&
+          at.kind != facts::PlaceKind::Deref) {
+        if (budget > 0)
+          for (Id i : pointsAt[place])
+            if (points[i].target != kNone && handedFrom(points[i].target, fn, budget - 1))
+              return true;
+        return false;
+      }
+      place = at.base;
+    }
+    return false;
+  };
+  auto handedTo = [&](Id place, Id fn) { return handedFrom(place, fn, 2); };
+  // Only a socket it was handed, or one it reads out of what it was handed (`int fd = s->fd;`,
+  // uv_fileno(&s->pipe, &fd)), or, for one it makes, stores into what it was handed (init(s)
+  // filling s->fd): a function working on its own locals or a global (haproxy's log socket, made
+  // on first use) is the same for every caller, and a clone of it and its callers buys nothing.
   std::vector<bool> actsOnSocket(functions.size(), false);
   auto acts = [&](Id place) {
-    if (place != kNone && place < n && places[place].function != kNone)
-      actsOnSocket[places[place].function] = true;
+    if (place == kNone || place >= n || places[place].function == kNone)
+      return;
+    Id fn = places[place].function;
+    // A few steps back through the function's own places (a local's definition, then its use).
+    std::vector<Id> work{place};
+    for (int step = 0; step < 4 && !work.empty() && !actsOnSocket[fn]; ++step) {
+      std::vector<Id> next;
+      for (Id p : work) {
+        if (handedTo(p, fn)) {
+          actsOnSocket[fn] = true;
+          break;
+        }
+        for (Id e : incoming[p])
+          if (Id from = flows[e].from; from < n && places[from].function == fn)
+            next.push_back(from);
+      }
+      work = std::move(next);
+    }
+  };
+  const Graph outgoingBeforeClones = flowsByPlace(/*into=*/false);
+  auto makes = [&](Id place) {
+    if (place == kNone || place >= n || places[place].function == kNone)
+      return;
+    Id fn = places[place].function;
+    for (Id e : outgoingBeforeClones[place]) {
+      Id to = flows[e].to;
+      bool handed = handedTo(to, fn);
+      for (Id e2 : outgoingBeforeClones[to]) // through a local first: `int fd = socket(); s->fd = fd;`
+        handed = handed || handedTo(flows[e2].to, fn);
+      if (handed) {
+        actsOnSocket[fn] = true;
+        return;
+      }
+    }
   };
   for (const facts::OptionSet &o : options)
     acts(o.place);
@@ -1343,7 +1400,7 @@ void Program::clonePerCall() {
   for (const facts::Create &c : creates)
     if (c.how == facts::CreateHow::Socket || c.how == facts::CreateHow::Socketpair ||
         c.how == facts::CreateHow::Accept || c.how == facts::CreateHow::Producer)
-      acts(c.place);
+      makes(c.place);
   // (Not a recvmsg(): the credential rule judges a reader per call already, at the call that hands
   // it a socket without the option, CredsWithoutPasscred.cpp.) A function that hands what it was
   // handed to one that does acts on it too (server_enable(s) calling set_passcred(s->fd)), to a
@@ -1355,19 +1412,7 @@ void Program::clonePerCall() {
         continue;
       // Only what the caller was handed itself (its parameter, what it points to, `this`): a
       // function that hands the callee a socket of its own locals is the same for every caller.
-      auto handed = [&](const facts::Argument &a) {
-        Id p = a.place;
-        for (int depth = 0; p != kNone && p < n && depth < 16; ++depth) {
-          const facts::Place &at = places[p];
-          if (at.kind == facts::PlaceKind::Param)
-            return at.function == call.caller;
-          if (at.kind != facts::PlaceKind::Member && at.kind != facts::PlaceKind::Element &&
-              at.kind != facts::PlaceKind::Deref)
-            return false;
-          p = at.base;
-        }
-        return false;
-      };
+      auto handed = [&](const facts::Argument &a) { return handedTo(a.place, call.caller); };
       if (handed(call.receiver) || llvm::any_of(call.args, handed)) // a method's object is its receiver
         actsOnSocket[call.caller] = grew = true;
     }
@@ -1405,7 +1450,7 @@ void Program::clonePerCall() {
   auto socketWrapper = [&](Id fn) { return static_cast<bool>(wrapper[fn]); };
   auto cloned = [&](Id fn) { return constructor(fn) || higherOrder(fn) || socketWrapper(fn); };
 
-  const Graph outgoing = flowsByPlace(/*into=*/false);
+  const Graph &outgoing = outgoingBeforeClones;
   std::size_t budget = kCloneBudget;
   std::vector<Id> cloning; // the functions whose clones enclose the one being made
   std::vector<Id> cloningAt; // and the calls each of those clones, and the one being made, is for
