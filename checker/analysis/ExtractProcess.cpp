@@ -184,11 +184,13 @@ void Extractor::process(const Event &event) {
 }
 
 void Extractor::payload(const Stmt *write, const Expr *value, bool many, std::int64_t count,
-                        const Event &event) {
+                        const Event &event, std::optional<Id> held) {
   facts::Payload p;
   p.site = makeSite(write, value, event.loop);
   const Expr *source = value->IgnoreParenCasts();
-  if (!many) {
+  if (held) {
+    p.place = *held;
+  } else if (!many) {
     if (std::optional<Id> place = placeOf(value))
       p.place = *place;
   } else {
@@ -742,11 +744,16 @@ void Extractor::processCall(const CallExpr *call, const Event &event) {
   if (const FdSender *sender = fdSendingCall(call, callee, name)) {
     facts::Send send;
     const Expr *socket = throughChannelViews(call->getArg(sender->socketArg));
-    if (std::optional<Id> channel = placeOf(socket))
+    if (!sender->holder.empty())
+      send.channel = heldFd(socket, sender->holder);
+    else if (std::optional<Id> channel = placeOf(socket))
       send.channel = *channel;
     send.site = makeSite(call, socket, event.loop);
     U.sends.push_back(std::move(send));
-    if (sender->variadic) {
+    if (!sender->holder.empty()) {
+      const Expr *sent = call->getArg(sender->fdsArg);
+      payload(call, sent, /*many=*/false, 1, event, heldFd(sent, sender->holder));
+    } else if (sender->variadic) {
       for (unsigned i = sender->fdsArg; i < call->getNumArgs(); ++i)
         payload(call, call->getArg(i), /*many=*/false, 1, event);
     } else {

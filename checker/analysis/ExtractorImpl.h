@@ -1828,7 +1828,9 @@ private:
         return Current && Current->cmsgDataPointers.count(var);
     return false;
   }
-  void payload(const Stmt *write, const Expr *value, bool many, std::int64_t count, const Event &event);
+  // `held`: the fd is the one a holder keeps (an fd_senders model's `holder`), not `value` itself.
+  void payload(const Stmt *write, const Expr *value, bool many, std::int64_t count, const Event &event,
+               std::optional<Id> held = std::nullopt);
   // fds read out of a received SCM_RIGHTS message at `read` (*(int *)CMSG_DATA(c), fds[i] of a
   // pointer into it, memcpy(&fd, CMSG_DATA(c), n)): the value they arrive as, one per read
   // (facts::Received), an origin of its own (unknown: another program's fds), so that a

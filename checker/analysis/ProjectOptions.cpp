@@ -252,6 +252,12 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
       // splits too, and no part of a name is a number.
       llvm::SmallVector<llvm::StringRef, 8> parts;
       item.split(parts, ':');
+      llvm::StringRef holder;
+      bool holderNamed = !parts.empty() && parts.back().trim().starts_with("holder=");
+      if (holderNamed) {
+        holder = parts.back().trim().drop_front(llvm::StringRef("holder=").size());
+        parts.pop_back();
+      }
       llvm::SmallVector<llvm::StringRef, 3> fields;
       while (!parts.empty() && fields.size() < 3 && !parts.back().trim().empty() &&
              llvm::isDigit(parts.back().trim().front())) {
@@ -268,15 +274,18 @@ void apply(ProjectOptions &options, llvm::StringRef option, llvm::StringRef valu
                 !fields[1].getAsInteger(10, f.fdsArg) && f.fdsArg <= 64 && f.fdsArg != f.socketArg &&
                 (fields.size() == 2 || (!f.variadic && !fields[2].getAsInteger(10, count) && count <= 64 &&
                                         count != f.socketArg && count != f.fdsArg)) &&
-                !(f.variadic && f.socketArg > f.fdsArg);
+                !(f.variadic && f.socketArg > f.fdsArg) &&
+                // (A holder keeps one fd: no count, no variadic fds.)
+                (!holderNamed || (isIdentifier(holder) && fields.size() == 2 && !f.variadic));
       if (!ok) {
         error("FdSenders: '" + item.str() +
-              "' is not NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG] or NAME:SOCKET_ARG:FIRST_FD_ARG... (distinct "
-              "positions from 0; variadic fds last)");
+              "' is not NAME:SOCKET_ARG:FDS_ARG[:COUNT_ARG], NAME:SOCKET_ARG:FIRST_FD_ARG... or "
+              "NAME:SOCKET_ARG:FDS_ARG:holder=HOLDER (distinct positions from 0; variadic fds last)");
         continue;
       }
       f.name = name.str();
       f.countArg = fields.size() == 3 ? static_cast<int>(count) : -1;
+      f.holder = holder.str();
       f.builtin = builtin;
       options.fdSenders.push_back(std::move(f));
     }
@@ -469,7 +478,7 @@ std::string ProjectOptions::extractionFingerprint() const {
   for (const FdSender &f : fdSenders)
     if (!f.builtin)
       parts.push_back("d:" + f.name + ":" + std::to_string(f.socketArg) + ":" + std::to_string(f.fdsArg) +
-                      (f.variadic ? "..." : "") + ":" + std::to_string(f.countArg));
+                      (f.variadic ? "..." : "") + ":" + std::to_string(f.countArg) + ":" + f.holder);
   for (const ContainerClass &c : containers)
     if (!c.builtin) {
       std::string item = "c:" + c.name + "|";

@@ -66,15 +66,19 @@ struct MessageQueue {
 };
 
 // A library function that sends fds in one SCM_RIGHTS message on the socket it is given
-// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[...][:COUNT_ARG]`, docs/models.md: libancillary's
+// (FdSenders `NAME:SOCKET_ARG:FDS_ARG[...][:COUNT_ARG][:holder=HOLDER]`, docs/models.md: libancillary's
 // ancil_send_fds(sock, fds, n) and ancil_send_fd(sock, fd), which projects vendor; android-base's
-// SendFileDescriptors(sock, data, len, fds...), `android::base::SendFileDescriptors:0:3...`).
+// SendFileDescriptors(sock, data, len, fds...), `android::base::SendFileDescriptors:0:3...`;
+// libuv's uv_write2(req, stream, bufs, n, send_handle, cb), `uv_write2:1:4:holder=uv_handle_t`).
 struct FdSender {
   std::string name; // qualified (ns::f): that namespace's function, its body the library's
   unsigned socketArg = 0;
   unsigned fdsArg = 1;
   int countArg = -1; // the call does not say how many (one fd, or a container's size)
   bool variadic = false; // FDS_ARG... : that argument and every one after it is one fd
+  // Not empty: SOCKET_ARG and FDS_ARG point to holders of the fd_holders entries of this name,
+  // and the call sends the one fd FDS_ARG's holder keeps on the one SOCKET_ARG's keeps.
+  std::string holder;
   bool builtin = false; // the catalog's: applies to functions declared in system headers only
 };
 

@@ -1552,7 +1552,9 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
       [](llvm::StringRef name) -> std::optional<std::string> {
         if (name == "FdSenders")
           return "ancil_send_fds:0:1:2; ancil_send_fd:0:1; same:1:1; short:0; "
-                 "android::base::SendFileDescriptors:0:3...; counted:0:1...:2; late:2:1...; five:0:1:2:3";
+                 "android::base::SendFileDescriptors:0:3...; counted:0:1...:2; late:2:1...; five:0:1:2:3; "
+                 "box_send:0:2:holder=Box; box_count:0:2:3:holder=Box; box_many:0:2...:holder=Box; "
+                 "box_bad:0:2:holder=a b";
         return std::nullopt;
       },
       [&](const std::string &error) { errors.push_back(error); });
@@ -1561,8 +1563,8 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   for (const FdSender &f : parsed.fdSenders)
     if (!f.builtin)
       project.push_back(f);
-  EXPECT_EQ(parsed.fdSenders.size() - project.size(), 3u);
-  ASSERT_EQ(project.size(), 3u);
+  EXPECT_EQ(parsed.fdSenders.size() - project.size(), 4u);
+  ASSERT_EQ(project.size(), 4u);
   EXPECT_EQ(project[0].name, "ancil_send_fds");
   EXPECT_EQ(project[0].countArg, 2);
   EXPECT_FALSE(project[0].variadic);
@@ -1573,15 +1575,25 @@ TEST(ProjectOptionsParse, FdSendersAndMalformedOnesAreNamed) {
   EXPECT_EQ(project[2].socketArg, 0u);
   EXPECT_EQ(project[2].fdsArg, 3u);
   EXPECT_TRUE(project[2].variadic);
-  ASSERT_EQ(errors.size(), 5u);
+  EXPECT_TRUE(project[2].holder.empty());
+  // A holder's fd: the positions before it, the holder's name after.
+  EXPECT_EQ(project[3].name, "box_send");
+  EXPECT_EQ(project[3].fdsArg, 2u);
+  EXPECT_EQ(project[3].countArg, -1);
+  EXPECT_EQ(project[3].holder, "Box");
+  ASSERT_EQ(errors.size(), 8u);
   EXPECT_NE(errors[0].find("'same:1:1'"), std::string::npos) << errors[0];
   EXPECT_NE(errors[1].find("'short:0'"), std::string::npos) << errors[1];
   EXPECT_NE(errors[2].find("'counted:0:1...:2'"), std::string::npos) << errors[2]; // variadic fds have no count
   EXPECT_NE(errors[3].find("'late:2:1...'"), std::string::npos) << errors[3];     // the socket after them
   EXPECT_NE(errors[4].find("'five:0:1:2:3'"), std::string::npos) << errors[4];    // one position too many
+  EXPECT_NE(errors[5].find("'box_count:0:2:3:holder=Box'"), std::string::npos) << errors[5]; // a holder keeps one
+  EXPECT_NE(errors[6].find("'box_many:0:2...:holder=Box'"), std::string::npos) << errors[6];
+  EXPECT_NE(errors[7].find("'box_bad:0:2:holder=a b'"), std::string::npos) << errors[7];
   // A project's entries change what is extracted: the facts cache keys on them.
   EXPECT_NE(parsed.extractionFingerprint().find("d:ancil_send_fds:0:1:2"), std::string::npos);
-  EXPECT_NE(parsed.extractionFingerprint().find("d:android::base::SendFileDescriptors:0:3...:-1"), std::string::npos);
+  EXPECT_NE(parsed.extractionFingerprint().find("d:android::base::SendFileDescriptors:0:3...:-1:"), std::string::npos);
+  EXPECT_NE(parsed.extractionFingerprint().find("d:box_send:0:2:-1:Box"), std::string::npos);
 }
 
 TEST(ProjectOptionsParse, ContainersAddToTheCatalogAndMalformedOnesAreNamed) {

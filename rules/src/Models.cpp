@@ -358,7 +358,7 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            if (clean())
              read.messageQueues.push_back(std::move(m));
          });
-  r.list(node, "fd_senders", {"function", "socket", "fds", "count", "variadic"},
+  r.list(node, "fd_senders", {"function", "socket", "fds", "count", "variadic", "holder"},
          [&](const YAML::Node &e, const std::string &field, auto clean) {
            FdSenderModel m;
            m.function = r.name(e, "function", field, /*qualified=*/true);
@@ -366,12 +366,16 @@ bool parseModels(const YAML::Node &node, const std::string &fileName, Models &ou
            m.fds = r.position(e, "fds", field);
            m.count = r.position(e, "count", field, -1);
            m.variadic = r.flag(e, "variadic", field);
+           if (e["holder"].IsDefined() && !e["holder"].IsNull())
+             m.holder = r.name(e, "holder", field);
            if (clean() && (m.socket == m.fds || m.socket == m.count || m.fds == m.count))
              v.error(e, field, "socket, fds and count are the same argument");
            if (clean() && m.variadic && m.count >= 0)
              v.error(e, field, "variadic fds are counted by the call's arguments: give no count");
            if (clean() && m.variadic && m.socket > m.fds)
              v.error(e, field, "variadic fds are the last arguments: the socket comes before them");
+           if (clean() && !m.holder.empty() && (m.variadic || m.count >= 0))
+             v.error(e, field + ".holder", "a holder keeps one fd: give no count and no variadic fds");
            if (clean())
              read.fdSenders.push_back(std::move(m));
          });
@@ -533,7 +537,8 @@ std::map<std::string, std::string> modelOptions(const Models &models) {
     add("MessageQueues", m.function + ":" + std::to_string(m.message) + ":" + m.fds + ":" + m.count);
   for (const FdSenderModel &m : models.fdSenders)
     add("FdSenders", m.function + ":" + std::to_string(m.socket) + ":" + std::to_string(m.fds) +
-                         (m.variadic ? "..." : "") + (m.count >= 0 ? ":" + std::to_string(m.count) : ""));
+                         (m.variadic ? "..." : "") + (m.count >= 0 ? ":" + std::to_string(m.count) : "") +
+                         (m.holder.empty() ? "" : ":holder=" + m.holder));
   for (const ReceiverModel &m : models.receivers)
     add("Receivers", m.function + ":" + std::to_string(m.socket));
   for (const ChannelViewModel &m : models.channelViews)

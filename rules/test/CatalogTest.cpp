@@ -409,6 +409,7 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
       "fd_senders:\n  - {function: ancil_send_fds, socket: 0, fds: 1, count: 2}\n"
       "  - {function: ancil_send_fd, socket: 0, fds: 1}\n"
       "  - {function: 'android::base::SendFileDescriptors', socket: 0, fds: 3, variadic: true}\n"
+      "  - {function: box_send, socket: 0, fds: 2, holder: Box}\n"
       "containers:\n  - {class: 'llvm::SmallVectorImpl'}\n"
       "  - {class: QList, adds: [append, prepend], data: [constData]}\n  - {class: Batch, data: [raw]}\n"
       "receivers:\n  - {function: chan_read, socket: 1}\n"
@@ -430,7 +431,8 @@ TEST(Models, ProjectEntriesUseTheSameSchema) {
             "connect=connect+write=send");
   EXPECT_EQ(options["SyscallWrappers"], "qb_sendmsg:sendmsg:0;syscall:recvmsg:1:SYS_recvmsg");
   EXPECT_EQ(options["MessageQueues"], "msgq_put:1:fd:nfd");
-  EXPECT_EQ(options["FdSenders"], "ancil_send_fds:0:1:2;ancil_send_fd:0:1;android::base::SendFileDescriptors:0:3...");
+  EXPECT_EQ(options["FdSenders"],
+            "ancil_send_fds:0:1:2;ancil_send_fd:0:1;android::base::SendFileDescriptors:0:3...;box_send:0:2:holder=Box");
   EXPECT_EQ(options["Containers"], "llvm::SmallVectorImpl;QList|append+prepend|constData;Batch||raw");
   EXPECT_EQ(options["Receivers"], "chan_read:1");
   EXPECT_EQ(options["ChannelViews"], "chan_stream:0");
@@ -521,6 +523,10 @@ TEST(Models, MistakesNameFileLineAndField) {
        "give no count"},
       {"fd_senders:\n  - {function: send_fds, socket: 2, fds: 1, variadic: true}\n", 2, "fd_senders[0]",
        "socket comes before them"},
+      {"fd_senders:\n  - {function: send_fds, socket: 0, fds: 1, count: 2, holder: Box}\n", 2,
+       "fd_senders[0].holder", "keeps one fd"},
+      {"fd_senders:\n  - {function: send_fds, socket: 0, fds: 1, holder: 'a b'}\n", 2, "fd_senders[0].holder",
+       "not a function or class name"},
       {"fd_senders:\n  - {function: send_fds, socket: 0, fds: 1, variadic: yes please}\n", 2,
        "fd_senders[0].variadic", "true or false"},
       {"containers:\n  - {adds: [append]}\n", 2, "containers[0].class", "is required"},

@@ -86,13 +86,16 @@ struct MessageQueueModel {
 // argument `fds` and every one after it is one fd (android-base's SendFileDescriptors(sock, data,
 // len, fds...)). A qualified `function` (android::base::SendFileDescriptors) names the library's
 // own function wherever it is declared, and is modelled even where its body is in the unit (a
-// header-only library's template).
+// header-only library's template). With `holder`, the socket and fds arguments point to holders
+// (the fd_holders entries of that name): the socket is the one the first keeps, and the one fd
+// sent the one the second keeps (libuv's uv_write2(req, stream, bufs, n, send_handle, cb)).
 struct FdSenderModel {
   std::string function;
   int socket = -1;
   int fds = -1;
   int count = -1;
   bool variadic = false;
+  std::string holder;
 };
 
 // A library function that returns a new socket (socket_makers): of `family`, of socket type `type`
