@@ -191,6 +191,12 @@ inline const Expr *unwrapCallable(const Expr *expr) {
       expr = construct->getArg(0);
     else if (const auto *cast = dyn_cast<CXXFunctionalCastExpr>(expr))
       expr = cast->getSubExpr();
+    // A lambda without captures converted to a function pointer (a C library's callback:
+    // uv_listen(s, 128, [](uv_stream_t *server, int status) {...})): the lambda.
+    else if (const auto *conversion = dyn_cast<CXXMemberCallExpr>(expr);
+             conversion && isa_and_nonnull<CXXConversionDecl>(conversion->getMethodDecl()) &&
+             conversion->getRecordDecl() && conversion->getRecordDecl()->isLambda())
+      expr = conversion->getImplicitObjectArgument();
     else
       return expr;
   }
