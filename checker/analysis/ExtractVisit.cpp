@@ -286,7 +286,33 @@ bool Extractor::VisitExplicitCastExpr(ExplicitCastExpr *cast) {
   if (type->isPointerType() && typeIsRecordNamed(type, "ucred") &&
       mentionsCmsghdr(cast->getSubExpr()))
     evidence(cast->getBeginLoc());
+  aliasCommonFields(cast->getSubExpr()->getType(), cast->getType());
   return true;
+}
+
+void Extractor::aliasCommonFields(QualType from, QualType to) {
+  if (!from->isPointerType() || !to->isPointerType() || from->isDependentType() || to->isDependentType())
+    return;
+  const RecordDecl *a = from->getPointeeType()->getAsRecordDecl();
+  const RecordDecl *b = to->getPointeeType()->getAsRecordDecl();
+  a = a ? a->getDefinition() : nullptr;
+  b = b ? b->getDefinition() : nullptr;
+  // (A union's members all start at its start: not a sequence. A base and its derived class are
+  // each other's records already: recordsOf().)
+  if (!a || !b || a == b || a->isUnion() || b->isUnion())
+    return;
+  if (const auto *x = dyn_cast<CXXRecordDecl>(a))
+    if (const auto *y = dyn_cast<CXXRecordDecl>(b); y && (x->isDerivedFrom(y) || y->isDerivedFrom(x)))
+      return;
+  if (!AliasedRecords.insert(std::minmax(a, b)).second)
+    return;
+  // The common initial sequence: fields of the same type, in order, up to the first that differs
+  // (a bit-field ends it: its width would have to match too).
+  for (auto x = a->field_begin(), y = b->field_begin(); x != a->field_end() && y != b->field_end(); ++x, ++y) {
+    if (x->isBitField() || y->isBitField() || !Ctx.hasSameUnqualifiedType(x->getType(), y->getType()))
+      break;
+    addFlow(fieldPlace(*x), fieldPlace(*y), facts::FlowKind::Alias);
+  }
 }
 
 bool Extractor::VisitDeclRefExpr(DeclRefExpr *ref) {

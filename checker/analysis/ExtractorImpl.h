@@ -417,6 +417,9 @@ public:
   bool VisitReturnStmt(ReturnStmt *ret);
   bool VisitCaseStmt(CaseStmt *caseStmt);
   bool VisitExplicitCastExpr(ExplicitCastExpr *cast);
+  // A pointer converted from one record to another: the fields of their common initial sequence
+  // as Alias flows between the records' field places, once per pair of records in the unit.
+  void aliasCommonFields(QualType from, QualType to);
   bool VisitDeclRefExpr(DeclRefExpr *ref);
   bool VisitIntegerLiteral(IntegerLiteral *literal);
   bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr *expr);
@@ -2055,6 +2058,7 @@ private:
   // ownerModel() per record: the model of the record or its first base with one, and that one's name.
   llvm::DenseMap<const CXXRecordDecl *, std::pair<const FdOwnerModel *, std::string>> OwnerModels;
   llvm::DenseMap<const Type *, std::vector<std::string>> RecordsOfType; // typed()
+  std::set<std::pair<const RecordDecl *, const RecordDecl *>> AliasedRecords; // aliasCommonFields()
   llvm::DenseMap<const RecordDecl *, bool> FdFieldRecords;
   llvm::DenseMap<const CXXRecordDecl *, const ContainerClass *> ContainerModels;
   // Functions given two different CFGs (a template's instantiations): their sites get no block.

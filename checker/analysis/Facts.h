@@ -25,7 +25,7 @@ namespace afunix::facts {
 // Every field below is written and read in two places: FactsIO.cpp (JSON) and FactsBinary.cpp
 // (binary, transfer() and checkUnit()); facts_binary_test fails when they disagree.
 // Bumped whenever a facts file written by an older afunix-check would be read wrongly.
-inline constexpr int kFormatVersion = 9;
+inline constexpr int kFormatVersion = 10;
 
 using Id = std::uint32_t;
 inline constexpr Id kNone = UINT32_MAX;
@@ -332,7 +332,10 @@ struct Limit {
 // registration that says which fd it is called with: everything stored in that field.
 // Resolved (added by the link): between a place reached through a pointer (a Member or Element
 // of a Deref) and the same place of an object the pointer points to.
-enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback, Fallback, Resolved };
+// Alias: no value moves. Between two Field places, one of each of two records a pointer is
+// converted between ((uv_stream_t *)&pipe, (struct sockaddr *)&sun): fields of their common
+// initial sequence, which C lets either record's name read (C11 6.5.2.3p6).
+enum class FlowKind : std::uint8_t { Init, Assign, Argument, Return, Element, Callback, Fallback, Resolved, Alias };
 
 struct Flow {
   Id from = kNone;

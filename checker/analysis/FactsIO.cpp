@@ -42,8 +42,8 @@ constexpr Names<Tri, 3> kTris{{"false", "true", "maybe"}};
 constexpr Names<Lifecycle, 3> kLifecycles{{"bind", "listen", "connect"}};
 constexpr Names<ReceiveKind, 2> kReceiveKinds{{"recvmsg", "other"}};
 constexpr Names<LimitWhere, 4> kLimitWheres{{"cmsg_len", "payload_copy", "buffer_size", "queued_message"}};
-constexpr Names<FlowKind, 8> kFlowKinds{
-    {"init", "assign", "argument", "return", "element", "callback", "fallback", "resolved"}};
+constexpr Names<FlowKind, 9> kFlowKinds{
+    {"init", "assign", "argument", "return", "element", "callback", "fallback", "resolved", "alias"}};
 constexpr Names<ArgMode, 5> kArgModes{{"none", "value", "address", "array", "constant"}};
 constexpr Names<CredentialOutcome, 3> kOutcomes{{"unknown", "fails-open", "fails-closed"}};
 constexpr Names<Manager, 2> kManagers{{"systemd", "android-init"}};

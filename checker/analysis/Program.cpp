@@ -537,8 +537,15 @@ void Program::mergeUnit(const facts::Unit &u, facts::Unit *movable) {
     copy.from = placeMap[f.from];
     copy.to = placeMap[f.to];
     copy.site = mapped(siteMap, f.site);
-    if (!seen(FlowKeys, flowKey(copy.from, copy.to, copy.kind, copy.exact)))
-      flows.push_back(copy);
+    if (seen(FlowKeys, flowKey(copy.from, copy.to, copy.kind, copy.exact)))
+      continue;
+    // (No value moves along an alias: it says which fields are one, for counterpart().)
+    if (copy.kind == facts::FlowKind::Alias) {
+      FieldAliases[copy.from].push_back(copy.to);
+      FieldAliases[copy.to].push_back(copy.from);
+      continue;
+    }
+    flows.push_back(copy);
   }
   // The unit's calls, direct (once per site and callee) or through a pointer (once per site and
   // pointer), in the program's numbering.
@@ -1876,15 +1883,35 @@ Id Program::counterpart(Id place, Id deref, Id object) {
   // memory handed out as every type) reaches the field's place for every object of its record,
   // as a per-type analysis has it. Paths of fields no object has would otherwise multiply with
   // every record the pointer is converted to (nginx's queues and pools: past 10 GB).
-  if (p.kind == facts::PlaceKind::Member && !mayBeOfRecord(base, p.field))
-    return unknownCounterpart(place);
-  // A member: the same name under the object.
-  std::string name = memberName(places, place);
+  // Unless the two records share the field (a common initial sequence: the uv_stream_t a
+  // uv_pipe_t is handed on as, a sockaddr_un read as a sockaddr): then it is the object's own
+  // field of its record.
+  Id field = p.field;
+  std::string name;
+  if (p.kind == facts::PlaceKind::Member && !mayBeOfRecord(base, field)) {
+    field = aliasedField(base, field);
+    if (field == kNone)
+      return unknownCounterpart(place);
+    name = llvm::StringRef(places[field].key).rsplit("::").second.str();
+  } else {
+    // A member: the same name under the object.
+    name = memberName(places, place);
+  }
   const facts::Place b = places[base];
   std::string display = b.kind == facts::PlaceKind::Deref ? places[b.base].name + "->" + name : b.name + "." + name;
   Id id = internPlace(b.key + "." + name, facts::PlaceKind::Member, display, b.function, -1, base);
-  places[id].field = p.field;
+  places[id].field = field;
   return id;
+}
+
+Id Program::aliasedField(Id object, Id field) const {
+  auto aliases = FieldAliases.find(field);
+  if (aliases == FieldAliases.end())
+    return kNone;
+  for (Id other : aliases->second)
+    if (mayBeOfRecord(object, other))
+      return other;
+  return kNone;
 }
 
 bool Program::mayBeOfRecord(Id object, Id field) const {

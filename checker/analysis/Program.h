@@ -432,6 +432,11 @@ private:
   // Whether `object` may be an object of `record` (the record of a field place): false only when
   // it is a field (or an element of one) whose type is known to be another record.
   bool mayBeOfRecord(Id object, Id field) const;
+  // Field places that name the same storage as another record's (Alias facts: a common initial
+  // sequence of two records a pointer is converted between), both ways.
+  std::unordered_map<Id, llvm::SmallVector<Id, 2>> FieldAliases;
+  // The field of `object`'s own record that `field` names through such a conversion; kNone if none.
+  Id aliasedField(Id object, Id field) const;
   Id addressValue(Id object);
   Id derefOf(Id pointer); // what a pointer place points to: *p, or x for &x
   void inheritListenerFamilies();

@@ -772,6 +772,39 @@ TEST(Extract, TemplateInstantiationsShareOneFunction) {
   EXPECT_EQ(sockets.size(), 2u) << f.dump;
 }
 
+// A pointer converted between two records reads the fields of their common initial sequence as
+// the other record's (C11 6.5.2.3p6): libuv's handles share UV_HANDLE_FIELDS, and `data` set on a
+// uv_pipe_t is read through the uv_stream_t the callback is handed.
+TEST(Extract, CommonInitialSequenceFieldsAreAliasesUpToTheFirstThatDiffers) {
+  Linked f = one("struct handle { void *data; int type; long size; int fd; };"
+                 "struct pipe_handle { void *data; int type; int flags; int fd; };"
+                 "union either { void *data; int type; };"
+                 "struct server { struct pipe_handle pipe; int fd; };"
+                 "static struct server control, other;"
+                 "int on_handle(struct handle *h) { struct server *s = h->data; return listen(s->fd, 1); }"
+                 "int main(void) { control.fd = socket(AF_UNIX, SOCK_STREAM, 0); control.pipe.data = &control;"
+                 "  other.fd = socket(AF_INET, SOCK_STREAM, 0); other.pipe.data = &other;"
+                 "  union either *u = (union either *)&control.pipe; (void)u;"
+                 "  return on_handle((struct handle *)&control.pipe); }");
+  std::set<std::pair<std::string, std::string>> aliases;
+  for (const facts::Unit &u : f.units)
+    for (const facts::Flow &flow : u.flows)
+      if (flow.kind == facts::FlowKind::Alias)
+        aliases.insert({u.places[flow.from].name, u.places[flow.to].name});
+  // data and type; size (long) against flags (int) ends the sequence, so fd is not one; a union
+  // has no sequence.
+  EXPECT_EQ(aliases, (std::set<std::pair<std::string, std::string>>{
+                         {"pipe_handle::data", "handle::data"}, {"pipe_handle::type", "handle::type"}}));
+  // The callback reads its server's own `data` (the object's field of its record), so listen() is
+  // on that server's socket, not on every server's (the record's field, as without the alias).
+  ASSERT_EQ(f.p().lifecycle.size(), 1u) << f.dump;
+  std::vector<Id> made;
+  for (Id origin : f.p().originsOf(f.p().lifecycle[0].place))
+    made.push_back(origin);
+  ASSERT_EQ(made.size(), 1u) << f.dump;
+  EXPECT_EQ(f.p().creates[made[0]].family, facts::Family::Unix) << f.dump;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Callbacks
 
