@@ -14,6 +14,19 @@ double processCpuSeconds() {
 }
 
 std::size_t peakRssKiB() {
+  // VmHWM is this program's own high-water mark. getrusage()'s ru_maxrss is not: Linux keeps it
+  // across execve(), so a checker started by a large parent (bench/corpus.py holding earlier
+  // runs' results) reported the parent's resident set as its own peak.
+  if (std::FILE *status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned long kib = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, status))
+      found = std::sscanf(line, "VmHWM: %lu kB", &kib) == 1;
+    std::fclose(status);
+    if (found)
+      return kib;
+  }
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::size_t>(usage.ru_maxrss); // Linux: KiB

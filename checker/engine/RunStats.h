@@ -67,7 +67,7 @@ private:
 
 // CPU seconds (user + sys) the process has used so far, every thread included.
 double processCpuSeconds();
-// The process's peak resident set, KiB.
+// The process's peak resident set since it started this program (not its parent's), KiB.
 std::size_t peakRssKiB();
 // The process's resident set now, KiB.
 std::size_t currentRssKiB();
