@@ -1402,6 +1402,14 @@ void Program::clonePerCall() {
     acts(o.place);
   for (const facts::LifecycleEvent &e : lifecycle)
     acts(e.place);
+  // One that registers a socket or handle it was handed with an event loop (a constructor starting
+  // its own member's uv_poll_t with `this` as the handle's data): each call's registration hands
+  // the callback that call's object, which a rule can then tell apart (originsPerEntry()).
+  for (const facts::Callback &c : callbacks)
+    acts(c.socket);
+  for (const facts::Flow &f : flows)
+    if (f.kind == facts::FlowKind::Callback)
+      acts(f.from);
   // One that makes a socket (into its caller's object, a global): a socket per call, as a
   // constructor's return is. (Constructors are cloned as such already.)
   for (const facts::Create &c : creates)
@@ -1999,6 +2007,123 @@ std::vector<Id> Program::functionsAt(Id pointer) const {
     if (v < kConstantBase && v >= ObjectPlaces.size() && v - ObjectPlaces.size() < FunctionValues.size())
       out.push_back(FunctionValues[v - ObjectPlaces.size()]);
   return out;
+}
+
+std::vector<Program::ObjectEntry> Program::objectsPerEntry(Id pointer) const {
+  constexpr std::size_t kMaxVisits = 512; // places asked for one pointer: a bound on the walk
+  std::size_t visits = 0;
+  auto mergeBySite = [](std::vector<ObjectEntry> &entries) {
+    std::vector<ObjectEntry> merged;
+    for (ObjectEntry &e : entries) {
+      auto same = llvm::find_if(merged, [&](const ObjectEntry &m) { return m.site == e.site; });
+      if (same == merged.end()) {
+        merged.push_back(std::move(e));
+        continue;
+      }
+      unionInto(same->objects, e.objects);
+    }
+    entries = std::move(merged);
+  };
+  // The entries of the objects `place` holds; nullopt when they are not told apart by calls.
+  std::function<std::optional<std::vector<ObjectEntry>>(Id, int)> split;
+  // What a call (or registration) at `site` hands over in `argument`: one entry, or the entries
+  // of the argument's own function when it holds several objects and they can be told apart.
+  auto entriesOf = [&](Id argument, Id site, int depth, std::vector<ObjectEntry> &out) {
+    bool unknown = false;
+    std::vector<Id> objects = objectsAt(argument, &unknown);
+    if (unknown || objects.empty())
+      return; // an object from elsewhere (or none): this entry is not judged
+    llvm::sort(objects);
+    if (objects.size() > 1)
+      if (std::optional<std::vector<ObjectEntry>> below = split(argument, depth + 1); below && !below->empty()) {
+        out.insert(out.end(), below->begin(), below->end());
+        return;
+      }
+    out.push_back({site, std::move(objects)});
+  };
+  split = [&](Id place, int depth) -> std::optional<std::vector<ObjectEntry>> {
+    if (place == kNone || place >= places.size() || depth > kMaxEntryDepth || ++visits > kMaxVisits)
+      return std::nullopt;
+    const facts::Place &at = places[place];
+    std::vector<ObjectEntry> out;
+    switch (at.kind) {
+    case facts::PlaceKind::Param: {
+      if (at.function == kNone)
+        return std::nullopt;
+      // Its calls (each call's own argument: two calls passing one place share one flow), then
+      // every flow into it: registrations, calls through pointers, and a clone's arguments, at the
+      // call the clone was made for (the registration inside a constructor is one site for all).
+      for (Id c : callsReaching(at.function))
+        entriesOf(calls[c].argumentPlace(at.index), calls[c].site, depth, out);
+      if (place < Incoming.size())
+        for (Id e : Incoming[place]) {
+          const facts::Flow &f = flows[e];
+          if (f.kind != facts::FlowKind::Argument && f.kind != facts::FlowKind::Callback)
+            continue;
+          llvm::ArrayRef<Id> chain = cloneCalls(f.from);
+          if (!chain.empty())
+            entriesOf(f.from, chain.back(), depth, out);
+          else if (f.kind == facts::FlowKind::Callback && f.site != kNone)
+            entriesOf(f.from, f.site, depth, out);
+          else if (f.site == kNone && places[f.from].kind == facts::PlaceKind::Param) // an overridden method's
+            if (std::optional<std::vector<ObjectEntry>> base = split(f.from, depth + 1))
+              out.insert(out.end(), base->begin(), base->end());
+        }
+      break;
+    }
+    case facts::PlaceKind::Member: {
+      // A pointer kept below what another points to (*handle.data): each entry of that pointer's
+      // objects, with the pointer each of them keeps there.
+      Id root = place;
+      while (root != kNone && places[root].kind == facts::PlaceKind::Member)
+        root = places[root].base;
+      if (root == kNone || places[root].kind != facts::PlaceKind::Deref)
+        return std::nullopt;
+      std::string path = at.key.substr(places[root].key.size());
+      std::optional<std::vector<ObjectEntry>> outer = split(places[root].base, depth + 1);
+      if (!outer)
+        return std::nullopt;
+      for (const ObjectEntry &entry : *outer) {
+        ObjectEntry inner{entry.site, {}};
+        for (Id object : entry.objects) {
+          Id kept = placeByKey(places[object].key + path);
+          bool unknown = false;
+          std::vector<Id> objects = kept == kNone ? std::vector<Id>() : objectsAt(kept, &unknown);
+          if (kept == kNone || unknown)
+            return std::nullopt; // an object whose pointer there is not known: not told apart
+          llvm::sort(objects);
+          unionInto(inner.objects, objects);
+        }
+        if (!inner.objects.empty())
+          out.push_back(std::move(inner));
+      }
+      break;
+    }
+    case facts::PlaceKind::Local: {
+      // A local pointer set in its function only (`struct source *s = handle->data;`): what each
+      // of its values holds.
+      if (place >= Incoming.size() || Incoming[place].empty())
+        return std::nullopt;
+      for (Id e : Incoming[place]) {
+        const facts::Flow &f = flows[e];
+        if ((f.kind != facts::FlowKind::Init && f.kind != facts::FlowKind::Assign) ||
+            places[f.from].function != at.function)
+          return std::nullopt;
+        std::optional<std::vector<ObjectEntry>> from = split(f.from, depth + 1);
+        if (!from)
+          return std::nullopt;
+        out.insert(out.end(), from->begin(), from->end());
+      }
+      break;
+    }
+    default:
+      return std::nullopt;
+    }
+    mergeBySite(out);
+    return out;
+  };
+  std::optional<std::vector<ObjectEntry>> entries = split(pointer, 0);
+  return entries ? std::move(*entries) : std::vector<ObjectEntry>();
 }
 
 std::vector<int> Program::constantsAt(Id place) const {

@@ -330,6 +330,20 @@ public:
   std::vector<Id> objectsAt(Id pointer, bool *unknown = nullptr) const;
   // The functions a pointer may hold (callbacks, table entries).
   std::vector<Id> functionsAt(Id pointer) const;
+  // The objects `pointer` holds, told apart by where they come in: for a pointer read through a
+  // parameter (itself, *p.data, a local set from either), each call or registration that reaches
+  // the parameter with the objects it hands over, asked again of its own function's parameter
+  // while it hands over several (up to kMaxEntryDepth calls up). The site of an entry is that
+  // call, or, for an argument made in a per-call clone, the call the clone was made for: one
+  // static callback every object registers from its constructor is told apart at each
+  // construction. Empty when the objects cannot be told apart; unknown objects drop an entry.
+  struct ObjectEntry {
+    Id site = kNone;
+    std::vector<Id> objects;
+  };
+  std::vector<ObjectEntry> objectsPerEntry(Id pointer) const;
+  static constexpr int kMaxEntryDepth = 6;
+
   // The socket constants (Points::constant) that reach a place: the families a caller may pass.
   std::vector<int> constantsAt(Id place) const;
   // For a place reached through a pointer (*p, p->fds), the same place of each object the pointer

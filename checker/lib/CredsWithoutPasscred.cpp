@@ -51,39 +51,28 @@ std::vector<Id> namingCalls(const Program &P, const std::set<Id> &throughPointer
   return named.empty() ? all : named;
 }
 
-// A read on a field of the object a parameter (or `this`) points to (*param:f#this.fd_): the
-// parameter's place and the path below the object (".fd_"); nothing for any other place.
-std::optional<std::pair<Id, std::string>> objectPathOfParameter(const Program &P, Id place) {
+// A read on a field of the object a pointer points to (*param:f#this.fd_, *local:f:s.fd): the
+// pointer's place and the path below the object (".fd_"); nothing for any other place.
+std::optional<std::pair<Id, std::string>> objectPath(const Program &P, Id place) {
   Id at = place;
   while (at != kNone && P.places[at].kind == facts::PlaceKind::Member)
     at = P.places[at].base;
-  if (at == place || at == kNone || P.places[at].kind != facts::PlaceKind::Deref)
+  if (at == place || at == kNone || P.places[at].kind != facts::PlaceKind::Deref || P.places[at].base == kNone)
     return std::nullopt;
-  Id pointer = P.places[at].base;
-  if (pointer == kNone || P.places[pointer].kind != facts::PlaceKind::Param)
-    return std::nullopt;
-  return std::make_pair(pointer, P.places[place].key.substr(P.places[at].key.size()));
+  return std::make_pair(P.places[at].base, P.places[place].key.substr(P.places[at].key.size()));
 }
 
-// Each direct call of the function that reads through `pointer`, with the origins that reach the
-// read's path below the objects that call hands it (a method called on two objects of one class:
-// each call's object has its own socket).
-std::vector<std::pair<Id, std::vector<Id>>> originsPerCall(const Program &P, Id pointer, const std::string &path) {
+// Each entry that hands the reading function its objects (Program::objectsPerEntry(): a call of
+// a method on two objects of one class, a registration of each object's handle), with the
+// origins that reach the read's path below the objects of that entry.
+std::vector<std::pair<Id, std::vector<Id>>> originsPerEntry(const Program &P, Id pointer, const std::string &path) {
   std::vector<std::pair<Id, std::vector<Id>>> out;
-  const facts::Place &param = P.places[pointer];
-  for (const facts::Call &call : P.calls) {
-    if (call.callee != param.function)
+  for (const Program::ObjectEntry &entry : P.objectsPerEntry(pointer)) {
+    if (entry.site == kNone)
       continue;
-    Id argument = call.argumentPlace(param.index);
-    if (argument == kNone)
-      continue;
-    bool unknown = false;
-    std::vector<Id> objects = P.objectsAt(argument, &unknown);
-    if (unknown || objects.empty())
-      continue; // an object from elsewhere may have it: this call is not judged
     std::vector<Id> origins;
     bool complete = true;
-    for (Id object : objects) {
+    for (Id object : entry.objects) {
       Id below = P.placeByKey(P.places[object].key + path);
       if (below == kNone) {
         complete = false;
@@ -94,7 +83,7 @@ std::vector<std::pair<Id, std::vector<Id>>> originsPerCall(const Program &P, Id 
           origins.push_back(origin);
     }
     if (complete && !origins.empty())
-      out.emplace_back(call.site, std::move(origins));
+      out.emplace_back(entry.site, std::move(origins));
   }
   return out;
 }
@@ -233,13 +222,13 @@ void credsWithoutPasscred(RuleContext &ctx) {
       anyKnown |= state != Passcred::Unknown;
     }
     bool param = P.places[read.place].kind == facts::PlaceKind::Param;
-    // Read through an object a parameter or `this` points to, with sockets of both kinds there:
-    // judged at each call, by the object that call hands over. Only calls whose object's sockets
-    // are all known and none has it are reported.
+    // Read through an object a pointer points to (a parameter, `this`, a local set from one), with
+    // sockets of both kinds there: judged at each call or registration, by the object it hands
+    // over. Only entries whose object's sockets are all known and none has it are reported.
     if (!missing.empty() && anyEnabled && !param)
-      if (auto path = objectPathOfParameter(P, read.place)) {
+      if (auto path = objectPath(P, read.place)) {
         const auto *chosen = outcomeVariant(ctx, evidence, "parameter");
-        for (const auto &[at, origins] : originsPerCall(P, path->first, path->second)) {
+        for (const auto &[at, origins] : originsPerEntry(P, path->first, path->second)) {
           if (!chosen || !ctx.spend(origins.size()))
             break;
           if (!llvm::all_of(origins, [&](Id o) { return queries.reaching(o) == Passcred::Never; }) ||
