@@ -2009,8 +2009,7 @@ std::vector<Id> Program::functionsAt(Id pointer) const {
   return out;
 }
 
-std::vector<Program::ObjectEntry> Program::objectsPerEntry(Id pointer) const {
-  constexpr std::size_t kMaxVisits = 512; // places asked for one pointer: a bound on the walk
+std::vector<Program::ObjectEntry> Program::objectsPerEntry(Id pointer, std::size_t *asked) const {
   std::size_t visits = 0;
   auto mergeBySite = [](std::vector<ObjectEntry> &entries) {
     std::vector<ObjectEntry> merged;
@@ -2029,6 +2028,8 @@ std::vector<Program::ObjectEntry> Program::objectsPerEntry(Id pointer) const {
   // What a call (or registration) at `site` hands over in `argument`: one entry, or the entries
   // of the argument's own function when it holds several objects and they can be told apart.
   auto entriesOf = [&](Id argument, Id site, int depth, std::vector<ObjectEntry> &out) {
+    if (++visits > kMaxEntryVisits)
+      return; // an entry left out is one not judged
     bool unknown = false;
     std::vector<Id> objects = objectsAt(argument, &unknown);
     if (unknown || objects.empty())
@@ -2042,7 +2043,7 @@ std::vector<Program::ObjectEntry> Program::objectsPerEntry(Id pointer) const {
     out.push_back({site, std::move(objects)});
   };
   split = [&](Id place, int depth) -> std::optional<std::vector<ObjectEntry>> {
-    if (place == kNone || place >= places.size() || depth > kMaxEntryDepth || ++visits > kMaxVisits)
+    if (place == kNone || place >= places.size() || depth > kMaxEntryDepth || ++visits > kMaxEntryVisits)
       return std::nullopt;
     const facts::Place &at = places[place];
     std::vector<ObjectEntry> out;
@@ -2123,6 +2124,8 @@ std::vector<Program::ObjectEntry> Program::objectsPerEntry(Id pointer) const {
     return out;
   };
   std::optional<std::vector<ObjectEntry>> entries = split(pointer, 0);
+  if (asked)
+    *asked = std::min(visits, kMaxEntryVisits);
   return entries ? std::move(*entries) : std::vector<ObjectEntry>();
 }
 

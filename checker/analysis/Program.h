@@ -336,13 +336,15 @@ public:
   // while it hands over several (up to kMaxEntryDepth calls up). The site of an entry is that
   // call, or, for an argument made in a per-call clone, the call the clone was made for: one
   // static callback every object registers from its constructor is told apart at each
-  // construction. Empty when the objects cannot be told apart; unknown objects drop an entry.
+  // construction. Empty when the objects cannot be told apart; unknown objects drop an entry, and
+  // so does the bound (kMaxEntryVisits places asked; `asked` gets how many were).
   struct ObjectEntry {
     Id site = kNone;
     std::vector<Id> objects;
   };
-  std::vector<ObjectEntry> objectsPerEntry(Id pointer) const;
+  std::vector<ObjectEntry> objectsPerEntry(Id pointer, std::size_t *asked = nullptr) const;
   static constexpr int kMaxEntryDepth = 6;
+  static constexpr std::size_t kMaxEntryVisits = 512;
 
   // The socket constants (Points::constant) that reach a place: the families a caller may pass.
   std::vector<int> constantsAt(Id place) const;

@@ -65,9 +65,14 @@ std::optional<std::pair<Id, std::string>> objectPath(const Program &P, Id place)
 // Each entry that hands the reading function its objects (Program::objectsPerEntry(): a call of
 // a method on two objects of one class, a registration of each object's handle), with the
 // origins that reach the read's path below the objects of that entry.
-std::vector<std::pair<Id, std::vector<Id>>> originsPerEntry(const Program &P, Id pointer, const std::string &path) {
+std::vector<std::pair<Id, std::vector<Id>>> originsPerEntry(RuleContext &ctx, Id pointer, const std::string &path) {
+  const Program &P = ctx.P;
   std::vector<std::pair<Id, std::vector<Id>>> out;
-  for (const Program::ObjectEntry &entry : P.objectsPerEntry(pointer)) {
+  std::size_t asked = 0;
+  std::vector<Program::ObjectEntry> entries = P.objectsPerEntry(pointer, &asked);
+  if (!ctx.spend(asked))
+    return out;
+  for (const Program::ObjectEntry &entry : entries) {
     if (entry.site == kNone)
       continue;
     std::vector<Id> origins;
@@ -228,7 +233,7 @@ void credsWithoutPasscred(RuleContext &ctx) {
     if (!missing.empty() && anyEnabled && !param)
       if (auto path = objectPath(P, read.place)) {
         const auto *chosen = outcomeVariant(ctx, evidence, "parameter");
-        for (const auto &[at, origins] : originsPerEntry(P, path->first, path->second)) {
+        for (const auto &[at, origins] : originsPerEntry(ctx, path->first, path->second)) {
           if (!chosen || !ctx.spend(origins.size()))
             break;
           if (!llvm::all_of(origins, [&](Id o) { return queries.reaching(o) == Passcred::Never; }) ||

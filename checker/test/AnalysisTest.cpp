@@ -1513,6 +1513,61 @@ TEST(Link, SocketWrappersStayWithinTheCloneBudget) {
   EXPECT_LT(f.p().places.size(), 410'000u); // and not overrun
 }
 
+TEST(Link, ObjectsPerEntryTellsApartWhatEachCallHandsOver) {
+  // One reader for every source, reached through a holder each call of dispatch() fills with a
+  // source of its own (h->data, then a local): the reader's pointer holds both sources, and each
+  // call hands it one. A source reached through a holder from outside is not judged.
+  Linked f = one("struct source { int fd; }; struct holder { void *data; };"
+                 "int use(struct source *s) { return s->fd; }"
+                 "int dispatch(struct holder *h) { struct source *s = h->data; return use(s); }"
+                 "int outside(struct holder *h) { return dispatch(h); }"
+                 "void f(void) { struct source a, b; struct holder ha = {&a}, hb = {&b};\n"
+                 "  dispatch(&ha);\n"
+                 "  dispatch(&hb); }");
+  const Program &p = f.p();
+  Id reader = p.placeByKey("p:c:@F@use#0");
+  ASSERT_NE(reader, kNone) << f.dump;
+  EXPECT_EQ(p.objectsAt(reader).size(), 2u) << f.dump;
+  std::vector<Program::ObjectEntry> entries = p.objectsPerEntry(reader);
+  std::map<std::uint32_t, std::vector<std::string>> byLine;
+  for (const Program::ObjectEntry &e : entries)
+    for (Id object : e.objects)
+      byLine[p.sites[e.site].line].push_back(p.display(object));
+  const auto prelude = static_cast<std::uint32_t>(llvm::StringRef(kPrelude).count('\n'));
+  std::map<std::uint32_t, std::vector<std::string>> expected{{prelude + 2, {"local:f:a"}},
+                                                              {prelude + 3, {"local:f:b"}}};
+  EXPECT_EQ(byLine, expected) << f.dump;
+}
+
+TEST(Link, ObjectsPerEntryStaysWithinItsBound) {
+  // A generated worst case: 200 callers hand objects of their own down 12 levels of functions that
+  // each call the next three times: 3^12 ways up from the innermost, 3^6 within the depth bound.
+  // The walk stops at its bound on places asked, with entries of objects the pointer holds.
+  const int depth = 12, callers = 200;
+  std::string code = "struct source { int fd; }; int r" + std::to_string(depth) + "(struct source *s) { return s->fd; }";
+  for (int d = depth - 1; d >= 0; --d) {
+    std::string next = "r" + std::to_string(d + 1);
+    code += "int r" + std::to_string(d) + "(struct source *s) { return " + next + "(s) + " + next + "(s) + " + next +
+            "(s); }";
+  }
+  for (int k = 0; k < callers; ++k)
+    code += "static struct source o" + std::to_string(k) + "; int call" + std::to_string(k) + "(void) { return r0(&o" +
+            std::to_string(k) + "); }";
+  Linked f = one(code);
+  const Program &p = f.p();
+  Id reader = p.placeByKey("p:c:@F@r" + std::to_string(depth) + "#0");
+  ASSERT_NE(reader, kNone);
+  std::vector<Id> all = p.objectsAt(reader);
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(callers));
+  std::size_t asked = 0;
+  std::vector<Program::ObjectEntry> entries = p.objectsPerEntry(reader, &asked);
+  EXPECT_EQ(asked, Program::kMaxEntryVisits); // the walk is cut there
+  EXPECT_LE(entries.size(), Program::kMaxEntryVisits);
+  for (const Program::ObjectEntry &e : entries)
+    for (Id object : e.objects)
+      EXPECT_TRUE(llvm::is_contained(all, object)) << p.display(object);
+}
+
 TEST(Link, WritesThroughAPointerParameterReachOnlyTheCallersItWritesFor) {
   Linked f = one("static void make_pair(int p[2]) { socketpair(AF_UNIX, SOCK_STREAM, 0, p); }"
                  "static void forget_pair(int p[2]) { p[0] = p[1] = -1; }"
