@@ -1748,13 +1748,16 @@ bool externallyVisible(const facts::Function &f) {
   llvm::StringRef key(f.key);
   return key.starts_with("c:@") && !key.contains("@aN@");
 }
-// The record a field's place belongs to: f:<record>::<field>.
-llvm::StringRef recordOfField(llvm::StringRef key) {
+// A field's place key, f:<record>::<field>, as its record and its field's name; both empty for
+// any other key.
+std::pair<llvm::StringRef, llvm::StringRef> fieldKeyParts(llvm::StringRef key) {
   if (!key.consume_front("f:"))
     return {};
   std::size_t at = key.rfind("::");
-  return at == llvm::StringRef::npos ? llvm::StringRef() : key.take_front(at);
+  return at == llvm::StringRef::npos ? std::pair<llvm::StringRef, llvm::StringRef>()
+                                     : std::make_pair(key.take_front(at), key.drop_front(at + 2));
 }
+llvm::StringRef recordOfField(llvm::StringRef key) { return fieldKeyParts(key).first; }
 } // namespace
 
 void Program::seedEscapedObjects() {
@@ -1900,7 +1903,7 @@ Id Program::counterpart(Id place, Id deref, Id object) {
     field = aliasedField(base, field);
     if (field == kNone)
       return unknownCounterpart(place);
-    name = llvm::StringRef(places[field].key).rsplit("::").second.str();
+    name = fieldKeyParts(places[field].key).second.str();
   } else {
     // A member: the same name under the object.
     name = memberName(places, place);
