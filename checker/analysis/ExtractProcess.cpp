@@ -1789,7 +1789,7 @@ void Extractor::processRegistration(const CallExpr *call, const FunctionDecl *ca
     if (!holdsFd(arg->getType()) || functionRefExpr(arg))
       continue;
     for (const Expr *target : targets)
-      registerWith(arg, target, kFirstFdParam, false, "a call passing both");
+      registerWith(arg, target, kFirstFdParam, false, facts::kGuessedRegistrar);
     for (const VarDecl *table : tables)
       if (std::optional<Id> socket = placeOf(arg))
         addFlow(*socket, tablePlace(table), facts::FlowKind::Callback, true,

@@ -416,8 +416,11 @@ struct Callback {
   Id socket = kNone;   // place of the registered fd
   Id callee = kNone;   // the callback
   int param = -1;      // the callback's parameter that receives the fd
-  std::string registrar; // "sd_event_add_io", "g_unix_fd_add", or "a call passing both"
+  std::string registrar; // "sd_event_add_io", "g_unix_fd_add", or kGuessedRegistrar
 };
+// The registrar of a project's own call that passes an fd together with a function: a guess that
+// the function is called with the fd (atomicio(read, fd, ...) is one too), not a known loop.
+inline constexpr const char *kGuessedRegistrar = "a call passing both";
 
 // A socket that a service manager creates and hands to the program, read from its configuration
 // (a systemd socket unit, an Android init .rc file), not from C: what it is set up with before

@@ -1402,13 +1402,21 @@ void Program::clonePerCall() {
     acts(o.place);
   for (const facts::LifecycleEvent &e : lifecycle)
     acts(e.place);
-  // One that registers a socket or handle it was handed with an event loop (a constructor starting
-  // its own member's uv_poll_t with `this` as the handle's data): each call's registration hands
-  // the callback that call's object, which a rule can then tell apart (originsPerEntry()).
+  // One that registers a socket or handle it was handed with an event loop a model names (a
+  // constructor starting its own member's uv_poll_t with `this` as the handle's data): each call's
+  // registration hands the callback that call's object alone, which a rule can then tell apart
+  // (Program::objectsPerEntry()). Not a guessed registration (atomicio(read, fd, ...) passes an fd
+  // and a function too: openssh's callers of it, cloned, cost 60% more places for nothing), and
+  // of a model's flows only those its `passes` make into a callback's parameter at the call.
+  std::set<Id> guessed; // the sites of guessed registrations, whose flows deriveFlows() made
   for (const facts::Callback &c : callbacks)
-    acts(c.socket);
+    if (c.registrar == facts::kGuessedRegistrar)
+      guessed.insert(c.site);
+    else
+      acts(c.socket);
   for (const facts::Flow &f : flows)
-    if (f.kind == facts::FlowKind::Callback)
+    if (f.kind == facts::FlowKind::Callback && f.site != kNone && !guessed.count(f.site) &&
+        places[f.to].kind == facts::PlaceKind::Param)
       acts(f.from);
   // One that makes a socket (into its caller's object, a global): a socket per call, as a
   // constructor's return is. (Constructors are cloned as such already.)
